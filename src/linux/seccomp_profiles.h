@@ -1,0 +1,19 @@
+// The seccomp profiles as BPF, generated at build time from seccomp/*.txt by seccomp/gen_profiles.cc
+// (the generated seccomp_profiles.cc lives in the build directory). Building the filter costs
+// nothing at start-up: see seccomp/README.md for the measurement.
+#pragma once
+#include <linux/filter.h>
+
+#include <span>
+#include <string_view>
+
+#include "policy/policy.h"
+
+namespace cage::lx::seccomp {
+
+// The filter for a profile; empty for SeccompProfile::none.
+std::span<const sock_filter> embedded_filter(policy::SeccompProfile p);
+// The architecture the filters were generated for ("x86_64", "aarch64").
+std::string_view embedded_arch();
+
+}  // namespace cage::lx::seccomp
