@@ -1,0 +1,130 @@
+// --net on Linux: the socketpair between the supervisor and the in-namespace shim (prepare, parent,
+// before clone), the supervisor's proxy thread (start, parent, after clone) and the shim's launch
+// (spawn_shim, cage's init inside the new namespaces, before the workload). The listening socket is
+// bound here, before the fork, so the workload can never race the shim to the port or find it
+// closed. Proven by tests/integration/net_*.sh.
+#include "linux/net.h"
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <thread>
+
+#include "proxy/server.h"
+
+namespace cage::lx::net {
+namespace {
+
+// The shim's argv is fixed: its fds are always 3 (listener) and 4 (channel), so nothing has to be
+// formatted (allocated) in the child.
+char kArg0[] = "cage", kArg1[] = "--spawn-shim", kArg2[] = "--listen-fd", kArg3[] = "3", kArg4[] = "--channel-fd",
+     kArg5[] = "4";
+char* const kShimArgv[] = {kArg0, kArg1, kArg2, kArg3, kArg4, kArg5, nullptr};
+char* const kShimEnv[] = {nullptr};
+
+class ProxySupervisor final : public Supervisor {
+ public:
+  ProxySupervisor(const NetPlan& plan, proxy::EventSink sink)
+      : server_(proxy::Allowlist(plan.allow), proxy::ServerOptions{}, std::move(sink)) {}
+  ~ProxySupervisor() override {
+    server_.stop();
+    if (thread_.joinable()) thread_.join();
+  }
+  int begin(UniqueFd channel) {
+    if (int e = server_.add_channel(std::move(channel)); e != 0) return -e;
+    thread_ = std::thread([this] { server_.run(); });
+    return 0;
+  }
+
+ private:
+  proxy::Server server_;
+  std::thread thread_;
+};
+
+// Default sink: quiet, except denials, which the user needs to see to fix their allowlist.
+void print_denials(const proxy::NetEvent& e) {
+  if (e.decision != proxy::Decision::denied) return;
+  std::string msg = e.reason.rfind("cage: ", 0) == 0 ? e.reason.substr(6) : e.reason;
+  std::fprintf(stderr, "cage: net: denied (%s) %s\n", e.protocol.c_str(), msg.c_str());
+}
+
+// Each tunnel holds three or four fds (two sockets, two pipes); the default soft limit of 1024
+// would cap the proxy at ~250 concurrent connections.
+void raise_fd_limit() {
+  rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return;
+  rlim_t want = rl.rlim_max == RLIM_INFINITY ? 65536 : std::min<rlim_t>(rl.rlim_max, 65536);
+  if (rl.rlim_cur < want) {
+    rl.rlim_cur = want;
+    setrlimit(RLIMIT_NOFILE, &rl);
+  }
+}
+
+}  // namespace
+
+Result<Channel> prepare(const NetPlan& plan) {
+  Channel ch;
+  if (plan.mode != NetPlan::Mode::proxy) return ch;
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+    return Error{ErrorClass::internal_error, "cannot create the proxy channel", {}, "--net", errno};
+  ch.supervisor_end.reset(sv[0]);
+  ch.sandbox_end.reset(sv[1]);
+  return ch;
+}
+
+Result<std::unique_ptr<Supervisor>> start(const NetPlan& plan, UniqueFd supervisor_end) {
+  return start(plan, std::move(supervisor_end), print_denials);
+}
+
+Result<std::unique_ptr<Supervisor>> start(const NetPlan& plan, UniqueFd supervisor_end, proxy::EventSink sink) {
+  if (plan.mode != NetPlan::Mode::proxy) return std::unique_ptr<Supervisor>();
+  raise_fd_limit();
+  auto sup = std::make_unique<ProxySupervisor>(plan, std::move(sink));
+  if (int e = sup->begin(std::move(supervisor_end)); e != 0)
+    return Error{ErrorClass::internal_error, "cannot start the --net proxy", {}, "--net", -e};
+  return std::unique_ptr<Supervisor>(std::move(sup));
+}
+
+int spawn_shim(const NetPlan& plan, int sandbox_end, int self_exe_fd) {
+  if (plan.mode != NetPlan::Mode::proxy) return 0;
+  int ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (ls < 0) return errno;
+  int one = 1;
+  setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(plan.shim_port);
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (bind(ls, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0 || listen(ls, 4096) != 0) {
+    int e = errno;
+    close(ls);
+    return e;
+  }
+  pid_t pid = fork();
+  if (pid < 0) {
+    int e = errno;
+    close(ls);
+    return e;
+  }
+  if (pid == 0) {
+    // Move the three fds clear of 3..5 first, so the dup2s below cannot clobber one another.
+    int l = fcntl(ls, F_DUPFD, 10), c = fcntl(sandbox_end, F_DUPFD, 10), x = fcntl(self_exe_fd, F_DUPFD, 10);
+    if (l < 0 || c < 0 || x < 0 || dup2(l, 3) < 0 || dup2(c, 4) < 0 || dup2(x, 5) < 0) _exit(125);
+    fcntl(5, F_SETFD, FD_CLOEXEC);  // the exec needs it; the shim does not
+    syscall(SYS_close_range, 6U, ~0U, 0U);
+    syscall(SYS_execveat, 5, "", kShimArgv, kShimEnv, AT_EMPTY_PATH);
+    _exit(126);
+  }
+  close(ls);
+  close(sandbox_end);
+  return 0;
+}
+
+}  // namespace cage::lx::net

@@ -1,0 +1,38 @@
+// Network mediation on Linux (--net): the supervisor-side proxy and the in-namespace shim that hands
+// it the workload's connections. Parent side: prepare() before clone, start() after it. Child side
+// (cage's init, inside the new network namespace): spawn_shim() before the workload starts.
+#pragma once
+#include <memory>
+
+#include "common/error.h"
+#include "common/unique_fd.h"
+#include "linux/plan.h"
+#include "proxy/event.h"
+
+namespace cage::lx::net {
+
+struct Channel {
+  UniqueFd supervisor_end;  // stays in the supervisor
+  UniqueFd sandbox_end;     // inherited by the shim inside the namespace
+};
+
+// Parent, before clone. For NetPlan::Mode::proxy creates the channel; otherwise returns empty fds.
+Result<Channel> prepare(const NetPlan& plan);
+
+// Parent, after clone: serves the proxy until the returned object is destroyed.
+class Supervisor {
+ public:
+  virtual ~Supervisor() = default;
+};
+// Returns a null Supervisor when plan.mode is not proxy. The default sink prints denials to stderr
+// ("cage: net: denied ..."); the audit log passes its own.
+Result<std::unique_ptr<Supervisor>> start(const NetPlan& plan, UniqueFd supervisor_end);
+Result<std::unique_ptr<Supervisor>> start(const NetPlan& plan, UniqueFd supervisor_end, proxy::EventSink sink);
+
+// Child, inside the namespace, after the root is built and `lo` is up. Binds 127.0.0.1:shim_port
+// (so the port is ready before the workload starts), forks, and execs
+// `cage --spawn-shim --listen-fd 3 --channel-fd 4` from self_exe_fd with an empty environment.
+// Consumes sandbox_end (closed in the caller on return). Returns 0 or an errno. Does not allocate.
+int spawn_shim(const NetPlan& plan, int sandbox_end, int self_exe_fd);
+
+}  // namespace cage::lx::net

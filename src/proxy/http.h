@@ -1,0 +1,69 @@
+// HTTP/1.x proxy request heads (CONNECT authority-form and absolute-form http:// requests), the
+// head we forward upstream, response-head framing and a chunked-body scanner. Pure and bounded;
+// fuzzed by tests/fuzz/http_fuzz.cc, unit-tested by tests/unit/proxy_http_test.cc.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace cage::proxy {
+
+struct HeadLimits {
+  size_t max_line = 8 * 1024;    // request line and each header line
+  size_t max_head = 64 * 1024;   // the whole head
+};
+
+enum class ParseStatus { need_more, ok, error };
+
+struct HttpRequest {
+  std::string method;
+  bool is_connect = false;
+  std::string host;          // lower-case, IPv6 without brackets
+  uint16_t port = 0;
+  size_t head_len = 0;       // bytes of the client's buffer the head used
+  std::string forward_head;  // absolute-form only: origin-form head for the upstream, hop-by-hop removed
+  int64_t content_length = 0;
+  bool chunked = false;      // request body uses chunked transfer coding
+  bool is_head = false;      // HEAD: the response has no body whatever its headers say
+  bool client_close = false; // the client asked to close after this exchange (or spoke HTTP/1.0)
+};
+
+struct HttpParse {
+  ParseStatus status = ParseStatus::need_more;
+  HttpRequest req;
+  int error_status = 0;  // 400, 405, 414, 431, 501
+  std::string error;
+};
+
+HttpParse parse_request_head(std::string_view buf, const HeadLimits& limits = {});
+
+// Whether a response head lets the client find the end of the body on its own (length, chunked,
+// or no body); if not, the client connection must close after it. need_more until the head is in.
+struct ResponseFraming {
+  ParseStatus status = ParseStatus::need_more;
+  int code = 0;
+  bool self_delimited = false;
+};
+ResponseFraming inspect_response_head(std::string_view buf, bool request_was_head, size_t max_head = 64 * 1024);
+
+// Finds the end of a chunked body fed piecewise. feed() returns how many bytes of `data` belong to
+// the body; done() once the last chunk and trailers are through; failed() on malformed framing.
+class ChunkScanner {
+ public:
+  size_t feed(std::string_view data);
+  bool done() const { return state_ == State::done; }
+  bool failed() const { return state_ == State::failed; }
+
+ private:
+  enum class State { size, ext, size_lf, data, data_cr, data_lf, trailer_start, trailer,
+                     final_lf, done, failed };
+  State state_ = State::size;
+  uint64_t remaining_ = 0;
+  int digits_ = 0;
+  size_t line_ = 0;
+};
+
+// A complete HTTP response the proxy itself sends (403/502/504...), with Connection: close.
+std::string http_error_response(int status, std::string_view message);
+
+}  // namespace cage::proxy

@@ -1,0 +1,387 @@
+// Parses what a client sends an HTTP proxy: "CONNECT host:port" (the tunnel carries TLS untouched)
+// and absolute-form "GET http://host/path" requests, which are checked one by one and forwarded in
+// origin form without hop-by-hop or Proxy-* headers. Bounded in line and head size (slow-loris and
+// memory). Pure; fuzzed by tests/fuzz/http_fuzz.cc, unit-tested by tests/unit/proxy_http_test.cc.
+#include <algorithm>
+#include <vector>
+
+#include "policy/host_pattern.h"
+#include "proxy/allowlist.h"
+#include "proxy/http.h"
+
+namespace cage::proxy {
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string r(s);
+  for (char& c : r)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return r;
+}
+
+bool is_tchar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+}
+bool is_token(std::string_view s) { return !s.empty() && std::all_of(s.begin(), s.end(), is_tchar); }
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+bool parse_port(std::string_view s, uint16_t& port) {
+  if (s.empty() || s.size() > 5) return false;
+  uint32_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + static_cast<uint32_t>(c - '0');
+  }
+  if (v == 0 || v > 65535) return false;
+  port = static_cast<uint16_t>(v);
+  return true;
+}
+
+// "host", "host:port", "[v6]", "[v6]:port" -> lower-case host without brackets and a port.
+bool parse_authority(std::string_view a, uint16_t default_port, std::string& host, uint16_t& port) {
+  std::string_view h, p;
+  if (!a.empty() && a.front() == '[') {
+    size_t close = a.find(']');
+    if (close == std::string_view::npos) return false;
+    h = a.substr(1, close - 1);
+    std::string_view rest = a.substr(close + 1);
+    if (!rest.empty() && rest.front() != ':') return false;
+    p = rest.empty() ? std::string_view{} : rest.substr(1);
+    std::array<uint8_t, 16> addr;
+    bool v4 = false;
+    if (!policy::parse_ip_literal(h, addr, v4)) return false;
+    if (!rest.empty() && p.empty()) return false;
+  } else {
+    size_t colon = a.find(':');
+    h = a.substr(0, colon);
+    if (colon != std::string_view::npos) {
+      p = a.substr(colon + 1);
+      if (p.empty()) return false;
+    }
+    if (h.empty() || h.size() > 253) return false;
+    for (char c : h)
+      if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' ||
+            c == '_'))
+        return false;
+  }
+  if (p.empty()) {
+    if (default_port == 0) return false;
+    port = default_port;
+  } else if (!parse_port(p, port)) {
+    return false;
+  }
+  host = lower(h);
+  if (host.size() > 1 && host.back() == '.') host.pop_back();
+  return !host.empty();
+}
+
+HttpParse fail(int status, std::string msg) {
+  HttpParse r;
+  r.status = ParseStatus::error;
+  r.error_status = status;
+  r.error = "cage: " + std::move(msg);
+  return r;
+}
+
+struct Header {
+  std::string_view name, value;
+};
+
+// Splits the head into lines; need_more until the blank line, errors on size limits.
+HttpParse split_head(std::string_view buf, const HeadLimits& lim, std::vector<std::string_view>& lines) {
+  size_t pos = 0;
+  while (true) {
+    size_t nl = buf.find('\n', pos);
+    if (nl == std::string_view::npos) {
+      if (buf.size() - pos > lim.max_line)
+        return lines.empty() ? fail(414, "request line longer than the proxy's limit")
+                             : fail(431, "header line longer than the proxy's limit");
+      if (buf.size() > lim.max_head) return fail(431, "request head larger than the proxy's limit");
+      return HttpParse{};
+    }
+    if (nl - pos > lim.max_line)
+      return lines.empty() ? fail(414, "request line longer than the proxy's limit")
+                           : fail(431, "header line longer than the proxy's limit");
+    if (nl + 1 > lim.max_head) return fail(431, "request head larger than the proxy's limit");
+    std::string_view line = buf.substr(pos, nl - pos);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    pos = nl + 1;
+    if (line.empty()) {
+      if (lines.empty()) continue;  // tolerate blank lines before a request (RFC 9112 2.2)
+      HttpParse r;
+      r.status = ParseStatus::ok;
+      r.req.head_len = pos;
+      return r;
+    }
+    lines.push_back(line);
+  }
+}
+
+bool connection_has(const std::vector<std::string>& tokens, std::string_view t) {
+  return std::find(tokens.begin(), tokens.end(), t) != tokens.end();
+}
+
+bool is_hop_by_hop(const std::string& name, const std::vector<std::string>& conn_tokens) {
+  static constexpr std::string_view kHop[] = {"connection", "keep-alive", "te", "trailer", "upgrade", "host"};
+  if (std::find(std::begin(kHop), std::end(kHop), name) != std::end(kHop)) return true;
+  if (name.rfind("proxy-", 0) == 0) return true;  // Proxy-Authorization, Proxy-Connection...
+  return connection_has(conn_tokens, name);
+}
+
+std::vector<std::string> comma_tokens(std::string_view v) {
+  std::vector<std::string> out;
+  while (!v.empty()) {
+    size_t c = v.find(',');
+    std::string_view t = trim(v.substr(0, c));
+    if (!t.empty()) out.push_back(lower(t));
+    if (c == std::string_view::npos) break;
+    v.remove_prefix(c + 1);
+  }
+  return out;
+}
+
+}  // namespace
+
+HttpParse parse_request_head(std::string_view buf, const HeadLimits& limits) {
+  std::vector<std::string_view> lines;
+  HttpParse r = split_head(buf, limits, lines);
+  if (r.status != ParseStatus::ok) return r;
+  HttpRequest& q = r.req;
+
+  std::string_view rl = lines[0];
+  size_t s1 = rl.find(' '), s2 = s1 == std::string_view::npos ? s1 : rl.find(' ', s1 + 1);
+  if (s2 == std::string_view::npos || rl.find(' ', s2 + 1) != std::string_view::npos)
+    return fail(400, "malformed request line");
+  std::string_view method = rl.substr(0, s1), target = rl.substr(s1 + 1, s2 - s1 - 1), version = rl.substr(s2 + 1);
+  if (!is_token(method) || target.empty()) return fail(400, "malformed request line");
+  if (version != "HTTP/1.1" && version != "HTTP/1.0") return fail(505, "only HTTP/1.0 and HTTP/1.1 are proxied");
+  q.method = std::string(method);
+  q.is_connect = method == "CONNECT";
+  q.is_head = method == "HEAD";
+
+  std::vector<Header> headers;
+  std::vector<std::string> conn_tokens;
+  std::string_view host_header;
+  int host_count = 0, cl_count = 0;
+  bool has_te = false;
+  for (size_t i = 1; i < lines.size(); ++i) {
+    std::string_view l = lines[i];
+    if (l.front() == ' ' || l.front() == '\t') return fail(400, "folded header lines are not accepted");
+    size_t colon = l.find(':');
+    if (colon == std::string_view::npos || !is_token(l.substr(0, colon))) return fail(400, "malformed header line");
+    Header h{l.substr(0, colon), trim(l.substr(colon + 1))};
+    std::string name = lower(h.name);
+    if (name == "host") {
+      host_header = h.value;
+      ++host_count;
+    } else if (name == "connection" || name == "proxy-connection") {
+      for (auto& t : comma_tokens(h.value)) conn_tokens.push_back(t);
+    } else if (name == "content-length") {
+      uint64_t v = 0;
+      if (h.value.empty() || h.value.size() > 15 ||
+          !std::all_of(h.value.begin(), h.value.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        return fail(400, "invalid Content-Length");
+      for (char c : h.value) v = v * 10 + static_cast<uint64_t>(c - '0');
+      if (cl_count++ && static_cast<int64_t>(v) != q.content_length) return fail(400, "conflicting Content-Length");
+      q.content_length = static_cast<int64_t>(v);
+    } else if (name == "transfer-encoding") {
+      // Anything but a lone "chunked" leaves the body's end ambiguous between us and the server.
+      if (has_te || lower(h.value) != "chunked") return fail(501, "only 'Transfer-Encoding: chunked' is proxied");
+      has_te = q.chunked = true;
+    }
+    headers.push_back(h);
+  }
+  if (has_te && cl_count) return fail(400, "both Content-Length and Transfer-Encoding");
+  if (host_count > 1) return fail(400, "more than one Host header");
+  bool http10 = version == "HTTP/1.0";
+  q.client_close = connection_has(conn_tokens, "close") || (http10 && !connection_has(conn_tokens, "keep-alive"));
+
+  if (q.is_connect) {
+    if (!parse_authority(target, 0, q.host, q.port))
+      return fail(400, "CONNECT needs host:port, got '" + std::string(target.substr(0, 200)) + "'");
+    return r;
+  }
+
+  std::string scheme = lower(target.substr(0, std::min<size_t>(target.size(), 8)));
+  if (scheme.rfind("https://", 0) == 0) return fail(400, "https:// URLs must be tunneled with CONNECT");
+  if (scheme.rfind("http://", 0) != 0) {
+    if (target.front() == '/')
+      return fail(400, "the proxy needs absolute-form requests (http://host/path); is HTTP_PROXY set?");
+    return fail(400, "only http:// URLs are proxied (use CONNECT for anything else)");
+  }
+  std::string_view rest = target.substr(7);
+  size_t end = rest.find_first_of("/?#");
+  std::string_view authority = rest.substr(0, end);
+  std::string path(end == std::string_view::npos ? "/" : rest.substr(end));
+  if (size_t hash = path.find('#'); hash != std::string::npos) path.resize(hash);
+  if (path.empty() || path.front() == '?') path.insert(0, "/");
+  if (authority.find('@') != std::string_view::npos) return fail(400, "credentials in the URL are not forwarded");
+  if (!parse_authority(authority, 80, q.host, q.port)) return fail(400, "invalid host in request target");
+  if (host_count) {
+    std::string hh;
+    uint16_t hp = 0;
+    if (!parse_authority(host_header, 80, hh, hp) || hh != q.host || hp != q.port)
+      return fail(400, "Host header '" + std::string(host_header.substr(0, 200)) + "' disagrees with the request target " +
+                           host_port_text(q.host, q.port));
+  }
+
+  std::string& f = q.forward_head;
+  f.reserve(r.req.head_len + 64);
+  f.append(method).append(" ").append(path).append(" ").append(version).append("\r\n");
+  bool v6 = q.host.find(':') != std::string::npos;
+  f.append("Host: ").append(v6 ? "[" : "").append(q.host).append(v6 ? "]" : "");
+  if (q.port != 80) f.append(":").append(std::to_string(q.port));
+  f.append("\r\n");
+  for (const auto& h : headers) {
+    if (is_hop_by_hop(lower(h.name), conn_tokens)) continue;
+    f.append(h.name).append(": ").append(h.value).append("\r\n");
+  }
+  f.append("Connection: close\r\n\r\n");
+  return r;
+}
+
+ResponseFraming inspect_response_head(std::string_view buf, bool request_was_head, size_t max_head) {
+  ResponseFraming out;
+  size_t end = buf.find("\r\n\r\n");
+  size_t end_lf = buf.find("\n\n");
+  end = std::min(end == std::string_view::npos ? end : end + 4, end_lf == std::string_view::npos ? end_lf : end_lf + 2);
+  if (end == std::string_view::npos) {
+    if (buf.size() > max_head) out.status = ParseStatus::error;
+    return out;
+  }
+  out.status = ParseStatus::ok;
+  std::string_view head = buf.substr(0, end);
+  if (head.size() < 12 || head.substr(0, 7) != "HTTP/1." || head[8] != ' ') {
+    out.status = ParseStatus::error;
+    return out;
+  }
+  uint16_t code = 0;
+  if (!parse_port(head.substr(9, 3), code)) {
+    out.status = ParseStatus::error;
+    return out;
+  }
+  out.code = code;
+  if (code < 200) return out;  // interim responses: keep it simple, close after the exchange
+  if (request_was_head || code == 204 || code == 304) {
+    out.self_delimited = true;
+    return out;
+  }
+  size_t pos = head.find('\n') + 1;
+  bool te = false, cl = false;
+  while (pos < head.size()) {
+    size_t nl = head.find('\n', pos);
+    std::string_view l = head.substr(pos, nl - pos);
+    pos = nl + 1;
+    size_t colon = l.find(':');
+    if (colon == std::string_view::npos) continue;
+    std::string name = lower(trim(l.substr(0, colon)));
+    std::string value = lower(trim(trim(l.substr(colon + 1)).substr(0)));
+    if (!value.empty() && value.back() == '\r') value.pop_back();
+    if (name == "transfer-encoding") te = value.size() >= 7 && value.compare(value.size() - 7, 7, "chunked") == 0;
+    if (name == "content-length") cl = true;
+  }
+  out.self_delimited = te || cl;
+  return out;
+}
+
+size_t ChunkScanner::feed(std::string_view data) {
+  size_t i = 0;
+  auto hex = [](char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  while (i < data.size() && state_ != State::done && state_ != State::failed) {
+    char c = data[i];
+    if (state_ == State::data) {
+      size_t n = static_cast<size_t>(std::min<uint64_t>(remaining_, data.size() - i));
+      remaining_ -= n;
+      i += n;
+      if (remaining_ == 0) state_ = State::data_cr;
+      continue;
+    }
+    ++i;
+    if (++line_ > 4096) {
+      state_ = State::failed;
+      break;
+    }
+    switch (state_) {
+      case State::size:
+        if (hex(c) >= 0 && digits_ < 15) {
+          remaining_ = remaining_ * 16 + static_cast<uint64_t>(hex(c));
+          ++digits_;
+        } else if (digits_ > 0 && (c == ';' || c == ' ' || c == '\t')) {
+          state_ = State::ext;
+        } else if (digits_ > 0 && c == '\r') {
+          state_ = State::size_lf;
+        } else if (digits_ > 0 && c == '\n') {
+          line_ = 0;
+          state_ = remaining_ ? State::data : State::trailer_start;
+        } else {
+          state_ = State::failed;
+        }
+        break;
+      case State::ext:
+        if (c == '\n') {
+          line_ = 0;
+          state_ = remaining_ ? State::data : State::trailer_start;
+        }
+        break;
+      case State::size_lf:
+        line_ = 0;
+        state_ = c != '\n' ? State::failed : remaining_ ? State::data : State::trailer_start;
+        break;
+      case State::data_cr:
+        state_ = c == '\r' ? State::data_lf : State::failed;
+        break;
+      case State::data_lf:
+        state_ = c == '\n' ? State::size : State::failed;
+        line_ = 0;
+        digits_ = 0;
+        remaining_ = 0;
+        break;
+      case State::trailer_start:
+        state_ = c == '\r' ? State::final_lf : c == '\n' ? State::done : State::trailer;
+        break;
+      case State::trailer:
+        if (c == '\n') {
+          line_ = 0;
+          state_ = State::trailer_start;
+        }
+        break;
+      case State::final_lf:
+        state_ = c == '\n' ? State::done : State::failed;
+        break;
+      case State::data:
+      case State::done:
+      case State::failed:
+        break;
+    }
+  }
+  return i;
+}
+
+std::string http_error_response(int status, std::string_view message) {
+  std::string_view text = status == 403   ? "Forbidden"
+                          : status == 400 ? "Bad Request"
+                          : status == 414 ? "URI Too Long"
+                          : status == 431 ? "Request Header Fields Too Large"
+                          : status == 501 ? "Not Implemented"
+                          : status == 502 ? "Bad Gateway"
+                          : status == 504 ? "Gateway Timeout"
+                          : status == 505 ? "HTTP Version Not Supported"
+                                          : "Error";
+  std::string body = std::string(message) + "\n";
+  return "HTTP/1.1 " + std::to_string(status) + " " + std::string(text) +
+         "\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: " + std::to_string(body.size()) +
+         "\r\nConnection: close\r\nProxy-Agent: cage\r\n\r\n" + body;
+}
+
+}  // namespace cage::proxy

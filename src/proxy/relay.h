@@ -1,0 +1,28 @@
+// One direction of an established tunnel: bytes move src -> pipe -> dst with splice(2), so the
+// supervisor's single relay hop copies nothing through user space. A leg ends only after everything
+// it read has been written; then it half-closes dst (SHUT_WR) and the other direction carries on.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "common/unique_fd.h"
+
+namespace cage::proxy {
+
+struct Leg {
+  int src = -1, dst = -1;
+  UniqueFd pipe_r, pipe_w;
+  size_t pending = 0;   // bytes sitting in the pipe
+  std::string prefix;   // written to dst first: a reply, or bytes read while negotiating
+  bool eof = false;     // src has no more to give
+  bool done = false;    // everything delivered and dst half-closed (or dst gone)
+  uint64_t bytes = 0;   // delivered to dst
+  int error = 0;        // errno that ended the leg early, if any
+};
+
+// Creates the pipe (capacity `pipe_size` when the kernel allows). Returns 0 or an errno.
+int open_leg(Leg& leg, int src, int dst, int pipe_size);
+// Moves what it can until src or dst would block, or the leg is done.
+void pump(Leg& leg);
+
+}  // namespace cage::proxy

@@ -1,0 +1,621 @@
+// The proxy event loop (one thread): takes accepted client sockets from the shim, tells the
+// protocol apart by the first byte (0x05 SOCKS5, else HTTP), checks each request against the
+// allowlist, connects upstream and relays. Denials answer 403 / SOCKS 0x02; upstream failures 502;
+// timeouts 504. Proven by tests/unit/proxy_server_test.cc and tests/integration/net_*.sh.
+#include "proxy/server.h"
+
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "proxy/relay.h"
+#include "proxy/socks5.h"
+
+namespace cage::proxy {
+
+using Clock = std::chrono::steady_clock;
+
+namespace {
+constexpr uint64_t kWake = 1, kChannel = 2, kResolver = 3;
+constexpr size_t kBuf = 256 * 1024;
+constexpr std::chrono::milliseconds kLinger{2000};
+uint64_t token(uint64_t id, int side) { return id << 2 | static_cast<uint64_t>(side); }
+}  // namespace
+
+std::string_view to_string(Decision d) {
+  switch (d) {
+    case Decision::allowed: return "allowed";
+    case Decision::denied: return "denied";
+    case Decision::failed: return "failed";
+  }
+  return "?";
+}
+
+enum class Stage { sniff, http_head, socks_greeting, socks_request, resolving, connecting, tunnel, plain, closing };
+enum class Proto { unknown, connect, http, socks5 };
+
+struct Conn {
+  uint64_t id = 0;
+  UniqueFd client, upstream;
+  Stage stage = Stage::sniff;
+  Proto proto = Proto::unknown;
+  bool dead = false, client_eof = false, shut = false;
+  std::string in, out, up_out;
+  std::string host;
+  uint16_t port = 0;
+  const policy::NetRule* rule = nullptr;
+  std::vector<Address> addrs;
+  size_t next_addr = 0;
+  int last_connect_errno = 0;
+  Leg up, down;
+  HttpRequest req;
+  int64_t body_left = 0;
+  ChunkScanner chunks;
+  bool body_done = false, up_eof = false, got_response = false, inspected = false, self_delimited = false;
+  int response_code = 0;
+  std::string probe;
+  uint64_t bytes_up = 0, bytes_down = 0;
+  Clock::time_point started{}, deadline = Clock::time_point::max();
+};
+
+namespace {
+
+// Reads what the socket has into `buf`, up to `cap` bytes in all. >0 progress, 0 none, -1 EOF/error.
+int read_into(int fd, std::string& buf, size_t cap) {
+  bool any = false;
+  while (buf.size() < cap) {
+    char tmp[16384];
+    ssize_t n = recv(fd, tmp, std::min(sizeof tmp, cap - buf.size()), 0);
+    if (n > 0) {
+      buf.append(tmp, static_cast<size_t>(n));
+      any = true;
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) break;
+    return any ? 1 : -1;  // report the data first; EOF shows again on the next read
+  }
+  return any ? 1 : 0;
+}
+
+// Writes what it can of `buf`. 1 progress, 0 blocked or nothing to do, -1 peer gone.
+int write_from(int fd, std::string& buf, uint64_t* counter = nullptr) {
+  bool any = false;
+  while (!buf.empty()) {
+    ssize_t n = send(fd, buf.data(), buf.size(), MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) break;
+    if (n < 0) return -1;
+    buf.erase(0, static_cast<size_t>(n));
+    if (counter) *counter += static_cast<uint64_t>(n);
+    any = true;
+  }
+  return any ? 1 : 0;
+}
+
+}  // namespace
+
+Server::Server(Allowlist allow, ServerOptions opt, EventSink sink)
+    : allow_(std::move(allow)), opt_(opt), sink_(std::move(sink)), wake_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
+  poller_.add(wake_.get(), kWake);
+  if (resolver_.notify_fd() >= 0) poller_.add(resolver_.notify_fd(), kResolver);
+}
+
+Server::~Server() {
+  if (resolver_.notify_fd() >= 0) poller_.remove(resolver_.notify_fd());
+}
+
+int Server::add_channel(UniqueFd channel) {
+  channel_ = std::move(channel);
+  return poller_.add(channel_.get(), kChannel);
+}
+
+void Server::stop() {
+  stopping_ = true;
+  uint64_t one = 1;
+  if (write(wake_.get(), &one, sizeof one) < 0) { /* counter saturated: already woken */ }
+}
+
+int Server::run() {
+  if (!poller_.ok() || !wake_.valid()) return EMFILE;
+  std::vector<PollEvent> events;
+  auto next_tick = Clock::now();
+  while (!stopping_) {
+    int n = poller_.wait(events, 250);
+    if (n < 0 && n != -EINTR) return -n;
+    for (const auto& e : events) {
+      if (e.token == kWake) continue;
+      if (e.token == kChannel) {
+        on_channel();
+      } else if (e.token == kResolver) {
+        for (auto& r : resolver_.take()) {
+          auto it = conns_.find(r.id);
+          if (it != conns_.end() && !it->second->dead && it->second->stage == Stage::resolving)
+            on_resolved(*it->second, std::move(r.addrs), r.error);
+        }
+      } else {
+        on_event(e.token, e.readable || e.hangup || e.error, e.writable || e.error);
+      }
+    }
+    if (Clock::now() >= next_tick) {
+      check_timers();
+      next_tick = Clock::now() + std::chrono::milliseconds(250);
+    }
+    for (uint64_t id : doomed_) conns_.erase(id);
+    doomed_.clear();
+    live_ = conns_.size();
+  }
+  return 0;
+}
+
+void Server::on_channel() {
+  while (channel_.valid()) {
+    char byte;
+    iovec iov{&byte, 1};
+    alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))];
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = ctl;
+    msg.msg_controllen = sizeof ctl;
+    ssize_t n = recvmsg(channel_.get(), &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) return;
+    if (n <= 0) {  // the shim is gone (the sandbox ended): existing tunnels carry on
+      poller_.remove(channel_.get());
+      channel_.reset();
+      return;
+    }
+    for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+      if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+      size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+      for (size_t i = 0; i < count; ++i) {
+        int fd;
+        std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
+        accept_client(fd);
+      }
+    }
+  }
+}
+
+void Server::accept_client(int fd) {
+  UniqueFd client(fd);
+  int type = 0;
+  socklen_t len = sizeof type;
+  // Only stream sockets are served; anything else the channel carries is closed unread.
+  if (conns_.size() >= opt_.max_connections || getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) != 0 ||
+      type != SOCK_STREAM)
+    return;
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  auto c = std::make_unique<Conn>();
+  c->id = next_id_++;
+  c->started = Clock::now();
+  c->deadline = c->started + opt_.head_timeout;
+  if (poller_.add(fd, token(c->id, 0)) != 0) return;
+  c->client = std::move(client);
+  Conn& ref = *c;
+  conns_.emplace(c->id, std::move(c));
+  live_ = conns_.size();
+  drive(ref);
+}
+
+void Server::on_event(uint64_t tok, bool, bool) {
+  auto it = conns_.find(tok >> 2);
+  if (it == conns_.end() || it->second->dead) return;
+  drive(*it->second);
+}
+
+void Server::close_conn(uint64_t id) {
+  auto it = conns_.find(id);
+  if (it == conns_.end() || it->second->dead) return;
+  Conn& c = *it->second;
+  c.dead = true;
+  if (c.client.valid()) poller_.remove(c.client.get());
+  if (c.upstream.valid()) poller_.remove(c.upstream.get());
+  doomed_.push_back(id);
+}
+
+void Server::emit(Conn& c, Decision d, int status, const std::string& reason) {
+  if (!sink_) return;
+  NetEvent e;
+  e.protocol = c.proto == Proto::socks5 ? "socks5" : c.proto == Proto::connect ? "connect" : "http";
+  e.host = c.host;
+  e.port = c.port;
+  e.decision = d;
+  e.rule = c.rule ? c.rule->origin : std::string();
+  e.reason = reason;
+  e.status = status;
+  e.bytes_up = c.bytes_up;
+  e.bytes_down = c.bytes_down;
+  e.duration = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - c.started);
+  sink_(e);
+}
+
+void Server::refuse(Conn& c, int http_status, uint8_t socks_code, const std::string& msg, Decision d) {
+  emit(c, d, c.proto == Proto::socks5 ? socks_code : http_status, msg);
+  if (c.upstream.valid()) {
+    poller_.remove(c.upstream.get());
+    c.upstream.reset();
+  }
+  c.out += c.proto == Proto::socks5 ? socks_reply(static_cast<SocksReply>(socks_code))
+                                    : http_error_response(http_status, msg);
+  c.stage = Stage::closing;
+  c.deadline = Clock::now() + kLinger;
+}
+
+void Server::drive(Conn& c) {
+  for (int round = 0; round < 64 && !c.dead; ++round) {
+    bool progress = false;
+    switch (c.stage) {
+      case Stage::sniff:
+      case Stage::http_head:
+      case Stage::socks_greeting:
+      case Stage::socks_request:
+        progress = negotiate(c);
+        break;
+      case Stage::resolving:
+        return;
+      case Stage::connecting: {
+        int err = 0;
+        socklen_t len = sizeof err;
+        getsockopt(c.upstream.get(), SOL_SOCKET, SO_ERROR, &err, &len);
+        if (err == 0) {
+          sockaddr_storage peer;
+          socklen_t plen = sizeof peer;
+          if (getpeername(c.upstream.get(), reinterpret_cast<sockaddr*>(&peer), &plen) != 0) return;  // pending
+          on_connected(c);
+        } else {
+          c.last_connect_errno = err;
+          poller_.remove(c.upstream.get());
+          c.upstream.reset();
+          ++c.next_addr;
+          try_connect(c);
+        }
+        progress = true;
+        break;
+      }
+      case Stage::tunnel:
+        pump(c.up);
+        pump(c.down);
+        if (c.up.done && c.down.done) {
+          c.bytes_up += c.up.bytes;
+          c.bytes_down = c.down.bytes;
+          emit(c, Decision::allowed, c.proto == Proto::socks5 ? 0 : 200, {});
+          close_conn(c.id);
+        }
+        return;
+      case Stage::plain:
+        progress = drive_plain(c);
+        break;
+      case Stage::closing: {
+        int w = write_from(c.client.get(), c.out);
+        if (w < 0) {
+          close_conn(c.id);
+          return;
+        }
+        if (!c.out.empty()) return;
+        if (!c.shut) {
+          shutdown(c.client.get(), SHUT_WR);
+          c.shut = true;
+        }
+        // Read and drop what the client still sends, so close() does not reset the connection
+        // before it has read our answer.
+        std::string sink;
+        while (true) {
+          sink.clear();
+          int r = read_into(c.client.get(), sink, 65536);
+          if (r < 0) {
+            close_conn(c.id);
+            return;
+          }
+          if (r == 0) return;
+        }
+      }
+    }
+    if (!progress) return;
+  }
+}
+
+bool Server::negotiate(Conn& c) {
+  int r = c.client_eof ? 0 : read_into(c.client.get(), c.in, opt_.limits.max_head + 1024);
+  if (r < 0) c.client_eof = true;
+  if (c.in.empty()) {
+    if (c.client_eof) close_conn(c.id);
+    return false;
+  }
+  if (c.stage == Stage::sniff) {
+    c.stage = static_cast<uint8_t>(c.in[0]) == 5 ? Stage::socks_greeting : Stage::http_head;
+    if (c.stage == Stage::socks_greeting) c.proto = Proto::socks5;
+    return true;
+  }
+  bool progress = c.stage == Stage::http_head ? handle_http_head(c) : handle_socks(c);
+  if (!progress && c.client_eof && !c.dead && c.stage != Stage::closing) close_conn(c.id);  // truncated request
+  return progress || r > 0;
+}
+
+bool Server::handle_http_head(Conn& c) {
+  HttpParse p = parse_request_head(c.in, opt_.limits);
+  if (p.status == ParseStatus::need_more) return false;
+  c.proto = p.req.is_connect ? Proto::connect : Proto::http;
+  if (p.status == ParseStatus::error) {
+    refuse(c, p.error_status, 0, p.error, Decision::denied);
+    return true;
+  }
+  c.req = std::move(p.req);
+  c.in.erase(0, c.req.head_len);
+  c.host = c.req.host;
+  c.port = c.req.port;
+  decide(c);
+  return true;
+}
+
+bool Server::handle_socks(Conn& c) {
+  if (c.stage == Stage::socks_greeting) {
+    SocksGreeting g = parse_socks_greeting(c.in);
+    if (g.status == ParseStatus::need_more) return false;
+    if (g.status == ParseStatus::error || !g.no_auth_offered) {
+      c.out += socks_method_reply(false);
+      c.stage = Stage::closing;
+      c.deadline = Clock::now() + kLinger;
+      return true;
+    }
+    c.in.erase(0, g.consumed);
+    c.out += socks_method_reply(true);
+    c.stage = Stage::socks_request;
+    if (write_from(c.client.get(), c.out) < 0) close_conn(c.id);
+    return true;
+  }
+  SocksRequest q = parse_socks_request(c.in);
+  if (q.status == ParseStatus::need_more) return false;
+  if (q.status == ParseStatus::error) {
+    refuse(c, 400, static_cast<uint8_t>(q.error), "cage: unsupported SOCKS5 request", Decision::denied);
+    return true;
+  }
+  c.in.erase(0, q.consumed);
+  c.host = std::move(q.host);
+  c.port = q.port;
+  decide(c);
+  return true;
+}
+
+void Server::decide(Conn& c) {
+  c.rule = allow_.match(c.host, c.port);
+  if (!c.rule) {
+    refuse(c, 403, static_cast<uint8_t>(SocksReply::not_allowed), denial_message(c.host, c.port), Decision::denied);
+    return;
+  }
+  c.deadline = Clock::now() + opt_.connect_timeout;
+  Address a;
+  bool v4 = false;
+  if (policy::parse_ip_literal(c.host, a, v4)) {
+    on_resolved(c, {a}, 0);
+    return;
+  }
+  c.stage = Stage::resolving;
+  resolver_.submit(c.id, c.host);
+}
+
+void Server::on_resolved(Conn& c, std::vector<Address> addrs, int error) {
+  std::string hp = host_port_text(c.host, c.port);
+  if (error != 0) {
+    refuse(c, 502, static_cast<uint8_t>(SocksReply::host_unreachable),
+           "cage: cannot resolve " + c.host + ": " + gai_strerror(error), Decision::failed);
+    return;
+  }
+  c.addrs.clear();
+  std::string refused;
+  for (const auto& a : addrs) {
+    if (allow_.address_allowed(*c.rule, a, c.port))
+      c.addrs.push_back(a);
+    else if (refused.empty())
+      refused = address_text(a);
+  }
+  if (c.addrs.empty()) {
+    refuse(c, 403, static_cast<uint8_t>(SocksReply::not_allowed),
+           "cage: " + hp + " resolves to " + refused + ", a loopback/private address that " + c.rule->origin +
+               " does not cover (list " + host_port_text(refused, c.port) + " or the exact name to allow it)",
+           Decision::denied);
+    return;
+  }
+  c.next_addr = 0;
+  try_connect(c);
+}
+
+void Server::try_connect(Conn& c) {
+  for (; c.next_addr < c.addrs.size(); ++c.next_addr) {
+    const Address& a = c.addrs[c.next_addr];
+    sockaddr_storage ss{};
+    socklen_t len;
+    static constexpr uint8_t kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    if (std::memcmp(a.data(), kMapped, 12) == 0) {
+      auto* s4 = reinterpret_cast<sockaddr_in*>(&ss);
+      s4->sin_family = AF_INET;
+      s4->sin_port = htons(c.port);
+      std::memcpy(&s4->sin_addr, a.data() + 12, 4);
+      len = sizeof *s4;
+    } else {
+      auto* s6 = reinterpret_cast<sockaddr_in6*>(&ss);
+      s6->sin6_family = AF_INET6;
+      s6->sin6_port = htons(c.port);
+      std::memcpy(&s6->sin6_addr, a.data(), 16);
+      len = sizeof *s6;
+    }
+    UniqueFd s(socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+    if (!s.valid()) {
+      c.last_connect_errno = errno;
+      continue;
+    }
+    int one = 1;
+    setsockopt(s.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (connect(s.get(), reinterpret_cast<sockaddr*>(&ss), len) != 0 && errno != EINPROGRESS) {
+      c.last_connect_errno = errno;
+      continue;
+    }
+    if (poller_.add(s.get(), token(c.id, 1)) != 0) {
+      c.last_connect_errno = errno;
+      continue;
+    }
+    c.upstream = std::move(s);
+    c.stage = Stage::connecting;
+    return;
+  }
+  int e = c.last_connect_errno;
+  uint8_t code = e == ECONNREFUSED ? 0x05 : e == ENETUNREACH ? 0x03 : e == ETIMEDOUT ? 0x06 : 0x04;
+  refuse(c, e == ETIMEDOUT ? 504 : 502, code,
+         "cage: connecting to " + host_port_text(c.host, c.port) + " failed: " + std::strerror(e), Decision::failed);
+}
+
+void Server::on_connected(Conn& c) {
+  c.deadline = Clock::time_point::max();
+  if (c.proto == Proto::http) {
+    c.up_out = c.req.forward_head;
+    c.body_left = c.req.chunked ? 0 : c.req.content_length;
+    c.chunks = ChunkScanner{};
+    c.body_done = !c.req.chunked && c.req.content_length == 0;
+    c.up_eof = c.got_response = c.inspected = c.self_delimited = false;
+    c.probe.clear();
+    c.stage = Stage::plain;
+    c.deadline = Clock::now() + opt_.response_timeout;
+    return;
+  }
+  if (open_leg(c.up, c.client.get(), c.upstream.get(), opt_.pipe_size) != 0 ||
+      open_leg(c.down, c.upstream.get(), c.client.get(), opt_.pipe_size) != 0) {
+    refuse(c, 502, 0x01, "cage: out of pipes", Decision::failed);
+    return;
+  }
+  c.bytes_up = c.in.size();
+  c.up.prefix = std::move(c.in);  // sent before the reply arrived (TLS ClientHello): not lost
+  c.in.clear();
+  c.down.prefix = c.proto == Proto::socks5 ? socks_reply(SocksReply::succeeded)
+                                           : std::string("HTTP/1.1 200 Connection established\r\n\r\n");
+  c.stage = Stage::tunnel;
+}
+
+bool Server::drive_plain(Conn& c) {
+  bool progress = false;
+  if (!c.body_done) {
+    if (c.in.empty() && !c.client_eof) {
+      int r = read_into(c.client.get(), c.in, kBuf);
+      if (r < 0) c.client_eof = true;
+      progress |= r != 0;
+    }
+    size_t take = 0;
+    if (c.req.chunked) {
+      take = c.chunks.feed(c.in);
+      if (c.chunks.failed()) {
+        refuse(c, 400, 0, "cage: malformed chunked request body", Decision::denied);
+        return true;
+      }
+      c.body_done = c.chunks.done();
+    } else {
+      take = static_cast<size_t>(std::min<int64_t>(c.body_left, static_cast<int64_t>(c.in.size())));
+      c.body_left -= static_cast<int64_t>(take);
+      c.body_done = c.body_left == 0;
+    }
+    if (take) {
+      c.up_out.append(c.in, 0, take);
+      c.in.erase(0, take);
+      progress = true;
+    }
+    if (c.client_eof && !c.body_done) c.body_done = true;  // truncated body: let the server answer
+  }
+  int w = write_from(c.upstream.get(), c.up_out, &c.bytes_up);
+  if (w < 0) c.up_out.clear();  // the server stopped reading; its answer may still come
+  progress |= w > 0;
+  if (!c.up_eof && c.out.size() < kBuf) {
+    size_t before = c.out.size();
+    int r = read_into(c.upstream.get(), c.out, kBuf);
+    if (c.out.size() > before) {
+      if (!c.got_response) c.deadline = Clock::time_point::max();
+      c.got_response = true;
+      if (!c.inspected) {
+        c.probe.append(c.out, before, std::string::npos);
+        ResponseFraming f = inspect_response_head(c.probe, c.req.is_head);
+        if (f.status != ParseStatus::need_more) {
+          c.inspected = true;
+          c.self_delimited = f.status == ParseStatus::ok && f.self_delimited;
+          c.response_code = f.code;
+          c.probe.clear();
+        }
+      }
+    }
+    if (r < 0) c.up_eof = true;
+    progress |= r != 0;
+  }
+  w = write_from(c.client.get(), c.out, &c.bytes_down);
+  if (w < 0) {
+    emit(c, Decision::allowed, c.response_code, "client went away");
+    close_conn(c.id);
+    return false;
+  }
+  progress |= w > 0;
+  if (c.up_eof && c.out.empty()) {
+    if (!c.got_response) {
+      refuse(c, 502, 0, "cage: " + host_port_text(c.host, c.port) + " closed the connection without a response",
+             Decision::failed);
+      return true;
+    }
+    finish_exchange(c);
+    return true;
+  }
+  return progress;
+}
+
+void Server::finish_exchange(Conn& c) {
+  emit(c, Decision::allowed, c.response_code, {});
+  poller_.remove(c.upstream.get());
+  c.upstream.reset();
+  bool keep = c.self_delimited && c.body_done && !c.req.client_close && !c.client_eof;
+  c.bytes_up = c.bytes_down = 0;
+  c.started = Clock::now();
+  c.rule = nullptr;
+  if (keep) {  // keep-alive: the next request on this connection is checked on its own
+    c.stage = Stage::http_head;
+    c.deadline = c.started + opt_.head_timeout;
+  } else {
+    c.stage = Stage::closing;
+    c.deadline = c.started + kLinger;
+  }
+}
+
+void Server::check_timers() {
+  auto now = Clock::now();
+  for (auto& [id, cp] : conns_) {
+    Conn& c = *cp;
+    if (c.dead || now < c.deadline) continue;
+    auto secs = [](std::chrono::milliseconds ms) { return std::to_string(ms.count() / 1000) + "s"; };
+    switch (c.stage) {
+      case Stage::resolving:
+      case Stage::connecting:
+        refuse(c, 504, static_cast<uint8_t>(SocksReply::ttl_expired),
+               "cage: connecting to " + host_port_text(c.host, c.port) + " timed out after " + secs(opt_.connect_timeout),
+               Decision::failed);
+        drive(c);
+        break;
+      case Stage::plain:
+        refuse(c, 504, 0,
+               "cage: " + host_port_text(c.host, c.port) + " sent no response within " + secs(opt_.response_timeout),
+               Decision::failed);
+        drive(c);
+        break;
+      case Stage::sniff:
+      case Stage::http_head:
+      case Stage::socks_greeting:
+      case Stage::socks_request:
+      case Stage::closing:
+      case Stage::tunnel:
+        close_conn(id);  // an incomplete head after the timeout: slow-loris, or an idle keep-alive
+        break;
+    }
+  }
+}
+
+}  // namespace cage::proxy

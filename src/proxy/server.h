@@ -1,0 +1,79 @@
+// The supervisor's proxy: receives the workload's accepted TCP connections from the in-namespace
+// shim (SCM_RIGHTS over a socketpair), speaks HTTP CONNECT, absolute-form HTTP and SOCKS5 on them,
+// checks every request against the --net allowlist and relays allowed ones to the real destination.
+// One thread runs run(); stop() may be called from any thread. No privileged calls: unit-testable.
+#pragma once
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "common/unique_fd.h"
+#include "proxy/allowlist.h"
+#include "proxy/event.h"
+#include "proxy/http.h"
+#include "proxy/poller.h"
+#include "proxy/resolver.h"
+
+namespace cage::proxy {
+
+struct ServerOptions {
+  std::chrono::milliseconds head_timeout{10'000};      // a request head (or SOCKS handshake) must arrive
+  std::chrono::milliseconds connect_timeout{10'000};   // resolve + TCP connect -> 504 after
+  std::chrono::milliseconds response_timeout{60'000};  // plain HTTP: first response byte -> 504 after
+  HeadLimits limits;
+  int pipe_size = 256 * 1024;
+  size_t max_connections = 16384;
+};
+
+struct Conn;
+
+class Server {
+ public:
+  Server(Allowlist allow, ServerOptions opt, EventSink sink);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Watches a SOCK_SEQPACKET socket whose messages each carry one accepted client fd. Call before run().
+  int add_channel(UniqueFd channel);
+  // Serves until stop(); returns 0 or an errno from the poller.
+  int run();
+  void stop();  // thread-safe
+  size_t connection_count() const { return live_.load(); }
+
+ private:
+  void on_channel();
+  void accept_client(int fd);
+  void on_event(uint64_t token, bool readable, bool writable);
+  void drive(Conn& c);
+  bool negotiate(Conn& c);
+  bool handle_http_head(Conn& c);
+  bool handle_socks(Conn& c);
+  void decide(Conn& c);
+  void on_resolved(Conn& c, std::vector<Address> addrs, int error);
+  void try_connect(Conn& c);
+  void on_connected(Conn& c);
+  bool drive_plain(Conn& c);
+  void refuse(Conn& c, int http_status, uint8_t socks_code, const std::string& msg, Decision d);
+  void finish_exchange(Conn& c);
+  void close_conn(uint64_t id);
+  void check_timers();
+  void emit(Conn& c, Decision d, int status, const std::string& reason);
+
+  Allowlist allow_;
+  ServerOptions opt_;
+  EventSink sink_;
+  Poller poller_;
+  Resolver resolver_;
+  UniqueFd channel_, wake_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<size_t> live_{0};
+  uint64_t next_id_ = 1;
+  std::unordered_map<uint64_t, std::unique_ptr<Conn>> conns_;
+  std::vector<uint64_t> doomed_;
+};
+
+}  // namespace cage::proxy
