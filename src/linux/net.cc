@@ -123,7 +123,6 @@ int spawn_shim(const NetPlan& plan, int sandbox_end, int self_exe_fd) {
     _exit(126);
   }
   close(ls);
-  close(sandbox_end);
   return 0;
 }
 

@@ -32,7 +32,7 @@ Result<std::unique_ptr<Supervisor>> start(const NetPlan& plan, UniqueFd supervis
 // Child, inside the namespace, after the root is built and `lo` is up. Binds 127.0.0.1:shim_port
 // (so the port is ready before the workload starts), forks, and execs
 // `cage --spawn-shim --listen-fd 3 --channel-fd 4` from self_exe_fd with an empty environment.
-// Consumes sandbox_end (closed in the caller on return). Returns 0 or an errno. Does not allocate.
+// The caller still owns (and closes) sandbox_end. Returns 0 or an errno. Does not allocate.
 int spawn_shim(const NetPlan& plan, int sandbox_end, int self_exe_fd);
 
 }  // namespace cage::lx::net

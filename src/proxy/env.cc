@@ -4,12 +4,23 @@
 
 namespace cage::proxy {
 
-std::vector<std::pair<std::string, std::string>> proxy_environment(uint16_t port) {
+namespace {
+bool names_host_loopback(const std::vector<policy::NetRule>& allow) {
+  for (const auto& r : allow)
+    for (const char* h : {"localhost", "127.0.0.1", "::1"})
+      for (const auto& pr : r.pattern.ports)
+        if (policy::host_pattern_matches(r.pattern, h, pr.lo)) return true;
+  return false;
+}
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> proxy_environment(uint16_t port,
+                                                                   const std::vector<policy::NetRule>& allow) {
   const std::string p = std::to_string(port);
   const std::string http = "http://127.0.0.1:" + p;
   // socks5h: the client sends names, so the allowlist sees the name and DNS happens outside.
   const std::string socks = "socks5h://127.0.0.1:" + p;
-  const std::string no_proxy = "localhost,127.0.0.1,::1";
+  const std::string no_proxy = names_host_loopback(allow) ? "" : "localhost,127.0.0.1,::1";
   return {
       {"HTTPS_PROXY", http},  // curl, Go, Python requests, pip, npm, cargo, git (https)
       {"https_proxy", http},  // curl reads only the lower-case form for http_proxy; many read both

@@ -5,8 +5,13 @@
 #include <utility>
 #include <vector>
 
+#include "policy/policy.h"
+
 namespace cage::proxy {
 
-std::vector<std::pair<std::string, std::string>> proxy_environment(uint16_t port);
+// `allow`: when a rule names the host's loopback (localhost, 127.0.0.0/8, ::1), NO_PROXY leaves
+// loopback out, so that clients send those requests to the proxy instead of the sandbox's own lo.
+std::vector<std::pair<std::string, std::string>> proxy_environment(uint16_t port,
+                                                                   const std::vector<policy::NetRule>& allow = {});
 
 }  // namespace cage::proxy

@@ -136,8 +136,9 @@ int Server::run() {
       } else if (e.token == kResolver) {
         for (auto& r : resolver_.take()) {
           auto it = conns_.find(r.id);
-          if (it != conns_.end() && !it->second->dead && it->second->stage == Stage::resolving)
-            on_resolved(*it->second, std::move(r.addrs), r.error);
+          if (it == conns_.end() || it->second->dead || it->second->stage != Stage::resolving) continue;
+          on_resolved(*it->second, std::move(r.addrs), r.error);
+          drive(*it->second);  // a refusal is written now, not at the next event
         }
       } else {
         on_event(e.token, e.readable || e.hangup || e.error, e.writable || e.error);

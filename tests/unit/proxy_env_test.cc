@@ -14,3 +14,11 @@ TEST(ProxyEnv, PointsEveryConventionAtTheShim) {
   EXPECT_EQ(m["NODE_USE_ENV_PROXY"], "1");
   EXPECT_NE(m["JAVA_TOOL_OPTIONS"].find("-Dhttps.proxyPort=3128"), std::string::npos);
 }
+
+TEST(ProxyEnv, HostLoopbackRulesGoThroughTheProxy) {
+  cage::policy::NetRule r;
+  ASSERT_EQ(cage::policy::parse_host_pattern("localhost:8080", r.pattern), "");
+  auto env = cage::proxy::proxy_environment(3128, {r});
+  std::map<std::string, std::string> m(env.begin(), env.end());
+  EXPECT_EQ(m["NO_PROXY"], "");
+}

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# --net against a service on the host's loopback (runs as root and as an unprivileged user):
+# reachable through the proxy only when listed, by HTTP, CONNECT and SOCKS5; denials answer 403 /
+# SOCKS 0x02 and are reported on stderr; without --net the sandbox has only its own loopback.
+set -u
+fail() { echo "FAIL: $*" >&2; exit 1; }
+CAGE=${CAGE:?}
+d=$(mktemp -d); pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$d"; }
+trap cleanup EXIT
+command -v curl >/dev/null && command -v python3 >/dev/null || { echo "skip: curl/python3 missing"; exit 77; }
+port=$((20000 + RANDOM % 20000)); closed=$((port + 1))
+mkdir "$d/www"; head -c 3000000 /dev/urandom > "$d/www/big"; echo hello > "$d/www/f"
+(cd "$d/www" && exec python3 -m http.server "$port" --bind 127.0.0.1 >/dev/null 2>&1) & pids+=($!)
+for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$port/f" && break; sleep 0.1; done
+P=http://127.0.0.1:3128
+run() { timeout 60 "$CAGE" "$@"; }
+
+out=$(run --net "127.0.0.1:$port" -- curl -sS -x $P "http://127.0.0.1:$port/f") || fail "allowed plain HTTP failed"
+[ "$out" = hello ] || fail "allowed plain HTTP returned '$out'"
+code=$(run --net "127.0.0.1:$port" -- curl -s -x $P -o /dev/null -w '%{http_code}' "http://127.0.0.1:$closed/" 2>"$d/err")
+[ "$code" = 403 ] || fail "other port not refused with 403 (got $code)"
+grep -q "cage: net: denied.*127.0.0.1:$closed is not in the --net allowlist" "$d/err" || fail "denial not reported: $(cat "$d/err")"
+out=$(run --net "localhost:$port" -- curl -sS --socks5-hostname 127.0.0.1:3128 "http://localhost:$port/f") ||
+  fail "SOCKS5 with a listed name failed"
+[ "$out" = hello ] || fail "SOCKS5 returned '$out'"
+if run --net "localhost:$port" -- curl -sS --socks5-hostname 127.0.0.1:3128 "http://localhost:$closed/" 2>"$d/err"; then
+  fail "SOCKS5 to an unlisted port succeeded"
+fi
+grep -qi "not allowed\|ruleset\|denied" "$d/err" || fail "SOCKS5 denial unclear: $(cat "$d/err")"
+# CONNECT to an allowed port carries any bytes (here plain HTTP inside the tunnel), intact.
+sum=$(run --net "127.0.0.1:$port" -- sh -c "curl -sS -p -x $P http://127.0.0.1:$port/big | sha256sum") ||
+  fail "tunnel transfer failed"
+[ "${sum%% *}" = "$(sha256sum < "$d/www/big" | cut -d' ' -f1)" ] || fail "tunnel transfer corrupted"
+# Listing a name does not list the address, nor the reverse.
+code=$(run --net "localhost:$port" -- curl -s -x $P -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/f")
+[ "$code" = 403 ] || fail "127.0.0.1 reached while only localhost was listed ($code)"
+# Ignoring the proxy fails fast: the namespace has no route to the host.
+start=$(date +%s%N)
+if run --net "127.0.0.1:$port" -- curl -sS --noproxy '*' --max-time 5 "http://127.0.0.1:$port/f" 2>/dev/null; then
+  fail "direct connection bypassed the proxy"
+fi
+[ $(( ($(date +%s%N) - start) / 1000000 )) -lt 4000 ] || fail "direct connection did not fail fast"
+# Without --net: only the sandbox's own loopback, and no proxy.
+if run -- curl -sS --max-time 5 -x $P "http://127.0.0.1:$port/f" 2>/dev/null; then fail "no --net, yet network"; fi
+echo ok
