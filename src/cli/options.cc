@@ -1,0 +1,205 @@
+// Every flag of cage, declared once (kFlags), bound with CLI11. A flag's value is recorded as a
+// policy::Value with its origin ("--rw") and its base directory, so validate() can name it on error.
+#include "cli/options.h"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <functional>
+
+namespace cage::cli {
+
+namespace {
+
+using policy::PolicyInput;
+using policy::Value;
+
+enum class Arity { list, scalar, flag };
+
+struct FlagSpec {
+  const char* name;  // "--ro" or "-r,--ro"
+  const char* value_name;
+  Arity arity;
+  const char* group;
+  const char* help;
+  std::vector<Value> PolicyInput::*list = nullptr;
+  std::optional<Value> PolicyInput::*scalar = nullptr;
+};
+
+const char* const kFs = "Filesystem";
+const char* const kEnv = "Environment";
+const char* const kNet = "Network";
+const char* const kProc = "Process and limits";
+
+const FlagSpec kFlags[] = {
+    {"--ro", "PATH", Arity::list, kFs, "Grant PATH read-only (and executable) at the same path inside",
+     &PolicyInput::ro, nullptr},
+    {"--rw", "PATH", Arity::list, kFs, "Grant PATH read-write at the same path inside", &PolicyInput::rw,
+     nullptr},
+    {"--tmpfs", "PATH", Arity::list, kFs, "Mount an empty private tmpfs at PATH", &PolicyInput::tmpfs, nullptr},
+    {"--hide", "PATH", Arity::list, kFs, "Mask PATH (a file or directory beneath a granted one)",
+     &PolicyInput::hide, nullptr},
+    {"--no-system", "", Arity::flag, kFs, "Start from an empty root: no default system view", nullptr,
+     &PolicyInput::no_system},
+    {"--no-cwd", "", Arity::flag, kFs, "Do not grant the current directory read-only implicitly", nullptr,
+     &PolicyInput::no_cwd},
+    {"--chdir", "DIR", Arity::scalar, kFs, "Start the command in DIR (default: the current directory)",
+     nullptr, &PolicyInput::chdir},
+    {"--env", "NAME", Arity::list, kEnv, "Pass the caller's variable NAME through (globs such as LC_* allowed)",
+     &PolicyInput::env_pass, nullptr},
+    {"--setenv", "NAME=VALUE", Arity::list, kEnv, "Set NAME to VALUE for the command", &PolicyInput::env_set,
+     nullptr},
+    {"--unsetenv", "NAME", Arity::list, kEnv, "Remove NAME (globs allowed) from the command's environment",
+     &PolicyInput::env_unset, nullptr},
+    {"--net", "HOST:PORT", Arity::list, kNet,
+     "Allow TCP to HOST:PORT through cage's proxy (*.domain one label, **.domain any depth, IP, CIDR, "
+     "port list a,b or range a-b)",
+     &PolicyInput::net, nullptr},
+    {"--share-net", "", Arity::flag, kNet, "Escape hatch: use the host network unchanged (audited)", nullptr,
+     &PolicyInput::share_net},
+    {"--seccomp", "PROFILE", Arity::scalar, kProc,
+     "Syscall filter: default, relaxed, or none (escape hatch, reported everywhere)", nullptr,
+     &PolicyInput::seccomp},
+    {"--timeout", "DURATION", Arity::scalar, kProc,
+     "Wall-clock limit (30s, 5m, 1h): SIGTERM, a grace period, then SIGKILL; exit status 124", nullptr,
+     &PolicyInput::timeout},
+    {"--rlimit", "NAME=VALUE", Arity::list, kProc, "Set a resource limit: nofile=1024, core=0, fsize=1G:2G, ...",
+     &PolicyInput::rlimits, nullptr},
+    {"--hostname", "NAME", Arity::scalar, kProc, "Host name inside the sandbox (default: cage)", nullptr,
+     &PolicyInput::hostname},
+};
+
+struct Bound {
+  bool dry_run = false, check = false, version = false, json = false, json_errors = false;
+  std::string target;
+  std::vector<std::string> command;
+};
+
+void bind_flags(CLI::App& app, PolicyInput& in, const std::string& cwd) {
+  for (const auto& f : kFlags) {
+    const std::string origin = f.name;
+    switch (f.arity) {
+      case Arity::list: {
+        auto* list = &(in.*(f.list));
+        app.add_option_function<std::vector<std::string>>(
+               f.name,
+               [list, origin, cwd](const std::vector<std::string>& vs) {
+                 for (const auto& v : vs) list->push_back(Value{v, origin, cwd});
+               },
+               f.help)
+            ->type_name(f.value_name)
+            ->group(f.group)
+            ->allow_extra_args(false)
+            ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+        break;
+      }
+      case Arity::scalar: {
+        auto* slot = &(in.*(f.scalar));
+        app.add_option_function<std::string>(
+               f.name, [slot, origin, cwd](const std::string& v) { *slot = Value{v, origin, cwd}; }, f.help)
+            ->type_name(f.value_name)
+            ->group(f.group)
+            ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+        break;
+      }
+      case Arity::flag: {
+        auto* slot = &(in.*(f.scalar));
+        app.add_flag_callback(f.name, [slot, origin, cwd]() { *slot = Value{"true", origin, cwd}; }, f.help)
+            ->group(f.group);
+        break;
+      }
+    }
+  }
+}
+
+void bind_modes(CLI::App& app, Bound& b) {
+  const char* g = "Modes";
+  app.add_flag("--dry-run", b.dry_run, "Print the sandbox plan and exit; needs no privileges")->group(g);
+  app.add_option("--target", b.target, "With --dry-run: plan for linux, macos or windows")
+      ->type_name("OS")
+      ->group(g);
+  app.add_flag("--check", b.check, "Probe this host and report each mechanism; exit 0 if full confinement works")
+      ->group(g);
+  app.add_flag("--json", b.json, "Machine-readable output for --dry-run and --check")->group(g);
+  app.add_flag("--json-errors", b.json_errors, "Print errors as one JSON object on stderr")->group(g);
+  app.add_flag("-V,--version", b.version, "Print the version and exit")->group(g);
+  app.add_option("command", b.command, "The command to run, after --")->type_name("COMMAND [ARG...]");
+}
+
+std::unique_ptr<CLI::App> make_app(PolicyInput& in, Bound& b, const std::string& cwd) {
+  auto app = std::make_unique<CLI::App>(
+      "cage " CAGE_VERSION " - confine a program to what it was granted\n"
+      "Usage: cage [OPTIONS] -- COMMAND [ARG...]",
+      "cage");
+  app->prefix_command(true);
+  app->set_help_flag("-h,--help", "Print this help and exit");
+  app->get_formatter()->column_width(34);
+  app->footer(
+      "Exit status: the command's own; 128+N if it died of signal N; 124 on --timeout; 125 cage's own\n"
+      "errors; 126 command not executable; 127 command not found. See cage(1) for the default view.");
+  bind_flags(*app, in, cwd);
+  bind_modes(*app, b);
+  return app;
+}
+
+}  // namespace
+
+bool wants_json_errors(const std::vector<std::string>& args) {
+  for (size_t i = 1; i < args.size(); ++i) {
+    if (args[i] == "--") break;
+    if (args[i] == "--json-errors") return true;
+  }
+  return false;
+}
+
+Result<Invocation> parse(const std::vector<std::string>& args, const std::string& cwd) {
+  Invocation inv;
+  Bound b;
+  auto app = make_app(inv.input, b, cwd);
+  // With "--" the command is everything after it and cage's own words must all be options. Without
+  // it the first word that is not an option starts the command (prefix-command mode).
+  auto dash = std::find(args.begin() + (args.empty() ? 0 : 1), args.end(), std::string("--"));
+  std::vector<std::string> command;
+  if (dash != args.end()) {
+    command.assign(dash + 1, args.end());
+    app->prefix_command(false);
+  }
+  std::vector<std::string> rest(std::make_reverse_iterator(dash),
+                                args.rend() - (args.empty() ? 0 : 1));  // CLI11 wants them reversed
+  try {
+    app->parse(rest);
+  } catch (const CLI::CallForHelp&) {
+    inv.mode = Mode::help;
+    inv.help_text = app->help();
+    return inv;
+  } catch (const CLI::ParseError& e) {
+    return usage(e.get_name(), e.what(), "see cage --help");
+  }
+  inv.json = b.json;
+  inv.json_errors = b.json_errors;
+  inv.target = b.target;
+  inv.input.argv = b.command;
+  for (auto& extra : app->remaining()) inv.input.argv.push_back(extra);
+  if (dash != args.end()) {
+    if (!inv.input.argv.empty())
+      return usage(inv.input.argv[0], "unexpected word before --", "put the command after --, options before it");
+    inv.input.argv = command;
+  } else if (!inv.input.argv.empty() && inv.input.argv[0].size() > 1 && inv.input.argv[0][0] == '-') {
+    return usage(inv.input.argv[0], "unknown option", "see cage --help");
+  }
+  if (b.version) {
+    inv.mode = Mode::version;
+    return inv;
+  }
+  if (b.check) {
+    inv.mode = Mode::check;
+    return inv;
+  }
+  if (!b.target.empty() && !b.dry_run)
+    return usage("--target " + b.target, "--target only applies to --dry-run", "add --dry-run");
+  if (!b.target.empty() && b.target != "linux" && b.target != "macos" && b.target != "windows")
+    return usage("--target " + b.target, "unknown target", "use linux, macos or windows");
+  inv.mode = b.dry_run ? Mode::dry_run : Mode::run;
+  return inv;
+}
+
+}  // namespace cage::cli

@@ -1,0 +1,29 @@
+// Command-line parsing: every flag declared once, in one table (options.cc), with CLI11. CLI11
+// throws; parse() catches at this boundary and returns a usage_error naming the flag.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "policy/policy.h"
+
+namespace cage::cli {
+
+enum class Mode { run, dry_run, check, version, help };
+
+struct Invocation {
+  Mode mode = Mode::run;
+  bool json = false;         // --json: machine-readable --dry-run / --check output
+  bool json_errors = false;  // --json-errors: errors as one JSON object on stderr
+  std::string target;        // --target linux|macos|windows (dry-run only; default: this OS)
+  policy::PolicyInput input;
+  std::string help_text;     // filled for Mode::help
+};
+
+// argv excludes nothing: argv[0] is the program name. cwd is the base of relative paths on the
+// command line.
+Result<Invocation> parse(const std::vector<std::string>& args, const std::string& cwd);
+// True if the arguments ask for JSON errors (checked before parsing, so parse errors honour it).
+bool wants_json_errors(const std::vector<std::string>& args);
+
+}  // namespace cage::cli

@@ -1,0 +1,59 @@
+#include "common/error.h"
+
+#include <cstring>
+
+#include "common/json.h"
+
+namespace cage {
+
+std::string_view to_string(ErrorClass cls) {
+  switch (cls) {
+    case ErrorClass::usage_error: return "usage_error";
+    case ErrorClass::invalid_policy: return "invalid_policy";
+    case ErrorClass::spawn_sandbox_unavailable: return "spawn_sandbox_unavailable";
+    case ErrorClass::capability_denied: return "capability_denied";
+    case ErrorClass::exec_failed: return "exec_failed";
+    case ErrorClass::not_found: return "not_found";
+    case ErrorClass::internal_error: return "internal_error";
+  }
+  return "internal_error";
+}
+
+std::string render_error_text(const Error& e) {
+  std::string s = "cage: ";
+  s += to_string(e.cls);
+  s += ": ";
+  if (!e.input.empty()) s += e.input + ": ";
+  s += e.reason;
+  if (e.sys_errno != 0) s += std::string(" (") + std::strerror(e.sys_errno) + ")";
+  if (!e.remedy.empty()) s += " (remedy: " + e.remedy + ")";
+  return s;
+}
+
+std::string render_error_json(const Error& e) {
+  toml::table inner{{"class", std::string(to_string(e.cls))}, {"reason", e.reason}};
+  if (!e.remedy.empty()) inner.insert("remedy", e.remedy);
+  if (!e.input.empty()) inner.insert("input", e.input);
+  if (e.sys_errno != 0) {
+    inner.insert("errno", e.sys_errno);
+    inner.insert("strerror", std::string(std::strerror(e.sys_errno)));
+  }
+  inner.insert("exit_status", exit_status_of(e));
+  toml::table outer{{"error", std::move(inner)}};
+  return to_json(outer);
+}
+
+int exit_status_of(const Error& e) {
+  switch (e.cls) {
+    case ErrorClass::exec_failed: return 126;
+    case ErrorClass::not_found: return 127;
+    case ErrorClass::usage_error:
+    case ErrorClass::invalid_policy:
+    case ErrorClass::spawn_sandbox_unavailable:
+    case ErrorClass::capability_denied:
+    case ErrorClass::internal_error: return 125;
+  }
+  return 125;
+}
+
+}  // namespace cage

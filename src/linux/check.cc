@@ -1,0 +1,125 @@
+// cage --check: probes this host for each mechanism cage needs (user, mount, pid, net namespaces,
+// mount_setattr, Landlock ABI, seccomp, no_new_privs, cgroups) by trying it in a throwaway child,
+// and reports each as available or not and why. Exit 0 only if full confinement is possible.
+#include <fcntl.h>
+#include <linux/mount.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "common/json.h"
+#include "linux/execute.h"
+
+namespace cage::lx {
+
+namespace {
+
+struct Probe {
+  std::string name;
+  bool ok = false;
+  bool required = true;
+  std::string detail;
+};
+
+// Runs fn in a forked child and returns its errno (0 on success); the child never touches the host.
+template <class F>
+int in_child(F fn) {
+  pid_t pid = ::fork();
+  if (pid == 0) _exit(fn());
+  if (pid < 0) return errno;
+  int st = 0;
+  while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 255;
+}
+
+int probe_userns() {
+  return ::unshare(CLONE_NEWUSER) == 0 ? 0 : errno;
+}
+
+int probe_all_namespaces() {
+  if (::unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS |
+                CLONE_NEWCGROUP) != 0)
+    return errno;
+  if (::mount(nullptr, "/", nullptr, MS_SLAVE | MS_REC, nullptr) != 0) return errno;
+  if (::mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0) return errno;
+  struct mount_attr attr {};
+  attr.attr_set = MOUNT_ATTR_RDONLY;
+  if (::syscall(SYS_mount_setattr, AT_FDCWD, "/tmp", 0, &attr, sizeof attr) != 0) return errno;
+  pid_t pid = ::fork();  // the first child of a new pid namespace is its pid 1
+  if (pid == 0) {
+    if (::mount("proc", "/tmp", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) _exit(errno);
+    _exit(0);
+  }
+  int st = 0;
+  while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 255;
+}
+
+int probe_seccomp() {
+  int mode = ::prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
+  if (mode < 0) return errno;
+  return ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 ? 0 : errno;
+}
+
+std::string cgroup_summary() {
+  FILE* f = std::fopen("/proc/self/cgroup", "r");
+  if (!f) return "no /proc/self/cgroup";
+  char line[512];
+  std::string v1, v2;
+  while (std::fgets(line, sizeof line, f)) {
+    std::string l(line);
+    if (l.rfind("0::", 0) == 0) v2 = "v2 unified";
+    for (const char* c : {"memory", "pids", "cpu,", "cpu:"})
+      if (l.find(c) != std::string::npos && v1.find(c) == std::string::npos) v1 += std::string(v1.empty() ? "" : " ") + c;
+  }
+  std::fclose(f);
+  return (v2.empty() ? "" : v2 + "; ") + (v1.empty() ? "no v1 controllers" : "v1: " + v1);
+}
+
+}  // namespace
+
+int check_host(bool json) {
+  std::vector<Probe> probes;
+  int e = in_child(probe_userns);
+  probes.push_back({"user_namespaces", e == 0, true, e == 0 ? "unprivileged user namespaces work" : std::strerror(e)});
+  e = in_child(probe_all_namespaces);
+  probes.push_back({"mount_pid_net_namespaces", e == 0, true,
+                    e == 0 ? "mount, pid, net, ipc, uts and cgroup namespaces, tmpfs, proc and mount_setattr work"
+                           : std::string("failed: ") + std::strerror(e)});
+  long abi = ::syscall(SYS_landlock_create_ruleset, nullptr, 0, 1U);
+  probes.push_back({"landlock", abi >= 1, true,
+                    abi >= 1 ? "ABI " + std::to_string(abi) + (abi >= 4 ? " (TCP rules)" : " (no TCP rules: --net refused)") +
+                                   (abi >= 6 ? ", signal and abstract-socket scoping" : "")
+                             : std::string("unavailable: ") + std::strerror(errno)});
+  e = in_child(probe_seccomp);
+  probes.push_back({"seccomp", e == 0, true, e == 0 ? "seccomp filters and no_new_privs available" : std::strerror(e)});
+  probes.push_back({"cgroups", true, false, cgroup_summary()});
+  bool all = true;
+  for (const auto& p : probes) all = all && (p.ok || !p.required);
+  if (json) {
+    toml::table mechs;
+    for (const auto& p : probes)
+      mechs.insert(p.name, toml::table{{"available", p.ok}, {"required", p.required}, {"detail", p.detail}});
+    toml::table t{{"platform", "linux"}, {"full_confinement", all}, {"mechanisms", std::move(mechs)}};
+    std::cout << to_json(t) << "\n";
+  } else {
+    for (const auto& p : probes)
+      std::cout << (p.ok ? "ok      " : (p.required ? "MISSING " : "absent  ")) << p.name << ": " << p.detail << "\n";
+    std::cout << (all ? "full confinement: available\n" : "full confinement: NOT available (cage will refuse to run)\n");
+  }
+  return all ? 0 : 125;
+}
+
+}  // namespace cage::lx

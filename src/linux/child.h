@@ -1,0 +1,60 @@
+// What the child side of a run needs, prepared by the supervisor before clone so that the child
+// never allocates: C strings, opened source fds, the seccomp program. Also the fixed-size failure
+// record the child sends back over the error pipe.
+#pragma once
+#include <sys/resource.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "linux/plan.h"
+#include "linux/seccomp.h"
+
+namespace cage::lx {
+
+enum class ChildStep : int32_t {
+  none, sync, mount_propagation, root_tmpfs, mount_point, mount_step, mount_attr, pivot_root, hostname,
+  loopback, shim, fork_workload, setsid, landlock_create, landlock_rule, landlock_restrict, no_new_privs,
+  securebits, caps, rlimit, chdir, seccomp, exec, signals,
+};
+
+struct ChildFailure {
+  ChildStep step = ChildStep::none;
+  int32_t err = 0;
+  int32_t index = -1;  // mount step or Landlock rule index, or -1
+};
+
+struct ChildContext {
+  const Plan* plan = nullptr;
+  // Per mount step: O_PATH fd of the bind source, or -1. Opened by the child once it is in its own
+  // mount namespace (a bind from an fd of another namespace is refused), before anything is
+  // mounted; the parent only sizes the vector.
+  mutable std::vector<int> source_fds;
+  std::vector<char*> argv, envp;       // null-terminated
+  std::vector<struct rlimit> rlimits;  // parallel to plan->limits.rlimits
+  std::vector<int> rlimit_resources;
+  seccomp::Program seccomp;
+  int sync_read = -1;    // the supervisor writes one byte once the id maps are written
+  int error_write = -1;  // ChildFailure records; close-on-exec
+  int status_write = -1; // init sends the workload's wait status here
+  int self_exe = -1;     // for `cage --spawn-shim`
+  int net_fd = -1;       // the shim's end of the proxy channel
+  mutable int dev_null = -1;  // O_PATH /dev/null, used to mask files; opened by the child too
+};
+
+[[noreturn]] void child_fail(const ChildContext& c, ChildStep step, int err, int index = -1);
+
+// mount.cc (child): builds the whole root from plan->mounts and pivots into it.
+int build_root(const ChildContext& c, int* failed_index);
+// landlock.cc (child, in the workload): restricts the calling process to plan->landlock.
+int landlock_restrict(const LandlockPlan& plan, ChildStep* step, int* failed_index);
+// caps.cc (child, in the workload): no_new_privs, locked securebits, every capability dropped.
+int drop_privileges(ChildStep* step);
+// init.cc (child): pid 1 of the sandbox; forks the workload and never returns.
+[[noreturn]] void run_init(const ChildContext& c);
+// userns.cc (parent): id maps for the child.
+int write_id_maps(const IdMaps& ids, int pid);
+// userns.cc (child): brings up `lo` in the new network namespace.
+int bring_up_loopback();
+
+}  // namespace cage::lx

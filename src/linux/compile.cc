@@ -1,0 +1,422 @@
+// lx::compile: decides the whole Linux run from a validated Policy and what HostView says about the
+// host. Grants resolve through symlinks to the real path and appear there inside; the default view
+// holds what real tools need and no secrets; Landlock mirrors the mount view. Tested by
+// tests/unit/linux_compile_test.cc (golden and invariant tests with a FakeHostView).
+#include "linux/compile.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "policy/policy.h"
+
+namespace cage::lx {
+
+namespace {
+
+using policy::Grant;
+using policy::is_beneath;
+using policy::Policy;
+
+size_t depth_of(const std::string& path) {
+  if (path == "/") return 0;
+  return static_cast<size_t>(std::count(path.begin(), path.end(), '/'));
+}
+
+// Files and directories of /etc that programs need to start, resolve names, verify TLS and print
+// dates; nothing that holds a secret (no shadow, gshadow, sudoers, ssh keys, machine-id).
+const char* const kEtcEntries[] = {
+    "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "ld.so.preload", "ssl", "ca-certificates",
+    "ca-certificates.conf", "pki", "crypto-policies", "localtime", "timezone", "resolv.conf", "hosts",
+    "host.conf", "nsswitch.conf", "gai.conf", "services", "protocols", "networks", "mime.types",
+    "alternatives", "os-release", "lsb-release", "debian_version", "issue", "locale.alias", "locale.conf",
+    "default", "environment", "profile", "profile.d", "bash.bashrc", "inputrc", "terminfo", "vim",
+    "python3", "perl", "gitconfig", "manpath.config", "magic", "mime", "xdg", "fonts", "java-17-openjdk",
+    "login.defs", "shells", "mtab", nullptr};
+
+// /proc entries that expose or change the host kernel: made read-only, or masked entirely.
+const char* const kProcReadOnly[] = {"sys", "sysrq-trigger", "irq", "bus", "fs", nullptr};
+const char* const kProcMasked[] = {"kcore", "keys", "key-users", "timer_list", "sched_debug", "latency_stats",
+                                   "acpi", "scsi", "asound", "kallsyms", "kmsg", "kpagecount", "kpageflags",
+                                   "kpagecgroup", "sysvipc", nullptr};
+
+struct Compiler {
+  const Policy& p;
+  const HostView& host;
+  Plan plan;
+  std::vector<MountStep> sys;   // the default view
+  std::vector<MountStep> user;  // grants, tmpfs, hides, home, cwd
+  std::string user_name = "user", group_name = "user", shell = "/bin/sh";
+
+  Status resolve(const Grant& g, MountKind kind);
+  Status default_view();
+  void etc_view();
+  void passwd_files();
+  void proc_and_dev();
+  Status home_and_cwd();
+  Status merge();
+  Status check_mount_points();
+  void landlock_rules();
+  Status environment(const std::vector<std::pair<std::string, std::string>>& caller_env);
+  Status resolve_command();
+  const MountStep* covering(const std::string& path) const;
+};
+
+Status Compiler::resolve(const Grant& g, MountKind kind) {
+  auto real = host.realpath(g.path);
+  FileInfo fi = host.stat(g.path);
+  if (!real || fi.kind == FileKind::missing) {
+    if (kind == MountKind::hide) return Ok{};  // nothing there: nothing to mask
+    if (kind == MountKind::tmpfs && fi.kind == FileKind::missing) {
+      user.push_back(MountStep{kind, "", g.path, "", true, false, g.origin});
+      return Ok{};
+    }
+    return Error{ErrorClass::invalid_policy, "no such file or directory",
+                 kind == MountKind::bind_rw ? "create it first, or use --tmpfs for a scratch directory"
+                                            : "check the path",
+                 g.origin, fi.err};
+  }
+  if (fi.kind == FileKind::device)
+    return invalid(g.origin, "device nodes cannot be granted (the sandbox is mounted nodev)",
+                   "the default /dev has null, zero, full, random, urandom, tty and ptys");
+  for (const char* fixed : {"/proc", "/dev"})
+    if (is_beneath(*real, fixed) && kind != MountKind::hide)
+      return invalid(g.origin, std::string(fixed) + " is provided by cage and cannot be granted",
+                     "drop this option");
+  if (kind == MountKind::tmpfs && fi.kind != FileKind::dir)
+    return invalid(g.origin, "--tmpfs needs a directory (or a path that does not exist yet)");
+  MountStep s{kind, *real, *real, "", fi.kind == FileKind::dir, false, g.origin};
+  if (kind == MountKind::tmpfs) s.source.clear();
+  user.push_back(s);
+  if (*real != g.path && kind != MountKind::hide && host.lstat(g.path).kind == FileKind::symlink)
+    user.push_back(MountStep{MountKind::symlink, *real, g.path, "", false, false, g.origin + " (symlink)"});
+  return Ok{};
+}
+
+void Compiler::etc_view() {
+  sys.push_back(MountStep{MountKind::tmpfs, "", "/etc", "", true, true, "default view: curated /etc"});
+  for (const char* const* e = kEtcEntries; *e; ++e) {
+    std::string path = std::string("/etc/") + *e;
+    FileInfo li = host.lstat(path);
+    if (li.kind == FileKind::missing) continue;
+    std::string why = std::string("default view: /etc/") + *e;
+    if (li.kind == FileKind::symlink) {
+      auto target = host.readlink(path);
+      auto real = host.realpath(path);
+      if (!target || !real) continue;  // dangling: nothing to show
+      // A link into /usr or /proc resolves inside as well; any other target is shown by content.
+      if (is_beneath(*real, "/usr") || is_beneath(*real, "/proc")) {
+        sys.push_back(MountStep{MountKind::symlink, *target, path, "", false, false, why});
+        continue;
+      }
+      FileInfo ri = host.stat(*real);
+      if (ri.kind != FileKind::file && ri.kind != FileKind::dir) continue;
+      sys.push_back(MountStep{MountKind::bind_ro, *real, path, "", ri.kind == FileKind::dir, false, why});
+      continue;
+    }
+    if (li.kind != FileKind::file && li.kind != FileKind::dir) continue;
+    sys.push_back(MountStep{MountKind::bind_ro, path, path, "", li.kind == FileKind::dir, false, why});
+  }
+  passwd_files();
+}
+
+// passwd and group list only root, the caller and nobody: names for `ls -l` and `id`, no other
+// accounts. Parsed by hand: static glibc must not call getpwuid (NSS modules would be dlopen'ed).
+void Compiler::passwd_files() {
+  const uint32_t uid = plan.ids.inner_uid, gid = plan.ids.inner_gid;
+  auto field = [](const std::string& line, int n) {
+    std::stringstream ss(line);
+    std::string f;
+    for (int i = 0; i <= n && std::getline(ss, f, ':'); ++i) {
+    }
+    return f;
+  };
+  if (auto pw = host.read_file("/etc/passwd")) {
+    std::stringstream ss(*pw);
+    for (std::string line; std::getline(ss, line);)
+      if (field(line, 2) == std::to_string(uid)) {
+        user_name = field(line, 0);
+        if (auto sh = field(line, 6); !sh.empty()) shell = sh;
+        break;
+      }
+  }
+  if (auto gr = host.read_file("/etc/group")) {
+    std::stringstream ss(*gr);
+    for (std::string line; std::getline(ss, line);)
+      if (field(line, 2) == std::to_string(gid)) {
+        group_name = field(line, 0);
+        break;
+      }
+  }
+  if (uid == 0) user_name = "root";
+  if (gid == 0) group_name = "root";
+  std::string home = p.home.empty() ? "/" : p.home;
+  std::string passwd = "root:x:0:0:root:/root:/bin/sh\n";
+  if (uid != 0)
+    passwd += user_name + ":x:" + std::to_string(uid) + ":" + std::to_string(gid) + "::" + home + ":" + shell + "\n";
+  passwd += "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n";
+  std::string group = "root:x:0:\n";
+  if (gid != 0) group += group_name + ":x:" + std::to_string(gid) + ":\n";
+  group += "nogroup:x:65534:\n";
+  sys.push_back(MountStep{MountKind::file, "", "/etc/passwd", passwd, false, false, "default view: passwd (root, you, nobody)"});
+  sys.push_back(MountStep{MountKind::file, "", "/etc/group", group, false, false, "default view: group (root, yours, nogroup)"});
+  sys.push_back(MountStep{MountKind::file, "", "/etc/hostname", p.hostname + "\n", false, false, "default view: hostname"});
+}
+
+void Compiler::proc_and_dev() {
+  sys.push_back(MountStep{MountKind::proc, "proc", "/proc", "", true, false, "private /proc for the new pid namespace"});
+  for (const char* const* e = kProcReadOnly; *e; ++e) {
+    std::string path = std::string("/proc/") + *e;
+    if (host.lstat(path).kind != FileKind::missing)
+      sys.push_back(MountStep{MountKind::proc_ro, path, path, "", host.lstat(path).kind == FileKind::dir, false,
+                              "read-only: host kernel settings"});
+  }
+  for (const char* const* e = kProcMasked; *e; ++e) {
+    std::string path = std::string("/proc/") + *e;
+    FileInfo fi = host.lstat(path);
+    if (fi.kind == FileKind::dir || fi.kind == FileKind::file)
+      sys.push_back(MountStep{MountKind::hide, "", path, "", fi.kind == FileKind::dir, false, "masked: host kernel state"});
+  }
+  sys.push_back(MountStep{MountKind::dev, "", "/dev", "", true, false, "minimal /dev"});
+}
+
+Status Compiler::default_view() {
+  if (!p.system_view) {
+    proc_and_dev();
+    return Ok{};
+  }
+  if (host.lstat("/usr").kind == FileKind::dir)
+    sys.push_back(MountStep{MountKind::bind_ro, "/usr", "/usr", "", true, false, "default view: /usr"});
+  for (const char* d : {"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}) {
+    FileInfo fi = host.lstat(d);
+    std::string why = std::string("default view: ") + d;
+    if (fi.kind == FileKind::symlink) {
+      if (auto t = host.readlink(d)) sys.push_back(MountStep{MountKind::symlink, *t, d, "", false, false, why});
+    } else if (fi.kind == FileKind::dir) {
+      sys.push_back(MountStep{MountKind::bind_ro, d, d, "", true, false, why});
+    }
+  }
+  etc_view();
+  proc_and_dev();
+  sys.push_back(MountStep{MountKind::tmpfs, "", "/tmp", "", true, false, "private /tmp"});
+  sys.push_back(MountStep{MountKind::tmpfs, "", "/var/tmp", "", true, false, "private /var/tmp"});
+  sys.push_back(MountStep{MountKind::tmpfs, "", "/run", "", true, false, "private /run"});
+  return Ok{};
+}
+
+const MountStep* Compiler::covering(const std::string& path) const {
+  const MountStep* best = nullptr;
+  for (const auto& s : plan.mounts)
+    if (s.kind != MountKind::symlink && s.kind != MountKind::file && s.kind != MountKind::dir &&
+        is_beneath(path, s.target) && (!best || depth_of(s.target) >= depth_of(best->target)))
+      best = &s;
+  return best;
+}
+
+Status Compiler::home_and_cwd() {
+  auto granted = [this](const std::string& path) {
+    return std::any_of(user.begin(), user.end(), [&](const MountStep& s) {
+      return (s.kind == MountKind::bind_ro || s.kind == MountKind::bind_rw || s.kind == MountKind::tmpfs) &&
+             is_beneath(path, s.target);
+    });
+  };
+  std::string home = p.home;
+  if (!home.empty()) {
+    if (auto r = host.realpath(home)) home = *r;
+  }
+  auto cwd = host.realpath(p.cwd);
+  if (!cwd || host.stat(*cwd).kind != FileKind::dir)
+    return invalid("--chdir " + p.cwd, "the start directory does not exist", "create it or pick another");
+  plan.cwd = *cwd;
+  // The current directory is shown read-only, except where that would show far more than a project:
+  // the root, or $HOME itself and its ancestors (which hold ~/.ssh and friends).
+  bool too_wide = *cwd == "/" || (!home.empty() && is_beneath(home, *cwd));
+  bool show_cwd = p.cwd_visible && !too_wide && !granted(*cwd);
+  if (p.system_view && !home.empty() && home != "/" && !granted(home))
+    user.push_back(MountStep{MountKind::tmpfs, "", home, "", true, false, "private empty $HOME"});
+  if (show_cwd)
+    user.push_back(MountStep{MountKind::bind_ro, *cwd, *cwd, "", true, false, "current directory (read-only)"});
+  return Ok{};
+}
+
+Status Compiler::merge() {
+  for (const auto& u : user)
+    if (u.kind == MountKind::bind_ro || u.kind == MountKind::bind_rw || u.kind == MountKind::tmpfs) {
+      if (u.target == "/") {
+        sys.erase(std::remove_if(sys.begin(), sys.end(),
+                                 [](const MountStep& s) { return s.kind != MountKind::proc && s.kind != MountKind::proc_ro &&
+                                                                 s.kind != MountKind::dev && !(s.kind == MountKind::hide && is_beneath(s.target, "/proc")); }),
+                  sys.end());
+        continue;
+      }
+      // A grant replaces the default view at and beneath its path (--rw /tmp/x keeps the rest of /tmp).
+      sys.erase(std::remove_if(sys.begin(), sys.end(), [&](const MountStep& s) { return is_beneath(s.target, u.target); }),
+                sys.end());
+    }
+  plan.mounts = sys;
+  plan.mounts.insert(plan.mounts.end(), user.begin(), user.end());
+  std::stable_sort(plan.mounts.begin(), plan.mounts.end(),
+                   [](const MountStep& a, const MountStep& b) { return depth_of(a.target) < depth_of(b.target); });
+  return check_mount_points();
+}
+
+// A mount point that does not exist yet may be created only inside cage's own tmpfs; creating it in
+// a bind mount would change the host. Grants beneath a masked path are refused for the same reason.
+Status Compiler::check_mount_points() {
+  std::vector<MountStep> done;
+  for (const auto& s : plan.mounts) {
+    const MountStep* cover = nullptr;
+    for (const auto& d : done)
+      if (d.kind != MountKind::symlink && d.kind != MountKind::file && d.kind != MountKind::dir &&
+          is_beneath(s.target, d.target) && s.target != d.target)
+        if (!cover || depth_of(d.target) >= depth_of(cover->target)) cover = &d;
+    if (cover && cover->kind == MountKind::hide)
+      return invalid(s.why, "lies beneath a hidden path (" + cover->target + ")", "drop one of the two options");
+    bool host_side = cover && (cover->kind == MountKind::bind_ro || cover->kind == MountKind::bind_rw);
+    if (host_side) {
+      FileInfo fi = host.lstat(s.target);
+      bool want_dir = s.kind == MountKind::tmpfs || s.is_dir;
+      if (fi.kind == FileKind::missing)
+        return invalid(s.why, "would have to create " + s.target + " on the host (beneath " + cover->target + ")",
+                       "create it first, or grant a path that exists");
+      if (s.kind == MountKind::symlink || s.kind == MountKind::file || s.kind == MountKind::dir)
+        return invalid(s.why, "would change " + s.target + " on the host", "grant the real path instead");
+      if ((fi.kind == FileKind::dir) != want_dir)
+        return invalid(s.why, s.target + " changed kind on the host", "run again");
+    }
+    done.push_back(s);
+  }
+  return Ok{};
+}
+
+void Compiler::landlock_rules() {
+  auto& r = plan.landlock.rules;
+  r.push_back(LandlockRule{"/", Access::list, true, "the root directory"});
+  for (const auto& s : plan.mounts) {
+    switch (s.kind) {
+      case MountKind::bind_ro: r.push_back(LandlockRule{s.target, Access::read_exec, s.is_dir, s.why}); break;
+      case MountKind::bind_rw: r.push_back(LandlockRule{s.target, Access::write, s.is_dir, s.why}); break;
+      case MountKind::tmpfs:
+        r.push_back(LandlockRule{s.target, s.read_only ? Access::read : Access::write, true, s.why});
+        break;
+      case MountKind::proc: r.push_back(LandlockRule{s.target, Access::read, true, s.why}); break;
+      case MountKind::dev:
+        r.push_back(LandlockRule{"/dev", Access::read, true, "minimal /dev"});
+        for (const char* d : {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"})
+          r.push_back(LandlockRule{d, Access::dev_rw, false, "minimal /dev"});
+        r.push_back(LandlockRule{"/dev/pts", Access::dev_rw, true, "terminals"});
+        r.push_back(LandlockRule{"/dev/shm", Access::write, true, "shared memory"});
+        break;
+      case MountKind::hide:
+      case MountKind::symlink:
+      case MountKind::file:
+      case MountKind::proc_ro:
+      case MountKind::dir: break;
+    }
+  }
+  plan.landlock.abi = host.landlock_abi();
+}
+
+Status Compiler::environment(const std::vector<std::pair<std::string, std::string>>& caller_env) {
+  std::vector<std::pair<std::string, std::string>> forced = {
+      {"HOME", p.home.empty() ? "/" : p.home}, {"USER", user_name}, {"LOGNAME", user_name},
+      {"SHELL", shell}, {"PWD", plan.cwd}};
+  plan.env = policy::build_environment(p.env, caller_env, forced);
+  if (std::none_of(plan.env.begin(), plan.env.end(), [](const std::string& e) { return e.rfind("PATH=", 0) == 0; }))
+    plan.env.insert(plan.env.begin(), "PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin");
+  return Ok{};
+}
+
+// argv[0] is found on the sandbox's PATH among what the plan shows; a setuid or setgid program is
+// refused outright (no_new_privs and nosuid would defuse it, but it cannot do what it expects).
+Status Compiler::resolve_command() {
+  const std::string& cmd = p.argv[0];
+  std::vector<std::string> candidates;
+  if (cmd.find('/') != std::string::npos) {
+    candidates.push_back(cmd[0] == '/' ? cmd : policy::lexically_clean(plan.cwd + "/" + cmd));
+  } else {
+    std::string path;
+    for (const auto& e : plan.env)
+      if (e.rfind("PATH=", 0) == 0) path = e.substr(5);
+    std::stringstream ss(path);
+    for (std::string dir; std::getline(ss, dir, ':');)
+      if (!dir.empty() && dir[0] == '/') candidates.push_back(dir + "/" + cmd);
+  }
+  std::string found_outside;
+  for (const auto& c : candidates) {
+    FileInfo fi = host.stat(c);
+    if (fi.kind == FileKind::missing) continue;
+    auto real = host.realpath(c);
+    const MountStep* cov = real ? covering(*real) : nullptr;
+    bool visible = cov && (cov->kind == MountKind::bind_ro || cov->kind == MountKind::bind_rw);
+    if (!visible) {
+      if (found_outside.empty()) found_outside = c;
+      continue;
+    }
+    if (fi.kind == FileKind::dir)
+      return Error{ErrorClass::exec_failed, "is a directory", "name a program", "COMMAND " + cmd, 0};
+    if (fi.mode & (S_ISUID | S_ISGID))
+      return Error{ErrorClass::capability_denied, "refusing to run a setuid/setgid program (" + *real + ")",
+                   "cage never grants privilege; run an unprivileged tool", "COMMAND " + cmd, 0};
+    if (!(fi.mode & 0111))
+      return Error{ErrorClass::exec_failed, "not executable (" + c + ")", "chmod +x it", "COMMAND " + cmd, 0};
+    plan.exec_path = c;
+    return Ok{};
+  }
+  if (!found_outside.empty())
+    return Error{ErrorClass::not_found, "not visible inside the sandbox (found on the host at " + found_outside + ")",
+                 "grant its directory with --ro", "COMMAND " + cmd, 0};
+  return Error{ErrorClass::not_found, "command not found on the sandbox's PATH", "check the name, or grant it with --ro",
+               "COMMAND " + cmd, 0};
+}
+
+}  // namespace
+
+Result<Plan> compile(const Policy& p, const HostView& host,
+                     const std::vector<std::pair<std::string, std::string>>& caller_env) {
+  Compiler c{p, host, {}, {}, {}};
+  c.plan.ids = IdMaps{host.uid(), host.gid(), host.uid(), host.gid()};
+  c.plan.hostname = p.hostname;
+  c.plan.argv = p.argv;
+  c.plan.seccomp.profile = p.seccomp;
+  c.plan.limits = p.limits;
+  for (const auto& g : p.ro)
+    if (auto s = c.resolve(g, MountKind::bind_ro); !s) return s.error();
+  for (const auto& g : p.rw)
+    if (auto s = c.resolve(g, MountKind::bind_rw); !s) return s.error();
+  for (const auto& g : p.tmpfs)
+    if (auto s = c.resolve(g, MountKind::tmpfs); !s) return s.error();
+  for (const auto& g : p.hide)
+    if (auto s = c.resolve(g, MountKind::hide); !s) return s.error();
+  if (auto s = c.default_view(); !s) return s.error();
+  if (auto s = c.home_and_cwd(); !s) return s.error();
+  if (auto s = c.merge(); !s) return s.error();
+  // The start directory must exist inside even when its content is not shown (--no-cwd).
+  if (!c.covering(c.plan.cwd) && c.plan.cwd != "/") {
+    c.plan.mounts.push_back(MountStep{MountKind::dir, "", c.plan.cwd, "", true, false, "start directory (empty)"});
+    std::stable_sort(c.plan.mounts.begin(), c.plan.mounts.end(),
+                     [](const MountStep& a, const MountStep& b) { return depth_of(a.target) < depth_of(b.target); });
+  }
+  c.landlock_rules();
+  if (c.plan.landlock.abi < 1)
+    return unavailable("landlock", "Landlock is not available on this kernel (needs Linux 5.13 with lsm=landlock)",
+                       "enable Landlock (boot with lsm=...,landlock) or upgrade the kernel");
+  if (p.share_net) {
+    c.plan.net.mode = NetPlan::Mode::host;
+  } else if (!p.net.empty()) {
+    c.plan.net.mode = NetPlan::Mode::proxy;
+    c.plan.net.shim_port = kShimPort;
+    c.plan.net.allow = p.net;
+    if (c.plan.landlock.abi < 4)
+      return unavailable("--net", "Landlock TCP rules need ABI 4 (Linux 6.7); this kernel offers ABI " +
+                                      std::to_string(c.plan.landlock.abi),
+                         "upgrade the kernel, or drop --net and run without network");
+    c.plan.landlock.connect_tcp.push_back(kShimPort);
+  }
+  if (auto s = c.environment(caller_env); !s) return s.error();
+  if (auto s = c.resolve_command(); !s) return s.error();
+  return c.plan;
+}
+
+}  // namespace cage::lx

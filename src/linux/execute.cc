@@ -1,0 +1,313 @@
+// The supervisor (parent side): prepares everything the child needs without allocating, clones
+// into new user, mount, pid, ipc, uts, cgroup (and net) namespaces, writes the id maps, serves the
+// proxy, forwards signals, enforces --timeout and turns the child's report into an exit status or
+// an Error. Proved by tests/integration/*.sh.
+#include "linux/execute.h"
+
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <poll.h>
+#include <sched.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+
+#include "linux/child.h"
+#include "linux/net.h"
+
+namespace cage::lx {
+
+namespace {
+
+constexpr int kGraceMs = 5000;  // --timeout: SIGTERM, then SIGKILL this much later
+
+const int kResources[][2] = {{RLIMIT_AS, 0}, {RLIMIT_CORE, 0}, {RLIMIT_CPU, 0}, {RLIMIT_DATA, 0},
+                             {RLIMIT_FSIZE, 0}, {RLIMIT_MEMLOCK, 0}, {RLIMIT_MSGQUEUE, 0}, {RLIMIT_NICE, 0},
+                             {RLIMIT_NOFILE, 0}, {RLIMIT_NPROC, 0}, {RLIMIT_RSS, 0}, {RLIMIT_RTPRIO, 0},
+                             {RLIMIT_RTTIME, 0}, {RLIMIT_SIGPENDING, 0}, {RLIMIT_STACK, 0}};
+const char* const kResourceNames[] = {"as", "core", "cpu", "data", "fsize", "memlock", "msgqueue", "nice",
+                                      "nofile", "nproc", "rss", "rtprio", "rttime", "sigpending", "stack"};
+
+int64_t now_ms() {
+  struct timespec ts {};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+struct Prepared {
+  ChildContext ctx;
+  std::vector<UniqueFd> owned;
+};
+
+Status prepare(const Plan& plan, Prepared& p) {
+  auto& c = p.ctx;
+  c.plan = &plan;
+  c.source_fds.assign(plan.mounts.size(), -1);
+  for (const auto& a : plan.argv) c.argv.push_back(const_cast<char*>(a.c_str()));
+  c.argv.push_back(nullptr);
+  for (const auto& e : plan.env) c.envp.push_back(const_cast<char*>(e.c_str()));
+  c.envp.push_back(nullptr);
+  for (const auto& r : plan.limits.rlimits)
+    for (size_t i = 0; i < sizeof kResourceNames / sizeof *kResourceNames; ++i)
+      if (r.name == kResourceNames[i]) {
+        struct rlimit rl {};
+        rl.rlim_cur = r.soft == UINT64_MAX ? RLIM_INFINITY : r.soft;
+        rl.rlim_max = r.hard == UINT64_MAX ? RLIM_INFINITY : r.hard;
+        c.rlimits.push_back(rl);
+        c.rlimit_resources.push_back(kResources[i][0]);
+      }
+  auto prog = seccomp::build_program(plan.seccomp);
+  if (!prog) return prog.error();
+  c.seccomp = std::move(*prog);
+  if (plan.net.mode == NetPlan::Mode::proxy) {
+    UniqueFd self(::open("/proc/self/exe", O_RDONLY | O_CLOEXEC));
+    if (!self.valid()) return unavailable("--net", "cannot open cage's own binary", "check /proc", errno);
+    c.self_exe = self.get();
+    p.owned.push_back(std::move(self));
+  }
+  return Ok{};
+}
+
+Error failure_to_error(const ChildFailure& f, const Plan& plan) {
+  const char* remedy_ns = "run cage --check to see which mechanism this host lacks";
+  std::string where;
+  if (f.index >= 0 && f.step == ChildStep::mount_step && static_cast<size_t>(f.index) < plan.mounts.size())
+    where = plan.mounts[f.index].why + " (" + plan.mounts[f.index].target + ")";
+  if (f.index >= 0 && f.step == ChildStep::landlock_rule && static_cast<size_t>(f.index) < plan.landlock.rules.size())
+    where = "landlock rule " + plan.landlock.rules[f.index].path;
+  switch (f.step) {
+    case ChildStep::exec:
+      if (f.err == ENOENT || f.err == ENOTDIR)
+        return Error{ErrorClass::not_found, "command not found inside the sandbox", "grant its directory with --ro",
+                     "COMMAND " + plan.argv[0], f.err};
+      return Error{ErrorClass::exec_failed, "cannot execute the command", "check that it is an executable for this machine",
+                   "COMMAND " + plan.argv[0], f.err};
+    case ChildStep::mount_step:
+      return unavailable(where.empty() ? "mount" : where, "a mount of the sandbox's view failed", remedy_ns, f.err);
+    case ChildStep::landlock_create:
+    case ChildStep::landlock_rule:
+    case ChildStep::landlock_restrict:
+      return unavailable(where.empty() ? "landlock" : where, "Landlock could not be applied", remedy_ns, f.err);
+    case ChildStep::seccomp:
+      return unavailable("seccomp", "the seccomp filter could not be loaded", remedy_ns, f.err);
+    case ChildStep::rlimit:
+      return Error{ErrorClass::invalid_policy, "the resource limit could not be set", "lower it below the hard limit you have",
+                   f.index >= 0 ? plan.limits.rlimits[f.index].origin : "--rlimit", f.err};
+    case ChildStep::chdir:
+      return Error{ErrorClass::invalid_policy, "cannot enter the start directory inside the sandbox", "grant it",
+                   "--chdir " + plan.cwd, f.err};
+    case ChildStep::shim:
+      return unavailable("--net", "the network shim could not start", remedy_ns, f.err);
+    case ChildStep::none:
+    case ChildStep::sync:
+    case ChildStep::mount_propagation:
+    case ChildStep::root_tmpfs:
+    case ChildStep::mount_point:
+    case ChildStep::mount_attr:
+    case ChildStep::pivot_root:
+    case ChildStep::hostname:
+    case ChildStep::loopback:
+    case ChildStep::fork_workload:
+    case ChildStep::setsid:
+    case ChildStep::no_new_privs:
+    case ChildStep::securebits:
+    case ChildStep::caps:
+    case ChildStep::signals: break;
+  }
+  return unavailable("namespaces", "setting up the sandbox failed", remedy_ns, f.err);
+}
+
+struct Supervise {
+  int pid;
+  int sigfd, error_read, status_read;
+  const Plan& plan;
+  ChildFailure failure{};
+  bool failed = false, timed_out = false, exited = false;
+  int init_status = 0, workload_status = -1;
+
+  void on_signal() {
+    struct signalfd_siginfo si {};
+    while (::read(sigfd, &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
+      if (si.ssi_signo == SIGCHLD) {
+        int st = 0;
+        if (::waitpid(pid, &st, WNOHANG) == pid) {
+          exited = true;
+          init_status = st;
+        }
+        continue;
+      }
+      // A terminal's signals reached the sandbox's process group already; forward what was sent to
+      // cage itself (kill, a supervisor such as timeout(1) or CI).
+      if (static_cast<int>(si.ssi_code) <= 0) ::kill(pid, static_cast<int>(si.ssi_signo));
+    }
+  }
+  void on_error_pipe() {
+    ChildFailure f{};
+    ssize_t n = ::read(error_read, &f, sizeof f);
+    if (n == static_cast<ssize_t>(sizeof f) && !failed) {
+      failure = f;
+      failed = true;
+    } else if (n <= 0) {
+      error_read = -1;
+    }
+  }
+  void run() {
+    int64_t deadline = plan.limits.timeout_ms ? now_ms() + static_cast<int64_t>(*plan.limits.timeout_ms) : -1;
+    int64_t kill_at = -1;
+    while (!exited) {
+      struct pollfd fds[2] = {{sigfd, POLLIN, 0}, {error_read, POLLIN, 0}};
+      int wait = -1;
+      int64_t next = kill_at >= 0 ? kill_at : deadline;
+      if (next >= 0) wait = static_cast<int>(std::max<int64_t>(0, next - now_ms()));
+      int rc = ::poll(fds, error_read >= 0 ? 2 : 1, wait);
+      if (rc < 0 && errno != EINTR) break;
+      if (rc > 0 && (fds[0].revents & POLLIN)) on_signal();
+      if (rc > 0 && error_read >= 0 && (fds[1].revents & (POLLIN | POLLHUP))) on_error_pipe();
+      int64_t t = now_ms();
+      if (deadline >= 0 && !timed_out && t >= deadline) {
+        timed_out = true;
+        ::kill(pid, SIGTERM);
+        kill_at = t + kGraceMs;
+      } else if (kill_at >= 0 && t >= kill_at) {
+        ::kill(pid, SIGKILL);
+        kill_at = -1;
+      }
+    }
+    while (error_read >= 0) on_error_pipe();
+    int st = 0;
+    if (::read(status_read, &st, sizeof st) == static_cast<ssize_t>(sizeof st)) workload_status = st;
+  }
+};
+
+int exit_status_of_wait(int st) {
+  if (WIFEXITED(st)) return WEXITSTATUS(st);
+  if (WIFSIGNALED(st)) return 128 + WTERMSIG(st);
+  return 125;
+}
+
+struct Pipe {
+  UniqueFd r, w;
+  static Result<Pipe> make() {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) return Error{ErrorClass::internal_error, "pipe failed", "", "pipe", errno};
+    return Pipe{UniqueFd(fds[0]), UniqueFd(fds[1])};
+  }
+};
+
+Error clone_error(int err) {
+  if (err == EPERM || err == EACCES)
+    return unavailable("user namespaces", "this host does not let cage create user namespaces",
+                       "allow them: sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces>0, "
+                       "or on Ubuntu 23.10+ install cage's AppArmor profile; in a container, run it with a "
+                       "seccomp profile that permits unshare/clone",
+                       err);
+  if (err == ENOSPC || err == EUSERS)
+    return unavailable("user namespaces", "the user namespace limit is reached",
+                       "raise user.max_user_namespaces", err);
+  if (err == EINVAL)
+    return unavailable("namespaces", "the kernel lacks a namespace cage needs", "enable CONFIG_*_NS", err);
+  return unavailable("namespaces", "clone into new namespaces failed", "run cage --check", err);
+}
+
+}  // namespace
+
+Result<RunOutcome> execute(const Plan& plan) {
+  Prepared prep;
+  if (auto s = prepare(plan, prep); !s) return s.error();
+  auto sync = Pipe::make(), errp = Pipe::make(), status = Pipe::make();
+  if (!sync) return sync.error();
+  if (!errp) return errp.error();
+  if (!status) return status.error();
+  auto chan = net::prepare(plan.net);
+  if (!chan) return chan.error();
+  ChildContext& c = prep.ctx;
+  c.sync_read = sync->r.get();
+  c.error_write = errp->w.get();
+  c.status_write = status->w.get();
+  c.net_fd = chan->sandbox_end.get();
+
+  sigset_t mask, old;
+  sigemptyset(&mask);
+  for (int s : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGALRM, SIGPIPE})
+    sigaddset(&mask, s);
+  sigprocmask(SIG_BLOCK, &mask, &old);
+  UniqueFd sigfd(::signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK));
+  if (!sigfd.valid()) {
+    sigprocmask(SIG_SETMASK, &old, nullptr);
+    return Error{ErrorClass::internal_error, "signalfd failed", "", "signals", errno};
+  }
+  unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
+  if (plan.net.mode != NetPlan::Mode::host) flags |= CLONE_NEWNET;
+  long pid = ::syscall(SYS_clone, flags | SIGCHLD, nullptr, nullptr, nullptr, nullptr);
+  if (pid == 0) {
+    sigset_t all;
+    sigfillset(&all);
+    sigprocmask(SIG_SETMASK, &all, nullptr);
+    ::close(sync->w.get());
+    ::close(errp->r.get());
+    ::close(status->r.get());
+    ::close(sigfd.get());
+    if (chan->supervisor_end.valid()) ::close(chan->supervisor_end.get());
+    run_init(c);
+  }
+  if (pid < 0) {
+    int e = errno;
+    sigprocmask(SIG_SETMASK, &old, nullptr);
+    return clone_error(e);
+  }
+  sync->r.reset();
+  errp->w.reset();
+  status->w.reset();
+  chan->sandbox_end.reset();
+  for (auto& fd : prep.owned) fd.reset();
+  auto reap = [&](int sig) {
+    ::kill(static_cast<pid_t>(pid), sig);
+    int st;
+    while (::waitpid(static_cast<pid_t>(pid), &st, 0) < 0 && errno == EINTR) {
+    }
+    sigprocmask(SIG_SETMASK, &old, nullptr);
+  };
+  if (int e = write_id_maps(plan.ids, static_cast<int>(pid))) {
+    reap(SIGKILL);
+    return unavailable("user namespaces", "writing the uid/gid maps failed", "run cage --check", e);
+  }
+  std::unique_ptr<net::Supervisor> proxy;
+  if (plan.net.mode == NetPlan::Mode::proxy) {
+    auto s = net::start(plan.net, std::move(chan->supervisor_end));
+    if (!s) {
+      reap(SIGKILL);
+      return s.error();
+    }
+    proxy = std::move(*s);
+  }
+  char go = 1;
+  if (::write(sync->w.get(), &go, 1) != 1) {
+    reap(SIGKILL);
+    return Error{ErrorClass::internal_error, "cannot start the sandbox", "", "sync", errno};
+  }
+  sync->w.reset();
+  Supervise sup{static_cast<int>(pid), sigfd.get(), errp->r.get(), status->r.get(), plan};
+  sup.run();
+  proxy.reset();
+  sigprocmask(SIG_SETMASK, &old, nullptr);
+  if (sup.failed) return failure_to_error(sup.failure, plan);
+  RunOutcome out;
+  out.timed_out = sup.timed_out;
+  if (sup.workload_status >= 0) {
+    out.wait_status = sup.workload_status;
+    out.exit_status = exit_status_of_wait(sup.workload_status);
+  } else {
+    out.exit_status = WIFSIGNALED(sup.init_status) ? 128 + WTERMSIG(sup.init_status) : 125;
+  }
+  if (out.timed_out) out.exit_status = 124;
+  return out;
+}
+
+}  // namespace cage::lx

@@ -1,0 +1,88 @@
+// The real HostView: lstat/stat/realpath/readlink on the host, and the Landlock ABI the kernel offers.
+// Read-only questions; nothing here changes the host.
+#include "linux/host_view.h"
+
+#include <fcntl.h>
+#include <linux/landlock.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+
+#include "common/unique_fd.h"
+
+namespace cage::lx {
+
+namespace {
+
+FileInfo info_of(int rc, const struct stat& st) {
+  FileInfo fi;
+  if (rc != 0) {
+    fi.err = errno;
+    return fi;
+  }
+  fi.mode = st.st_mode & 07777;
+  switch (st.st_mode & S_IFMT) {
+    case S_IFDIR: fi.kind = FileKind::dir; break;
+    case S_IFREG: fi.kind = FileKind::file; break;
+    case S_IFLNK: fi.kind = FileKind::symlink; break;
+    case S_IFSOCK: fi.kind = FileKind::socket; break;
+    case S_IFIFO: fi.kind = FileKind::fifo; break;
+    default: fi.kind = FileKind::device; break;
+  }
+  return fi;
+}
+
+class RealHostView final : public HostView {
+ public:
+  FileInfo lstat(const std::string& path) const override {
+    struct stat st {};
+    int rc = ::lstat(path.c_str(), &st);
+    return info_of(rc, st);
+  }
+  FileInfo stat(const std::string& path) const override {
+    struct stat st {};
+    int rc = ::stat(path.c_str(), &st);
+    return info_of(rc, st);
+  }
+  std::optional<std::string> realpath(const std::string& path) const override {
+    char buf[PATH_MAX];
+    if (!::realpath(path.c_str(), buf)) return std::nullopt;
+    return std::string(buf);
+  }
+  std::optional<std::string> readlink(const std::string& path) const override {
+    char buf[PATH_MAX];
+    ssize_t n = ::readlink(path.c_str(), buf, sizeof buf);
+    if (n < 0 || n == static_cast<ssize_t>(sizeof buf)) return std::nullopt;
+    return std::string(buf, static_cast<size_t>(n));
+  }
+  std::optional<std::string> read_file(const std::string& path) const override {
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY));
+    if (!fd.valid()) return std::nullopt;
+    std::string out;
+    char buf[8192];
+    for (;;) {
+      ssize_t n = ::read(fd.get(), buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      out.append(buf, static_cast<size_t>(n));
+      if (out.size() > (4u << 20)) return std::nullopt;
+    }
+    return out;
+  }
+  uint32_t uid() const override { return ::getuid(); }
+  uint32_t gid() const override { return ::getgid(); }
+  int landlock_abi() const override {
+    long abi = ::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
+    return abi < 0 ? 0 : static_cast<int>(abi);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<HostView> make_real_host_view() { return std::make_unique<RealHostView>(); }
+
+}  // namespace cage::lx

@@ -1,0 +1,35 @@
+// What lx::compile needs to know about the host, behind an interface: path kinds and symlinks, our
+// ids and passwd entry, the Landlock ABI. The real one (host_view.cc) asks the kernel; unit tests pass
+// a FakeHostView.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <memory>
+#include <string>
+
+namespace cage::lx {
+
+enum class FileKind { missing, dir, file, symlink, socket, fifo, device };
+
+struct FileInfo {
+  FileKind kind = FileKind::missing;
+  uint32_t mode = 0;  // permission bits, including S_ISUID/S_ISGID
+  int err = 0;        // errno when missing
+};
+
+class HostView {
+ public:
+  virtual ~HostView() = default;
+  virtual FileInfo lstat(const std::string& path) const = 0;
+  virtual FileInfo stat(const std::string& path) const = 0;  // follows symlinks
+  virtual std::optional<std::string> realpath(const std::string& path) const = 0;
+  virtual std::optional<std::string> readlink(const std::string& path) const = 0;
+  virtual std::optional<std::string> read_file(const std::string& path) const = 0;  // small files only
+  virtual uint32_t uid() const = 0;
+  virtual uint32_t gid() const = 0;
+  virtual int landlock_abi() const = 0;  // 0 when Landlock is unavailable
+};
+
+std::unique_ptr<HostView> make_real_host_view();
+
+}  // namespace cage::lx

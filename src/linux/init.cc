@@ -1,0 +1,129 @@
+// cage's init (child side): pid 1 of the sandbox's pid namespace. It builds the root, starts the
+// shim and the workload, reaps every zombie, forwards the supervisor's signals to the workload, and
+// reports the workload's wait status. It dies with the supervisor (PDEATHSIG), and with it every
+// process of the sandbox. Proved by tests/integration/proc_signals.sh and proc_lifecycle.sh.
+#include <cap-ng.h>
+#include <linux/close_range.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+
+#include "linux/child.h"
+#include "linux/net.h"
+
+extern char** environ;
+
+namespace cage::lx {
+
+namespace {
+
+bool forwarded(int sig) {
+  switch (sig) {
+    case SIGINT: case SIGTERM: case SIGHUP: case SIGQUIT: case SIGUSR1: case SIGUSR2: case SIGWINCH:
+    case SIGALRM: case SIGCONT:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The workload's last steps: clean fds and signals, limits, privileges, Landlock, seccomp, exec.
+[[noreturn]] void exec_workload(const ChildContext& c) {
+  const Plan& plan = *c.plan;
+  sigset_t none;
+  sigemptyset(&none);
+  if (sigprocmask(SIG_SETMASK, &none, nullptr) != 0) child_fail(c, ChildStep::signals, errno);
+  // Only stdin, stdout and stderr cross into the workload; an inherited fd to a host directory
+  // would be a way out of the mount view.
+  if (::syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) != 0) child_fail(c, ChildStep::signals, errno);
+  if (::chdir(plan.cwd.c_str()) != 0) child_fail(c, ChildStep::chdir, errno);
+  for (size_t i = 0; i < c.rlimits.size(); ++i)
+    if (::setrlimit(static_cast<__rlimit_resource>(c.rlimit_resources[i]), &c.rlimits[i]) != 0)
+      child_fail(c, ChildStep::rlimit, errno, static_cast<int>(i));
+  ChildStep step = ChildStep::none;
+  if (int e = drop_privileges(&step)) child_fail(c, step, e);
+  int idx = -1;
+  if (int e = landlock_restrict(plan.landlock, &step, &idx)) child_fail(c, step, e, idx);
+  if (int e = seccomp::load_program(c.seccomp)) child_fail(c, ChildStep::seccomp, e);
+  ::execve(plan.exec_path.c_str(), c.argv.data(), c.envp.data());
+  child_fail(c, ChildStep::exec, errno);
+}
+
+void wipe_environment() {
+  // /proc/1/environ shows the memory the host environment was passed in; clear it so no secret of
+  // the caller's environment is readable there (init is also non-dumpable).
+  for (char** e = environ; e && *e; ++e) std::memset(*e, 0, std::strlen(*e));
+}
+
+}  // namespace
+
+void child_fail(const ChildContext& c, ChildStep step, int err, int index) {
+  ChildFailure f{step, err, index};
+  ssize_t n;
+  do n = ::write(c.error_write, &f, sizeof f);
+  while (n < 0 && errno == EINTR);
+  int code = 125;
+  if (step == ChildStep::exec) code = (err == ENOENT || err == ENOTDIR) ? 127 : 126;
+  _exit(code);
+}
+
+void run_init(const ChildContext& c) {
+  wipe_environment();
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) child_fail(c, ChildStep::sync, errno);
+  char go = 0;
+  ssize_t n;
+  do n = ::read(c.sync_read, &go, 1);
+  while (n < 0 && errno == EINTR);
+  if (n != 1) _exit(125);  // the supervisor is gone: nothing to report to
+  ::close(c.sync_read);
+  int idx = -1;
+  if (int e = build_root(c, &idx)) child_fail(c, ChildStep::mount_step, e, idx);
+  for (int fd : c.source_fds)
+    if (fd >= 0) ::close(fd);
+  if (c.dev_null >= 0) ::close(c.dev_null);
+  const Plan& plan = *c.plan;
+  if (::sethostname(plan.hostname.data(), plan.hostname.size()) != 0) child_fail(c, ChildStep::hostname, errno);
+  if (plan.net.mode != NetPlan::Mode::host)
+    if (int e = bring_up_loopback()) child_fail(c, ChildStep::loopback, e);
+  if (::prctl(PR_SET_DUMPABLE, 0) != 0) child_fail(c, ChildStep::signals, errno);
+  if (plan.net.mode == NetPlan::Mode::proxy)
+    if (int e = net::spawn_shim(plan.net, c.net_fd, c.self_exe)) child_fail(c, ChildStep::shim, e);
+  if (c.net_fd >= 0) ::close(c.net_fd);
+  if (c.self_exe >= 0) ::close(c.self_exe);
+  pid_t child = ::fork();
+  if (child < 0) child_fail(c, ChildStep::fork_workload, errno);
+  if (child == 0) exec_workload(c);
+  ::close(c.error_write);
+  // init keeps no privilege it does not need: reaping and kill() of its own children need none.
+  ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+  capng_clear(CAPNG_SELECT_BOTH);
+  capng_apply(CAPNG_SELECT_BOTH);
+  sigset_t all;
+  sigfillset(&all);
+  for (;;) {
+    siginfo_t si;
+    int sig = sigwaitinfo(&all, &si);
+    if (sig < 0) continue;
+    if (sig == SIGCHLD) {
+      int status = 0;
+      pid_t pid;
+      while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
+        if (pid != child) continue;
+        do n = ::write(c.status_write, &status, sizeof status);
+        while (n < 0 && errno == EINTR);
+        _exit(0);
+      }
+      continue;
+    }
+    // Forward only what the supervisor sent (si_pid 0: a sender outside this pid namespace, by
+    // kill()); a terminal's signals already reached the workload's process group directly.
+    if (forwarded(sig) && si.si_code <= 0 && si.si_pid == 0) ::kill(child, sig);
+  }
+}
+
+}  // namespace cage::lx

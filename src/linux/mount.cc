@@ -1,0 +1,268 @@
+// Mounts (child side): a fresh tmpfs root with every MountStep of the plan beneath it, then
+// pivot_root into it, so nothing of the host is reachable but what the plan shows. Bind sources are
+// fds the supervisor opened before clone (no path race on the host side); targets are opened with
+// RESOLVE_NO_SYMLINKS beneath the new root. Proved by tests/integration/fs_*.sh and tests/escape/.
+#include <fcntl.h>
+#include <linux/mount.h>
+#include <linux/openat2.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "linux/child.h"
+
+namespace cage::lx {
+
+namespace {
+
+// The staging directory for the new root inside our private mount namespace. Host /tmp is only
+// covered in this namespace; bind sources come from fds, so paths under /tmp stay grantable.
+constexpr const char* kStage = "/tmp";
+constexpr unsigned long kNoSuidDev = MS_NOSUID | MS_NODEV;
+
+int sys_mount_setattr(const char* path, unsigned flags, uint64_t set) {
+  struct mount_attr attr {};
+  attr.attr_set = set;
+  return static_cast<int>(::syscall(SYS_mount_setattr, AT_FDCWD, path, flags | AT_SYMLINK_NOFOLLOW, &attr,
+                                    sizeof attr));
+}
+
+int err_of(int rc) { return rc < 0 ? errno : 0; }
+
+// Joins kStage and an absolute target into buf; no allocation.
+bool staged(char* buf, size_t n, const std::string& target) {
+  int len = std::snprintf(buf, n, "%s%s", kStage, target == "/" ? "" : target.c_str());
+  return len > 0 && static_cast<size_t>(len) < n;
+}
+
+// mkdir -p of every missing component, all inside cage's own tmpfs (compile guarantees it).
+int make_parents(char* path) {
+  for (char* p = path + std::strlen(kStage) + 1; *p; ++p) {
+    if (*p != '/') continue;
+    *p = '\0';
+    int rc = ::mkdir(path, 0755);
+    *p = '/';
+    if (rc != 0 && errno != EEXIST) return errno;
+  }
+  return 0;
+}
+
+int ensure_mount_point(char* path, bool is_dir) {
+  struct stat st {};
+  if (::lstat(path, &st) == 0) return (S_ISDIR(st.st_mode) == is_dir) ? 0 : ENOTDIR;
+  if (int e = make_parents(path)) return e;
+  if (is_dir) return ::mkdir(path, 0755) == 0 || errno == EEXIST ? 0 : errno;
+  int fd = ::open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0) return errno;
+  ::close(fd);
+  return 0;
+}
+
+// Opens the target beneath the staged root refusing every symlink, and returns its magic-link path
+// in /proc/self/fd, so a swapped component cannot redirect the mount.
+int open_target(const std::string& target, int root_fd, char* link, size_t n, int* fd_out) {
+  struct open_how how {};
+  how.flags = O_PATH | O_CLOEXEC;
+  how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH;
+  const char* rel = target.c_str() + 1;
+  int fd = static_cast<int>(::syscall(SYS_openat2, root_fd, *rel ? rel : ".", &how, sizeof how));
+  if (fd < 0) return errno;
+  std::snprintf(link, n, "/proc/self/fd/%d", fd);
+  *fd_out = fd;
+  return 0;
+}
+
+int mount_tmpfs(const char* at, const char* mode, bool noexec) {
+  char opts[64];
+  std::snprintf(opts, sizeof opts, "mode=%s", mode);
+  return err_of(::mount("tmpfs", at, "tmpfs", kNoSuidDev | (noexec ? MS_NOEXEC : 0), opts));
+}
+
+int bind(const char* src, const char* at, const char* attr_path, bool read_only, bool nodev) {
+  if (::mount(src, at, nullptr, MS_BIND | MS_REC, nullptr) != 0) return errno;
+  uint64_t set = MOUNT_ATTR_NOSUID | (nodev ? MOUNT_ATTR_NODEV : 0) | (read_only ? MOUNT_ATTR_RDONLY : 0);
+  return err_of(sys_mount_setattr(attr_path, AT_RECURSIVE, set));
+}
+
+int write_file(const char* path, const std::string& content) {
+  int fd = ::open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0) return errno;
+  size_t off = 0;
+  while (off < content.size()) {
+    ssize_t w = ::write(fd, content.data() + off, content.size() - off);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      int e = errno;
+      ::close(fd);
+      return e;
+    }
+    off += static_cast<size_t>(w);
+  }
+  ::close(fd);
+  return 0;
+}
+
+// Minimal /dev: a tmpfs holding binds of the harmless host devices, a private devpts instance
+// (ptys of this sandbox only), /dev/shm and the usual links.
+int build_dev(const char* at) {
+  char p[4096 + 64], q[64];
+  if (int e = mount_tmpfs(at, "0755", true)) return e;
+  for (const char* d : {"null", "zero", "full", "random", "urandom", "tty"}) {
+    std::snprintf(p, sizeof p, "%s/%s", at, d);
+    std::snprintf(q, sizeof q, "/dev/%s", d);
+    int fd = ::open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0) return errno;
+    ::close(fd);
+    if (int e = bind(q, p, p, false, false)) return e;
+  }
+  std::snprintf(p, sizeof p, "%s/pts", at);
+  if (::mkdir(p, 0755) != 0) return errno;
+  if (::mount("devpts", p, "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=620") != 0) return errno;
+  std::snprintf(p, sizeof p, "%s/shm", at);
+  if (::mkdir(p, 01777) != 0) return errno;
+  if (int e = mount_tmpfs(p, "1777", false)) return e;
+  const char* links[][2] = {{"ptmx", "pts/ptmx"}, {"fd", "/proc/self/fd"}, {"stdin", "/proc/self/fd/0"},
+                            {"stdout", "/proc/self/fd/1"}, {"stderr", "/proc/self/fd/2"}};
+  for (auto& l : links) {
+    std::snprintf(p, sizeof p, "%s/%s", at, l[0]);
+    if (::symlink(l[1], p) != 0) return errno;
+  }
+  return err_of(sys_mount_setattr(at, 0, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC));
+}
+
+int apply_step(const ChildContext& c, size_t i, int root_fd) {
+  const MountStep& s = c.plan->mounts[i];
+  char at[4096], link[64];
+  if (!staged(at, sizeof at, s.target)) return ENAMETOOLONG;
+  switch (s.kind) {
+    case MountKind::symlink:
+      if (int e = make_parents(at)) return e;
+      return err_of(::symlink(s.source.c_str(), at));
+    case MountKind::file:
+      if (int e = make_parents(at)) return e;
+      return write_file(at, s.content);
+    case MountKind::dir:
+      return ensure_mount_point(at, true);
+    case MountKind::tmpfs:
+    case MountKind::bind_ro:
+    case MountKind::bind_rw:
+    case MountKind::proc:
+    case MountKind::proc_ro:
+    case MountKind::dev:
+    case MountKind::hide: break;
+  }
+  bool is_dir = s.kind == MountKind::tmpfs || s.kind == MountKind::proc || s.kind == MountKind::dev || s.is_dir;
+  if (s.kind != MountKind::proc_ro)
+    if (int e = ensure_mount_point(at, is_dir)) return e;
+  int tfd = -1;
+  if (int e = open_target(s.target, root_fd, link, sizeof link, &tfd)) return e;
+  int e = 0;
+  switch (s.kind) {
+    case MountKind::tmpfs: {
+      bool is_tmp = s.target == "/tmp" || s.target == "/var/tmp";
+      e = mount_tmpfs(link, is_tmp ? "1777" : (s.why == "private empty $HOME" ? "0700" : "0755"), false);
+      break;
+    }
+    case MountKind::bind_ro:
+    case MountKind::bind_rw: {
+      char src[64];
+      std::snprintf(src, sizeof src, "/proc/self/fd/%d", c.source_fds[i]);
+      e = bind(src, link, at, s.kind == MountKind::bind_ro, true);
+      break;
+    }
+    case MountKind::proc:
+      e = err_of(::mount("proc", link, "proc", kNoSuidDev | MS_NOEXEC, nullptr));
+      break;
+    case MountKind::proc_ro:
+      e = bind(at, link, at, true, true);
+      break;
+    case MountKind::dev:
+      e = build_dev(at);
+      break;
+    case MountKind::hide:
+      if (s.is_dir) {
+        e = mount_tmpfs(link, "0000", true);
+        if (!e) e = err_of(sys_mount_setattr(at, 0, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV));
+      } else {
+        char src[64];
+        std::snprintf(src, sizeof src, "/proc/self/fd/%d", c.dev_null);
+        e = bind(src, link, at, true, true);  // nodev: opening the mask fails with EACCES
+      }
+      break;
+    case MountKind::symlink:
+    case MountKind::file:
+    case MountKind::dir: break;
+  }
+  ::close(tfd);
+  return e;
+}
+
+// Bind sources are opened before the staging tmpfs covers anything, refusing every symlink on the
+// way (the paths are canonical: a symlink now means the host changed since compile), and checked
+// to still be what the plan expects.
+int open_sources(const ChildContext& c, int* failed_index) {
+  const auto& steps = c.plan->mounts;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const MountStep& s = steps[i];
+    if (s.kind != MountKind::bind_ro && s.kind != MountKind::bind_rw) continue;
+    struct open_how how {};
+    how.flags = O_PATH | O_CLOEXEC;
+    how.resolve = RESOLVE_NO_SYMLINKS;
+    int fd = static_cast<int>(::syscall(SYS_openat2, AT_FDCWD, s.source.c_str(), &how, sizeof how));
+    struct stat st {};
+    if (fd < 0 || ::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode) != s.is_dir) {
+      *failed_index = static_cast<int>(i);
+      return fd < 0 ? errno : ESTALE;
+    }
+    c.source_fds[i] = fd;
+  }
+  c.dev_null = ::open("/dev/null", O_PATH | O_CLOEXEC);
+  return c.dev_null < 0 ? errno : 0;
+}
+
+}  // namespace
+
+int build_root(const ChildContext& c, int* failed_index) {
+  *failed_index = -1;
+  // Nothing we mount may propagate back to the host; host unmounts still reach us (slave).
+  if (::mount(nullptr, "/", nullptr, MS_SLAVE | MS_REC, nullptr) != 0) return errno;
+  if (int e = open_sources(c, failed_index)) return e;
+  if (int e = mount_tmpfs(kStage, "0755", false)) return e;
+  int root_fd = ::open(kStage, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (root_fd < 0) return errno;
+  const auto& steps = c.plan->mounts;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (int e = apply_step(c, i, root_fd)) {
+      *failed_index = static_cast<int>(i);
+      ::close(root_fd);
+      return e;
+    }
+  }
+  // Read-only tmpfs (/etc) once populated; then the root itself.
+  char at[4096];
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (steps[i].kind != MountKind::tmpfs || !steps[i].read_only) continue;
+    staged(at, sizeof at, steps[i].target);
+    if (sys_mount_setattr(at, 0, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV) != 0) {
+      *failed_index = static_cast<int>(i);
+      ::close(root_fd);
+      return errno;
+    }
+  }
+  ::close(root_fd);
+  if (sys_mount_setattr(kStage, 0, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV) != 0) return errno;
+  // pivot_root(".", ".") stacks the old root over the new one; a lazy unmount of "." then drops it,
+  // so no put_old directory has to exist inside the sandbox.
+  if (::chdir(kStage) != 0) return errno;
+  if (::syscall(SYS_pivot_root, ".", ".") != 0) return errno;
+  if (::umount2(".", MNT_DETACH) != 0) return errno;
+  if (::chdir("/") != 0) return errno;
+  return 0;
+}
+
+}  // namespace cage::lx

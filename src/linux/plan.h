@@ -1,0 +1,86 @@
+// The Linux plan: every mount, Landlock rule, id map, environment entry, seccomp profile and network
+// setting a run will apply, decided by lx::compile (pure) and carried out by lx::execute. Printable
+// with --dry-run (render.cc) without privileges.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "policy/policy.h"
+
+namespace cage::lx {
+
+enum class MountKind {
+  tmpfs,    // fresh tmpfs at target
+  bind_ro,  // bind source at target, recursively read-only, nosuid, nodev
+  bind_rw,  // bind source at target, nosuid, nodev
+  proc,     // a proc instance for the new pid namespace
+  dev,      // minimal /dev: tmpfs + null zero full random urandom tty, devpts, shm
+  hide,     // mask target: an empty read-only directory or file
+  symlink,  // create target as a symlink to source
+  file,     // create target (in a tmpfs) holding `content`, read-only
+  proc_ro,  // re-bind a /proc subtree read-only (sys, sysrq-trigger, ...)
+  dir,      // create target as an empty directory (a mount point the view needs)
+};
+std::string_view to_string(MountKind k);
+
+struct MountStep {
+  MountKind kind = MountKind::tmpfs;
+  std::string source, target;
+  std::string content;    // MountKind::file only
+  bool is_dir = true;     // bind/hide: the source (or masked target) is a directory
+  bool read_only = false; // tmpfs: made read-only once everything beneath it is mounted
+  std::string why;        // "--rw ./out", "default view: CA certs"
+};
+
+// Landlock access in three scopes; landlock.cc maps them onto the kernel's access bits for the
+// highest ABI the host offers.
+enum class Access { list, read, read_exec, write, dev_rw };
+std::string_view to_string(Access a);
+
+struct LandlockRule {
+  std::string path;
+  Access access = Access::read;
+  bool is_dir = true;
+  std::string why;
+};
+
+struct LandlockPlan {
+  int abi = 0;  // the ABI the host offers; compile refuses a host without Landlock
+  std::vector<LandlockRule> rules;
+  std::vector<uint16_t> connect_tcp;  // TCP ports the workload may connect to (the shim's)
+  bool scope_signals = true;          // ABI 6: no signals to processes outside the sandbox domain
+  bool scope_abstract_unix = true;    // ABI 6: no abstract unix sockets outside the domain
+};
+
+struct IdMaps {
+  uint32_t outer_uid = 0, outer_gid = 0;  // who runs cage
+  uint32_t inner_uid = 0, inner_gid = 0;  // who the workload is inside (same by default)
+};
+
+struct SeccompPlan {
+  policy::SeccompProfile profile = policy::SeccompProfile::default_profile;
+};
+
+struct NetPlan {
+  enum class Mode { none, proxy, host };  // none: loopback only; proxy: --net; host: --share-net
+  Mode mode = Mode::none;
+  uint16_t shim_port = 0;  // 127.0.0.1:PORT inside the namespace
+  std::vector<policy::NetRule> allow;
+};
+
+struct Plan {
+  std::vector<MountStep> mounts;  // in order; parents before children, masks after what they mask
+  LandlockPlan landlock;
+  IdMaps ids;
+  std::vector<std::string> env;   // NAME=VALUE, the workload's whole environment
+  SeccompPlan seccomp;
+  NetPlan net;
+  std::vector<std::string> argv;
+  std::string exec_path;  // argv[0] resolved against the sandbox's PATH, as seen inside
+  std::string cwd;        // where the workload starts, inside
+  std::string hostname;
+  policy::Limits limits;
+};
+
+}  // namespace cage::lx

@@ -1,0 +1,158 @@
+// --dry-run output of a Linux plan: text for people (each step with its `why`), a toml::table for
+// --json. Nothing here touches the system.
+#include <sstream>
+
+#include "linux/compile.h"
+
+namespace cage::lx {
+
+std::string_view to_string(MountKind k) {
+  switch (k) {
+    case MountKind::tmpfs: return "tmpfs";
+    case MountKind::bind_ro: return "bind_ro";
+    case MountKind::bind_rw: return "bind_rw";
+    case MountKind::proc: return "proc";
+    case MountKind::dev: return "dev";
+    case MountKind::hide: return "hide";
+    case MountKind::symlink: return "symlink";
+    case MountKind::file: return "file";
+    case MountKind::proc_ro: return "proc_ro";
+    case MountKind::dir: return "dir";
+  }
+  return "?";
+}
+
+std::string_view to_string(Access a) {
+  switch (a) {
+    case Access::list: return "list";
+    case Access::read: return "read";
+    case Access::read_exec: return "read_exec";
+    case Access::write: return "write";
+    case Access::dev_rw: return "dev_rw";
+  }
+  return "?";
+}
+
+namespace {
+
+std::string_view net_mode(NetPlan::Mode m) {
+  switch (m) {
+    case NetPlan::Mode::none: return "none";
+    case NetPlan::Mode::proxy: return "proxy";
+    case NetPlan::Mode::host: return "host";
+  }
+  return "?";
+}
+
+std::string quoted_argv(const std::vector<std::string>& argv) {
+  std::string s;
+  for (const auto& a : argv) {
+    if (!s.empty()) s += ' ';
+    bool plain = !a.empty() && a.find_first_of(" \t\n'\"\\$`*?[]{}()<>|&;#~") == std::string::npos;
+    if (plain) {
+      s += a;
+      continue;
+    }
+    s += '\'';
+    for (char c : a) s += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    s += '\'';
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string render_text(const Plan& plan) {
+  std::ostringstream o;
+  o << "platform: linux (user, mount, pid, ipc, uts, cgroup" << (plan.net.mode == NetPlan::Mode::host ? "" : ", net")
+    << " namespaces)\n";
+  o << "command:  " << quoted_argv(plan.argv) << "\n";
+  o << "exec:     " << plan.exec_path << "\n";
+  o << "cwd:      " << plan.cwd << "\n";
+  o << "ids:      uid " << plan.ids.outer_uid << " -> " << plan.ids.inner_uid << ", gid " << plan.ids.outer_gid
+    << " -> " << plan.ids.inner_gid << "\n";
+  o << "hostname: " << plan.hostname << "\n";
+  o << "\nmounts (in order, on a fresh tmpfs root, read-only once built):\n";
+  for (const auto& m : plan.mounts) {
+    o << "  " << to_string(m.kind);
+    for (size_t i = to_string(m.kind).size(); i < 8; ++i) o << ' ';
+    o << ' ' << m.target;
+    if (m.kind == MountKind::symlink) o << " -> " << m.source;
+    if ((m.kind == MountKind::bind_ro || m.kind == MountKind::bind_rw) && m.source != m.target) o << " <- " << m.source;
+    if (m.kind == MountKind::tmpfs && m.read_only) o << " (read-only)";
+    o << "    # " << m.why << "\n";
+  }
+  o << "\nlandlock (ABI " << plan.landlock.abi << "; everything not listed is denied):\n";
+  for (const auto& r : plan.landlock.rules) o << "  " << to_string(r.access) << ' ' << r.path << "\n";
+  if (plan.net.mode == NetPlan::Mode::proxy) {
+    o << "  tcp connect: only 127.0.0.1:" << plan.net.shim_port << " (the shim)\n";
+  }
+  if (plan.landlock.abi >= 6) o << "  scoped: signals and abstract unix sockets stay inside the sandbox\n";
+  o << "\nseccomp: " << policy::to_string(plan.seccomp.profile);
+  if (plan.seccomp.profile == policy::SeccompProfile::none) o << "  # WARNING: no syscall filter (--seccomp none)";
+  o << "\n";
+  o << "network: " << net_mode(plan.net.mode);
+  switch (plan.net.mode) {
+    case NetPlan::Mode::none: o << " (own loopback only)\n"; break;
+    case NetPlan::Mode::host: o << "  # WARNING: host network shared (--share-net)\n"; break;
+    case NetPlan::Mode::proxy:
+      o << " (shim 127.0.0.1:" << plan.net.shim_port << " -> cage's proxy)\n";
+      for (const auto& r : plan.net.allow) o << "  allow " << r.pattern.text << "\n";
+      break;
+  }
+  o << "\nenvironment:\n";
+  for (const auto& e : plan.env) o << "  " << e << "\n";
+  o << "\nprocess: no_new_privs, all capabilities dropped (bounding, ambient), pid 1 is cage's init\n";
+  if (plan.limits.timeout_ms) o << "timeout: " << *plan.limits.timeout_ms << " ms\n";
+  for (const auto& r : plan.limits.rlimits) o << "rlimit: " << r.name << "=" << r.soft << ":" << r.hard << "\n";
+  return o.str();
+}
+
+toml::table render_table(const Plan& plan) {
+  toml::array mounts;
+  for (const auto& m : plan.mounts) {
+    toml::table t{{"kind", std::string(to_string(m.kind))}, {"target", m.target}, {"why", m.why}};
+    if (!m.source.empty()) t.insert("source", m.source);
+    if (m.kind == MountKind::file) t.insert("content", m.content);
+    if (m.read_only) t.insert("read_only", true);
+    mounts.push_back(std::move(t));
+  }
+  toml::array rules;
+  for (const auto& r : plan.landlock.rules)
+    rules.push_back(toml::table{{"path", r.path}, {"access", std::string(to_string(r.access))}});
+  toml::array tcp;
+  for (auto port : plan.landlock.connect_tcp) tcp.push_back(static_cast<int64_t>(port));
+  toml::array env, argv, allow;
+  for (const auto& e : plan.env) env.push_back(e);
+  for (const auto& a : plan.argv) argv.push_back(a);
+  for (const auto& r : plan.net.allow) allow.push_back(r.pattern.text);
+  toml::table limits;
+  if (plan.limits.timeout_ms) limits.insert("timeout_ms", static_cast<int64_t>(*plan.limits.timeout_ms));
+  toml::table rl;
+  for (const auto& r : plan.limits.rlimits)
+    rl.insert(r.name, toml::array{static_cast<int64_t>(r.soft == UINT64_MAX ? -1 : static_cast<int64_t>(r.soft)),
+                                  static_cast<int64_t>(r.hard == UINT64_MAX ? -1 : static_cast<int64_t>(r.hard))});
+  if (!rl.empty()) limits.insert("rlimits", std::move(rl));
+  return toml::table{
+      {"platform", "linux"},
+      {"argv", std::move(argv)},
+      {"exec", plan.exec_path},
+      {"cwd", plan.cwd},
+      {"hostname", plan.hostname},
+      {"ids", toml::table{{"outer_uid", static_cast<int64_t>(plan.ids.outer_uid)},
+                          {"inner_uid", static_cast<int64_t>(plan.ids.inner_uid)},
+                          {"outer_gid", static_cast<int64_t>(plan.ids.outer_gid)},
+                          {"inner_gid", static_cast<int64_t>(plan.ids.inner_gid)}}},
+      {"mounts", std::move(mounts)},
+      {"landlock", toml::table{{"abi", plan.landlock.abi}, {"rules", std::move(rules)}, {"connect_tcp", std::move(tcp)},
+                               {"scope_signals", plan.landlock.abi >= 6}, {"scope_abstract_unix", plan.landlock.abi >= 6}}},
+      {"seccomp", std::string(policy::to_string(plan.seccomp.profile))},
+      {"network", toml::table{{"mode", std::string(net_mode(plan.net.mode))},
+                              {"shim_port", static_cast<int64_t>(plan.net.shim_port)},
+                              {"allow", std::move(allow)}}},
+      {"env", std::move(env)},
+      {"limits", std::move(limits)},
+  };
+}
+
+}  // namespace cage::lx

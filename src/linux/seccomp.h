@@ -1,0 +1,20 @@
+// Seccomp: the syscall filter of the workload. Parent side builds the BPF program with libseccomp
+// from the profile data in seccomp/; child side only loads it (no allocation after clone).
+#pragma once
+#include <linux/filter.h>
+
+#include <vector>
+
+#include "common/error.h"
+#include "linux/plan.h"
+
+namespace cage::lx::seccomp {
+
+struct Program {
+  std::vector<sock_filter> filter;  // empty for SeccompProfile::none
+};
+
+Result<Program> build_program(const SeccompPlan& plan);  // parent, before clone
+int load_program(const Program& prog);                   // child, last step before execve; 0 or errno
+
+}  // namespace cage::lx::seccomp

@@ -1,0 +1,87 @@
+// cage: parse -> validate -> compile -> dry-run | execute; render the error; choose the exit status.
+#include <unistd.h>
+
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/options.h"
+#include "common/json.h"
+#include "linux/compile.h"
+#include "linux/execute.h"
+#include "shim/shim.h"
+
+extern char** environ;
+
+namespace {
+
+using namespace cage;
+
+std::vector<std::pair<std::string, std::string>> caller_environment() {
+  std::vector<std::pair<std::string, std::string>> env;
+  for (char** e = environ; e && *e; ++e) {
+    const char* eq = std::strchr(*e, '=');
+    if (eq) env.emplace_back(std::string(*e, static_cast<size_t>(eq - *e)), std::string(eq + 1));
+  }
+  return env;
+}
+
+std::string current_dir() {
+  char buf[4096];
+  return ::getcwd(buf, sizeof buf) ? std::string(buf) : std::string();
+}
+
+int fail(const Error& e, bool json) {
+  std::cerr << (json ? render_error_json(e) : render_error_text(e)) << std::endl;
+  return exit_status_of(e);
+}
+
+int run(const std::vector<std::string>& args) {
+  const bool json_errors = cli::wants_json_errors(args);
+  const std::string cwd = current_dir();
+  if (cwd.empty())
+    return fail(invalid("cwd", "the current directory is gone", "cd to an existing directory"), json_errors);
+  auto inv = cli::parse(args, cwd);
+  if (!inv) return fail(inv.error(), json_errors);
+  switch (inv->mode) {
+    case cli::Mode::help: std::cout << inv->help_text; return 0;
+    case cli::Mode::version: std::cout << "cage " CAGE_VERSION "\n"; return 0;
+    case cli::Mode::check: return lx::check_host(inv->json);
+    case cli::Mode::dry_run:
+    case cli::Mode::run: break;
+  }
+  auto env = caller_environment();
+  policy::Context ctx{cwd, "", env};
+  for (const auto& [k, v] : env)
+    if (k == "HOME") ctx.home = v;
+  auto pol = policy::validate(inv->input, ctx);
+  if (!pol) return fail(pol.error(), inv->json_errors);
+  if (!inv->target.empty() && inv->target != "linux")
+    return fail(unavailable("--target " + inv->target, "this build has no " + inv->target + " backend yet",
+                            "use --target linux"),
+                inv->json_errors);
+  auto host = lx::make_real_host_view();
+  auto plan = lx::compile(*pol, *host, env);
+  if (!plan) return fail(plan.error(), inv->json_errors);
+  if (inv->mode == cli::Mode::dry_run) {
+    std::cout << (inv->json ? to_json(lx::render_table(*plan)) + "\n" : lx::render_text(*plan));
+    return 0;
+  }
+  auto out = lx::execute(*plan);
+  if (!out) return fail(out.error(), inv->json_errors);
+  return out->exit_status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "--spawn-shim") == 0) return cage::shim::main(argc, argv);
+  std::vector<std::string> args(argv, argv + argc);
+  try {
+    return run(args);
+  } catch (const std::exception& e) {
+    std::cerr << "cage: internal_error: " << e.what() << std::endl;
+    return 125;
+  }
+}

@@ -1,0 +1,55 @@
+// Path arithmetic for grants: "~" expansion, joining a relative path to its base (the current
+// directory, or a profile's directory), lexical cleaning. Pure string work; symlinks are resolved
+// later against the host (HostView), because only the kernel knows what ".." means there.
+#include <string>
+#include <vector>
+
+#include "policy/policy.h"
+
+namespace cage::policy {
+
+std::string lexically_clean(const std::string& abs) {
+  std::vector<std::string> parts;
+  size_t i = 0;
+  while (i < abs.size()) {
+    size_t j = abs.find('/', i);
+    if (j == std::string::npos) j = abs.size();
+    std::string part = abs.substr(i, j - i);
+    if (!part.empty() && part != ".") parts.push_back(part);
+    i = j + 1;
+  }
+  std::string out;
+  for (const auto& p : parts) out += "/" + p;
+  return out.empty() ? "/" : out;
+}
+
+Result<std::string> absolute_path(const Value& v, const std::string& home) {
+  const std::string where = v.origin + " " + v.text;
+  std::string p = v.text;
+  if (p.empty()) return invalid(where, "empty path", "give a file or directory path");
+  if (p.find('\0') != std::string::npos) return invalid(where, "path contains a NUL byte");
+  for (unsigned char c : p)
+    if (c < 0x20 || c == 0x7f)
+      return invalid(where, "path contains a control character", "rename the file or pick another path");
+  if (p == "~" || p.rfind("~/", 0) == 0) {
+    if (home.empty()) return invalid(where, "'~' used but HOME is not set", "give an absolute path");
+    p = home + p.substr(1);
+  } else if (p[0] == '~') {
+    return invalid(where, "'~user' is not supported", "write the home directory out in full");
+  }
+  if (p[0] != '/') {
+    if (v.base.empty() || v.base[0] != '/')
+      return invalid(where, "relative path without a base directory", "give an absolute path");
+    p = v.base + "/" + p;
+  }
+  if (p.size() > 4000) return invalid(where, "path is too long", "use a shorter path");
+  return lexically_clean(p);
+}
+
+bool is_beneath(const std::string& path, const std::string& dir) {
+  if (dir == "/") return !path.empty() && path[0] == '/';
+  if (path.size() < dir.size() || path.compare(0, dir.size(), dir) != 0) return false;
+  return path.size() == dir.size() || path[dir.size()] == '/';
+}
+
+}  // namespace cage::policy

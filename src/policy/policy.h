@@ -1,0 +1,106 @@
+// The platform-neutral policy: what a run may read, write, see and reach. Built only by validate()
+// from a PolicyInput (flags and profiles), immutable afterwards, and compiled per OS (lx::compile,
+// macos::compile, win::compile). No OS headers here: this layer is unit-tested without privileges.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/error.h"
+#include "policy/host_pattern.h"
+
+namespace cage::policy {
+
+// One raw value as given, with the place it came from ("--rw", "cage.toml:12 fs.rw"), so every error
+// can name its input precisely.
+struct Value {
+  std::string text;
+  std::string origin;  // the flag or profile key that gave it
+  std::string base;    // directory relative paths resolve against (cwd, or a profile's directory)
+};
+
+enum class SeccompProfile { default_profile, relaxed, none };
+std::string_view to_string(SeccompProfile p);
+
+// Everything the user asked for, unvalidated. cli::parse and the profile loader fill it; later
+// sources append to (lists) or replace (scalars) earlier ones.
+struct PolicyInput {
+  std::vector<Value> ro, rw, tmpfs, hide;
+  std::vector<Value> env_pass, env_set, env_unset;
+  std::vector<Value> net;
+  std::vector<Value> rlimits;
+  std::optional<Value> memory, pids, cpu, timeout, seccomp, chdir, hostname;
+  std::optional<Value> no_system, no_cwd, share_net, strict_limits;  // "true"/"false" with origin
+  std::vector<std::string> argv;
+};
+
+// Facts about the calling process that validation needs, passed in so validate() stays pure.
+struct Context {
+  std::string cwd;   // absolute
+  std::string home;  // absolute, may be empty
+  std::vector<std::pair<std::string, std::string>> environ;  // the caller's environment
+};
+
+struct Grant {
+  std::string path;    // absolute and lexically clean ("~" expanded, "." and "//" removed)
+  std::string origin;  // "--ro ./src"
+};
+
+struct EnvPolicy {
+  std::vector<std::string> pass;                           // names or globs (LC_*)
+  std::vector<std::pair<std::string, std::string>> set;    // --setenv NAME=VALUE
+  std::vector<std::string> unset;                          // --unsetenv NAME
+};
+
+struct NetRule {
+  HostPattern pattern;
+  std::string origin;  // "--net api.github.com:443"
+};
+
+struct Rlimit {
+  std::string name;  // "nofile", "fsize", ...
+  uint64_t soft = 0, hard = 0;
+  std::string origin;
+};
+
+struct Limits {
+  std::optional<uint64_t> memory_bytes;
+  std::optional<uint64_t> pids;
+  std::optional<double> cpu;  // cores, e.g. 1.5
+  std::optional<uint64_t> timeout_ms;
+  std::vector<Rlimit> rlimits;
+  bool strict = false;  // --strict-limits: a limit that cannot be enforced is an error
+};
+
+struct Policy {
+  std::vector<Grant> ro, rw, tmpfs, hide;
+  bool system_view = true;  // false with --no-system: start from an empty root
+  bool cwd_visible = true;  // false with --no-cwd: the current directory is not granted implicitly
+  std::string cwd;          // where the command starts (absolute)
+  std::string home;         // the caller's home; inside it is an empty private tmpfs unless granted
+  std::string hostname = "cage";
+  EnvPolicy env;
+  std::vector<NetRule> net;
+  bool share_net = false;   // --share-net: the host network unchanged (an audited escape hatch)
+  Limits limits;
+  SeccompProfile seccomp = SeccompProfile::default_profile;
+  std::vector<std::string> argv;
+};
+
+Result<Policy> validate(const PolicyInput& in, const Context& ctx);
+
+// Path helpers (paths.cc): "~" expansion, joining to a base, lexical cleaning. Pure string work.
+Result<std::string> absolute_path(const Value& v, const std::string& home);
+std::string lexically_clean(const std::string& abs);
+bool is_beneath(const std::string& path, const std::string& dir);  // path == dir or inside it
+
+// Environment (env.cc): the environment the workload starts with.
+bool env_glob_match(const std::string& pattern, const std::string& name);
+std::vector<std::string> build_environment(const EnvPolicy& env,
+                                           const std::vector<std::pair<std::string, std::string>>& host,
+                                           const std::vector<std::pair<std::string, std::string>>& forced);
+extern const char* const kDefaultPassedEnv[];
+
+}  // namespace cage::policy

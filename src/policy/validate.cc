@@ -1,0 +1,313 @@
+// validate(): PolicyInput (raw flags and profile values) -> Policy. Every rejection names its input
+// ("--memory 12Q", "cage.toml:4 fs.rw") and says what was expected. Pure: no system calls.
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+#include "policy/policy.h"
+
+namespace cage::policy {
+
+std::string_view to_string(SeccompProfile p) {
+  switch (p) {
+    case SeccompProfile::default_profile: return "default";
+    case SeccompProfile::relaxed: return "relaxed";
+    case SeccompProfile::none: return "none";
+  }
+  return "default";
+}
+
+namespace {
+
+std::string where(const Value& v) { return v.origin + " " + v.text; }
+
+bool parse_u64(std::string_view s, uint64_t& out) {
+  if (s.empty()) return false;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+// "512M", "1G", "1.5G", "4096" (bytes); binary units.
+Result<uint64_t> parse_size(const Value& v) {
+  std::string s = v.text;
+  uint64_t mult = 1;
+  if (!s.empty()) {
+    char u = static_cast<char>(std::toupper(static_cast<unsigned char>(s.back())));
+    if (u == 'B' && s.size() > 1) {
+      s.pop_back();
+      u = static_cast<char>(std::toupper(static_cast<unsigned char>(s.back())));
+    }
+    const std::string units = "KMGT";
+    if (auto i = units.find(u); i != std::string::npos) {
+      mult = 1ULL << (10 * (i + 1));
+      s.pop_back();
+      if (!s.empty() && (s.back() == 'i' || s.back() == 'I')) s.pop_back();
+    }
+  }
+  char* end = nullptr;
+  errno = 0;
+  double d = s.empty() ? -1 : std::strtod(s.c_str(), &end);
+  if (s.empty() || errno != 0 || *end != '\0' || !(d > 0) || std::isinf(d) || s[0] == '-' || s[0] == '+')
+    return invalid(where(v), "not a size", "write a positive size such as 512M, 2G or 1048576");
+  double bytes = d * static_cast<double>(mult);
+  if (bytes >= 9.0e18) return invalid(where(v), "size is too large", "give at most 8E");
+  if (bytes < 1 << 20) return invalid(where(v), "size is below 1M", "give at least 1M");
+  return static_cast<uint64_t>(bytes);
+}
+
+// "30s", "2m", "1h", "500ms", "1.5s", "90" (seconds).
+Result<uint64_t> parse_duration_ms(const Value& v) {
+  std::string s = v.text;
+  double mult = 1000;
+  auto ends = [&s](const char* suf) {
+    std::string_view sv(suf);
+    return s.size() > sv.size() && s.compare(s.size() - sv.size(), sv.size(), sv) == 0;
+  };
+  if (ends("ms")) {
+    mult = 1;
+    s.resize(s.size() - 2);
+  } else if (ends("s")) {
+    s.pop_back();
+  } else if (ends("m")) {
+    mult = 60e3;
+    s.pop_back();
+  } else if (ends("h")) {
+    mult = 3600e3;
+    s.pop_back();
+  }
+  char* end = nullptr;
+  errno = 0;
+  double d = s.empty() ? -1 : std::strtod(s.c_str(), &end);
+  if (s.empty() || errno != 0 || *end != '\0' || !(d > 0) || std::isinf(d) || s[0] == '-' || s[0] == '+')
+    return invalid(where(v), "not a duration", "write a positive duration such as 30s, 500ms, 2m or 1h");
+  double ms = d * mult;
+  if (ms < 1) return invalid(where(v), "duration is below 1ms");
+  if (ms > 365.0 * 24 * 3600e3) return invalid(where(v), "duration is longer than a year");
+  return static_cast<uint64_t>(ms);
+}
+
+bool valid_env_name(const std::string& n, bool allow_glob) {
+  if (n.empty()) return false;
+  for (size_t i = 0; i < n.size(); ++i) {
+    char c = n[i];
+    bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' || (i > 0 && c >= '0' && c <= '9') ||
+              (allow_glob && (c == '*' || c == '?'));
+    if (!ok) return false;
+  }
+  return true;
+}
+
+const char* const kRlimitNames[] = {"as", "core", "cpu", "data", "fsize", "memlock", "msgqueue", "nice",
+                                    "nofile", "nproc", "rss", "rtprio", "rttime", "sigpending", "stack",
+                                    nullptr};
+
+Result<Rlimit> parse_rlimit(const Value& v) {
+  auto eq = v.text.find('=');
+  if (eq == std::string::npos)
+    return invalid(where(v), "expected NAME=VALUE", "e.g. --rlimit nofile=1024 or --rlimit core=0");
+  Rlimit r;
+  r.name = v.text.substr(0, eq);
+  r.origin = where(v);
+  bool known = false;
+  for (const char* const* n = kRlimitNames; *n; ++n) known = known || r.name == *n;
+  if (!known)
+    return invalid(where(v), "unknown resource limit '" + r.name + "'",
+                   "use one of as core cpu data fsize memlock msgqueue nice nofile nproc rss rtprio rttime "
+                   "sigpending stack");
+  std::string val = v.text.substr(eq + 1);
+  auto colon = val.find(':');
+  std::string soft = val.substr(0, colon), hard = colon == std::string::npos ? soft : val.substr(colon + 1);
+  auto one = [](const std::string& s, uint64_t& out) {
+    if (s == "unlimited" || s == "infinity") {
+      out = UINT64_MAX;
+      return true;
+    }
+    return parse_u64(s, out);
+  };
+  if (!one(soft, r.soft) || !one(hard, r.hard))
+    return invalid(where(v), "limit is not a number", "write NAME=N, NAME=SOFT:HARD or NAME=unlimited");
+  if (r.soft > r.hard) return invalid(where(v), "soft limit is above the hard limit");
+  return r;
+}
+
+Result<bool> parse_bool(const Value& v) {
+  if (v.text == "true" || v.text == "1" || v.text == "yes") return true;
+  if (v.text == "false" || v.text == "0" || v.text == "no") return false;
+  return invalid(where(v), "not a boolean", "write true or false");
+}
+
+Status add_grants(const std::vector<Value>& in, std::vector<Grant>& out, const Context& ctx) {
+  for (const auto& v : in) {
+    auto p = absolute_path(v, ctx.home);
+    if (!p) return p.error();
+    if (std::none_of(out.begin(), out.end(), [&](const Grant& g) { return g.path == *p; }))
+      out.push_back(Grant{*p, v.origin + " " + v.text});
+  }
+  return Ok{};
+}
+
+Status validate_grants(const PolicyInput& in, const Context& ctx, Policy& p) {
+  if (auto s = add_grants(in.ro, p.ro, ctx); !s) return s;
+  if (auto s = add_grants(in.rw, p.rw, ctx); !s) return s;
+  if (auto s = add_grants(in.tmpfs, p.tmpfs, ctx); !s) return s;
+  if (auto s = add_grants(in.hide, p.hide, ctx); !s) return s;
+  // One path, one meaning: the same path granted two ways is ambiguous, so it is refused.
+  auto clash = [](const std::vector<Grant>& a, const std::vector<Grant>& b) -> const Grant* {
+    for (const auto& x : a)
+      for (const auto& y : b)
+        if (x.path == y.path) return &y;
+    return nullptr;
+  };
+  const std::vector<Grant>* lists[] = {&p.ro, &p.rw, &p.tmpfs, &p.hide};
+  for (int i = 0; i < 4; ++i)
+    for (int j = i + 1; j < 4; ++j)
+      if (const Grant* g = clash(*lists[i], *lists[j]))
+        return invalid(g->origin, "the same path is also given to another option",
+                       "give each path one of --ro, --rw, --tmpfs or --hide");
+  for (const auto& t : p.tmpfs)
+    if (t.path == "/") return invalid(t.origin, "cannot replace the root", "use --no-system for an empty root");
+  for (const auto& h : p.hide)
+    if (h.path == "/") return invalid(h.origin, "cannot hide the root");
+  return Ok{};
+}
+
+Status validate_env(const PolicyInput& in, Policy& p) {
+  for (const auto& v : in.env_pass) {
+    if (!valid_env_name(v.text, true))
+      return invalid(where(v), "not a variable name or glob", "letters, digits, '_', and '*' or '?'");
+    p.env.pass.push_back(v.text);
+  }
+  for (const auto& v : in.env_set) {
+    auto eq = v.text.find('=');
+    if (eq == std::string::npos) return invalid(where(v), "expected NAME=VALUE");
+    std::string name = v.text.substr(0, eq);
+    if (!valid_env_name(name, false)) return invalid(where(v), "'" + name + "' is not a variable name");
+    p.env.set.emplace_back(name, v.text.substr(eq + 1));
+  }
+  for (const auto& v : in.env_unset) {
+    if (!valid_env_name(v.text, true)) return invalid(where(v), "not a variable name or glob");
+    p.env.unset.push_back(v.text);
+  }
+  return Ok{};
+}
+
+Status validate_limits(const PolicyInput& in, Policy& p) {
+  if (in.memory) {
+    auto r = parse_size(*in.memory);
+    if (!r) return r.error();
+    p.limits.memory_bytes = *r;
+  }
+  if (in.pids) {
+    uint64_t n = 0;
+    if (!parse_u64(in.pids->text, n) || n < 1 || n > 4194304)
+      return invalid(where(*in.pids), "not a process count", "a whole number from 1 to 4194304");
+    p.limits.pids = n;
+  }
+  if (in.cpu) {
+    char* end = nullptr;
+    double d = std::strtod(in.cpu->text.c_str(), &end);
+    if (in.cpu->text.empty() || *end != '\0' || !(d >= 0.01) || d > 4096)
+      return invalid(where(*in.cpu), "not a CPU share", "cores as a number from 0.01 to 4096, e.g. 1.5");
+    p.limits.cpu = d;
+  }
+  if (in.timeout) {
+    auto r = parse_duration_ms(*in.timeout);
+    if (!r) return r.error();
+    p.limits.timeout_ms = *r;
+  }
+  for (const auto& v : in.rlimits) {
+    auto r = parse_rlimit(v);
+    if (!r) return r.error();
+    auto& list = p.limits.rlimits;
+    list.erase(std::remove_if(list.begin(), list.end(), [&](const Rlimit& x) { return x.name == r->name; }),
+               list.end());
+    list.push_back(*r);
+  }
+  if (in.strict_limits) {
+    auto b = parse_bool(*in.strict_limits);
+    if (!b) return b.error();
+    p.limits.strict = *b;
+  }
+  return Ok{};
+}
+
+Status validate_net(const PolicyInput& in, Policy& p) {
+  for (const auto& v : in.net) {
+    NetRule rule;
+    rule.origin = where(v);
+    if (std::string msg = parse_host_pattern(v.text, rule.pattern); !msg.empty())
+      return invalid(where(v), msg, "write HOST:PORT, *.DOMAIN:PORT, **.DOMAIN:PORT, IP:PORT or CIDR:PORT");
+    p.net.push_back(std::move(rule));
+  }
+  if (in.share_net) {
+    auto b = parse_bool(*in.share_net);
+    if (!b) return b.error();
+    p.share_net = *b;
+  }
+  if (p.share_net && !p.net.empty())
+    return invalid(in.share_net->origin, "--share-net and --net exclude each other",
+                   "use --net HOST:PORT to allow destinations, or --share-net for the whole host network");
+  return Ok{};
+}
+
+Status validate_misc(const PolicyInput& in, const Context& ctx, Policy& p) {
+  if (in.seccomp) {
+    const auto& t = in.seccomp->text;
+    if (t == "default")
+      p.seccomp = SeccompProfile::default_profile;
+    else if (t == "relaxed")
+      p.seccomp = SeccompProfile::relaxed;
+    else if (t == "none")
+      p.seccomp = SeccompProfile::none;
+    else
+      return invalid(where(*in.seccomp), "unknown seccomp profile", "use default, relaxed or none");
+  }
+  if (in.no_system) {
+    auto b = parse_bool(*in.no_system);
+    if (!b) return b.error();
+    p.system_view = !*b;
+  }
+  if (in.no_cwd) {
+    auto b = parse_bool(*in.no_cwd);
+    if (!b) return b.error();
+    p.cwd_visible = !*b;
+  }
+  if (in.hostname) {
+    const auto& h = in.hostname->text;
+    bool ok = !h.empty() && h.size() <= 64;
+    for (char c : h) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.');
+    if (!ok) return invalid(where(*in.hostname), "not a host name", "letters, digits, '-' and '.', at most 64");
+    p.hostname = h;
+  }
+  if (ctx.cwd.empty() || ctx.cwd[0] != '/')
+    return Error{ErrorClass::internal_error, "current directory unknown", "", "cwd", 0};
+  p.cwd = ctx.cwd;
+  if (in.chdir) {
+    auto c = absolute_path(*in.chdir, ctx.home);
+    if (!c) return c.error();
+    p.cwd = *c;
+  }
+  p.home = ctx.home;
+  return Ok{};
+}
+
+}  // namespace
+
+Result<Policy> validate(const PolicyInput& in, const Context& ctx) {
+  Policy p;
+  if (in.argv.empty())
+    return usage("COMMAND", "no command given", "put the command after --, e.g. cage --ro . -- make");
+  if (in.argv[0].empty()) return usage("COMMAND", "the command is an empty string");
+  p.argv = in.argv;
+  if (auto s = validate_grants(in, ctx, p); !s) return s.error();
+  if (auto s = validate_env(in, p); !s) return s.error();
+  if (auto s = validate_limits(in, p); !s) return s.error();
+  if (auto s = validate_net(in, p); !s) return s.error();
+  if (auto s = validate_misc(in, ctx, p); !s) return s.error();
+  return p;
+}
+
+}  // namespace cage::policy

@@ -1,0 +1,53 @@
+# Test registration. Unit tests: one GoogleTest binary over the pure layers. Integration, escape and
+# packaging tests: scripts that run the real cage binary on the real kernel; each sandbox script is
+# registered twice, as the invoking user ("root" when CI runs it) and as an unprivileged user via
+# tests/as-user.sh (setpriv), and skips (exit 77) are counted, never silent.
+find_package(GTest REQUIRED)
+include(GoogleTest)
+
+add_executable(cage_unit_tests
+  tests/unit/validate_test.cc
+  tests/unit/host_pattern_test.cc
+  tests/unit/proxy_allowlist_test.cc
+  tests/unit/proxy_http_test.cc
+  tests/unit/proxy_socks5_test.cc
+  tests/unit/proxy_env_test.cc
+  tests/unit/proxy_server_test.cc
+  tests/unit/linux_compile_test.cc
+  tests/unit/cli_test.cc
+  tests/unit/seccomp_test.cc
+)
+target_link_libraries(cage_unit_tests PRIVATE cage_core GTest::gtest GTest::gtest_main)
+cage_seccomp_unit_tests(cage_unit_tests)  # seccomp/seccomp.cmake
+target_compile_options(cage_unit_tests PRIVATE -Wall -Wextra -Werror)
+target_compile_definitions(cage_unit_tests PRIVATE CAGE_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+gtest_discover_tests(cage_unit_tests PROPERTIES LABELS unit DISCOVERY_TIMEOUT 30)
+
+# cage-probe: a static helper that tries one thing and reports the errno (never read a denial from a
+# random tool's exit status).
+add_executable(cage-probe tests/probe/cage_probe.cc)
+target_link_options(cage-probe PRIVATE -static)
+target_compile_options(cage-probe PRIVATE -Wall -Wextra -Werror)
+
+set(CAGE_TEST_ENV
+  "CAGE=$<TARGET_FILE:cage>"
+  "CAGE_PROBE=$<TARGET_FILE:cage-probe>"
+  "CAGE_SOURCE_DIR=${CMAKE_SOURCE_DIR}"
+  "CAGE_BUILD_DIR=${CMAKE_BINARY_DIR}")
+
+function(cage_script_tests dir label)
+  file(GLOB scripts CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/${dir}/*.sh)
+  list(SORT scripts)
+  foreach(script ${scripts})
+    get_filename_component(name ${script} NAME_WE)
+    foreach(who root user)
+      set(test ${label}.${who}.${name})
+      add_test(NAME ${test} COMMAND ${CMAKE_SOURCE_DIR}/tests/as-${who}.sh bash ${script})
+      set_tests_properties(${test} PROPERTIES LABELS "${label};${who}" SKIP_RETURN_CODE 77
+        TIMEOUT 120 ENVIRONMENT "${CAGE_TEST_ENV}")
+    endforeach()
+  endforeach()
+endfunction()
+
+cage_script_tests(integration integration)
+cage_script_tests(escape escape)

@@ -1,0 +1,79 @@
+#include <gtest/gtest.h>
+
+#include "cli/options.h"
+#include "fake_host_view.h"
+
+namespace cage::testing {
+
+policy::Policy policy_of(std::vector<std::string> words) {
+  words.insert(words.begin(), "cage");
+  auto inv = cli::parse(words, "/home/ann/proj");
+  EXPECT_TRUE(inv) << inv.error().reason;
+  policy::Context ctx{"/home/ann/proj", "/home/ann", {}};
+  auto p = policy::validate(inv->input, ctx);
+  EXPECT_TRUE(p) << p.error().input << ": " << p.error().reason;
+  return p ? *p : policy::Policy{};
+}
+
+namespace {
+
+Result<cli::Invocation> parse(std::vector<std::string> words) {
+  words.insert(words.begin(), "cage");
+  return cli::parse(words, "/w");
+}
+
+TEST(Cli, CommandAfterDoubleDashKeepsItsOwnFlags) {
+  auto inv = parse({"--ro", "src", "--", "ls", "-la", "--ro"});
+  ASSERT_TRUE(inv);
+  EXPECT_EQ(inv->input.argv, (std::vector<std::string>{"ls", "-la", "--ro"}));
+  ASSERT_EQ(inv->input.ro.size(), 1u);
+  EXPECT_EQ(inv->input.ro[0].text, "src");
+  EXPECT_EQ(inv->input.ro[0].origin, "--ro");
+  EXPECT_EQ(inv->input.ro[0].base, "/w");
+}
+
+TEST(Cli, CommandWithoutDoubleDashStopsOptionParsing) {
+  auto inv = parse({"--rw", "out", "make", "-j4"});
+  ASSERT_TRUE(inv);
+  EXPECT_EQ(inv->input.argv, (std::vector<std::string>{"make", "-j4"}));
+}
+
+TEST(Cli, UnknownFlagIsAUsageErrorNamingIt) {
+  auto inv = parse({"--rox", "x", "--", "true"});
+  ASSERT_FALSE(inv);
+  EXPECT_EQ(inv.error().cls, ErrorClass::usage_error);
+  EXPECT_NE(inv.error().input.find("rox") == std::string::npos ? inv.error().reason.find("rox")
+                                                                  : inv.error().input.find("rox"),
+            std::string::npos);
+}
+
+TEST(Cli, MissingValueIsAUsageError) {
+  auto inv = parse({"--ro"});
+  ASSERT_FALSE(inv);
+  EXPECT_EQ(inv.error().cls, ErrorClass::usage_error);
+}
+
+TEST(Cli, ModesAreRecognised) {
+  EXPECT_EQ(parse({"--version"})->mode, cli::Mode::version);
+  EXPECT_EQ(parse({"--check", "--json"})->mode, cli::Mode::check);
+  EXPECT_EQ(parse({"--dry-run", "--", "true"})->mode, cli::Mode::dry_run);
+  EXPECT_EQ(parse({"--help"})->mode, cli::Mode::help);
+  EXPECT_FALSE(parse({"--target", "macos", "--", "true"}));  // --target needs --dry-run
+}
+
+TEST(Cli, HelpListsEveryFlag) {
+  auto inv = parse({"--help"});
+  ASSERT_TRUE(inv);
+  for (const char* f : {"--ro", "--rw", "--tmpfs", "--hide", "--no-system", "--no-cwd", "--env", "--setenv",
+                        "--unsetenv", "--net", "--share-net", "--seccomp", "--timeout", "--rlimit", "--dry-run",
+                        "--json", "--json-errors", "--check", "--version"})
+    EXPECT_NE(inv->help_text.find(f), std::string::npos) << f;
+}
+
+TEST(Cli, JsonErrorsIsSeenBeforeParsing) {
+  EXPECT_TRUE(cli::wants_json_errors({"cage", "--json-errors", "--bogus"}));
+  EXPECT_FALSE(cli::wants_json_errors({"cage", "--", "prog", "--json-errors"}));
+}
+
+}  // namespace
+}  // namespace cage::testing

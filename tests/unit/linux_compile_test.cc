@@ -1,0 +1,168 @@
+// lx::compile: invariants of the plan and golden --dry-run text, against a FakeHostView.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "fake_host_view.h"
+#include "linux/compile.h"
+
+namespace cage::testing {
+namespace {
+
+using lx::MountKind;
+
+Result<lx::Plan> compile_words(std::vector<std::string> words, const FakeHostView& host = FakeHostView()) {
+  return lx::compile(policy_of(std::move(words)), host, {{"PATH", "/usr/bin:/bin"}, {"SECRET_TOKEN", "x"}});
+}
+
+int step_index(const lx::Plan& plan, const std::string& target) {
+  for (size_t i = 0; i < plan.mounts.size(); ++i)
+    if (plan.mounts[i].target == target) return static_cast<int>(i);
+  return -1;
+}
+
+// The step mounted at target; a missing one fails the test and yields an empty placeholder.
+const lx::MountStep* step(const lx::Plan& plan, const std::string& target) {
+  static const lx::MountStep missing{lx::MountKind::dir, "", "<missing>", "", false, false, ""};
+  int i = step_index(plan, target);
+  EXPECT_GE(i, 0) << "no mount step at " << target;
+  return i < 0 ? &missing : &plan.mounts[i];
+}
+
+TEST(LinuxCompile, GrantsBindAtTheSamePath) {
+  auto plan = compile_words({"--ro", "src", "--rw", "out", "--", "make"});
+  ASSERT_TRUE(plan) << plan.error().reason;
+  ASSERT_NE(step(*plan, "/home/ann/proj/src"), nullptr);
+  EXPECT_EQ(step(*plan, "/home/ann/proj/src")->kind, MountKind::bind_ro);
+  EXPECT_EQ(step(*plan, "/home/ann/proj/out")->kind, MountKind::bind_rw);
+  EXPECT_EQ(step(*plan, "/home/ann/proj/out")->why, "--rw out");
+  EXPECT_EQ(plan->exec_path, "/usr/bin/make");
+}
+
+TEST(LinuxCompile, HideIsMountedAfterTheGrantItMasks) {
+  auto plan = compile_words({"--ro", "/home/ann/proj", "--hide", "/home/ann/proj/.env", "--", "make"});
+  ASSERT_TRUE(plan) << plan.error().reason;
+  EXPECT_LT(step_index(*plan, "/home/ann/proj"), step_index(*plan, "/home/ann/proj/.env"));
+  EXPECT_EQ(step(*plan, "/home/ann/proj/.env")->kind, MountKind::hide);
+}
+
+TEST(LinuxCompile, DefaultViewHoldsNoSecrets) {
+  auto plan = compile_words({"--", "make"});
+  ASSERT_TRUE(plan) << plan.error().reason;
+  for (const auto& m : plan->mounts) {
+    EXPECT_EQ(m.target.find("shadow"), std::string::npos) << m.target;
+    EXPECT_NE(m.target, "/root");
+    EXPECT_NE(m.target, "/home/ann/.ssh");
+  }
+  EXPECT_EQ(step(*plan, "/etc")->kind, MountKind::tmpfs);
+  EXPECT_TRUE(step(*plan, "/etc")->read_only);
+  EXPECT_EQ(step(*plan, "/etc/passwd")->kind, MountKind::file);
+  EXPECT_EQ(step(*plan, "/etc/passwd")->content.find("ann:x:1000:1000::/home/ann:/bin/bash"), 
+            step(*plan, "/etc/passwd")->content.find("ann:"));
+  EXPECT_EQ(step(*plan, "/home/ann")->kind, MountKind::tmpfs);  // empty private $HOME
+  EXPECT_EQ(step(*plan, "/bin")->kind, MountKind::symlink);
+  EXPECT_EQ(step(*plan, "/proc/kcore")->kind, MountKind::hide);
+  EXPECT_EQ(step(*plan, "/proc/sys")->kind, MountKind::proc_ro);
+  // The current directory is shown read-only, after $HOME's tmpfs.
+  EXPECT_EQ(step(*plan, "/home/ann/proj")->kind, MountKind::bind_ro);
+  EXPECT_LT(step_index(*plan, "/home/ann"), step_index(*plan, "/home/ann/proj"));
+}
+
+TEST(LinuxCompile, EnvironmentIsScrubbed) {
+  auto plan = compile_words({"--setenv", "A=1", "--", "make"});
+  ASSERT_TRUE(plan);
+  bool saw_home = false;
+  for (const auto& e : plan->env) {
+    EXPECT_EQ(e.find("SECRET_TOKEN"), std::string::npos);
+    saw_home = saw_home || e == "HOME=/home/ann";
+  }
+  EXPECT_TRUE(saw_home);
+}
+
+TEST(LinuxCompile, MissingGrantIsInvalidPolicyNamingIt) {
+  auto plan = compile_words({"--rw", "nope", "--", "make"});
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().cls, ErrorClass::invalid_policy);
+  EXPECT_EQ(plan.error().input, "--rw nope");
+}
+
+TEST(LinuxCompile, TmpfsInsideAGrantMustExistOnTheHost) {
+  auto plan = compile_words({"--rw", "/home/ann/proj", "--tmpfs", "/home/ann/proj/build", "--", "make"});
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().cls, ErrorClass::invalid_policy);
+  EXPECT_NE(plan.error().reason.find("on the host"), std::string::npos);
+  // ... and a tmpfs where cage owns the tree is fine.
+  EXPECT_TRUE(compile_words({"--tmpfs", "/scratch", "--", "make"}));
+}
+
+TEST(LinuxCompile, SetuidProgramIsRefused) {
+  auto plan = compile_words({"--", "sudo", "id"});
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().cls, ErrorClass::capability_denied);
+}
+
+TEST(LinuxCompile, CommandNotVisibleIsNotFound) {
+  FakeHostView host;
+  host.add_dir("/opt");
+  host.add_file("/opt/tool", 0755);
+  auto plan = lx::compile(policy_of({"--", "/opt/tool"}), host, {});
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().cls, ErrorClass::not_found);
+  EXPECT_EQ(exit_status_of(plan.error()), 127);
+  EXPECT_TRUE(lx::compile(policy_of({"--ro", "/opt", "--", "/opt/tool"}), host, {}));
+}
+
+TEST(LinuxCompile, NoLandlockIsUnavailableNotWeaker) {
+  FakeHostView host;
+  host.set_landlock_abi(0);
+  auto plan = lx::compile(policy_of({"--", "make"}), host, {});
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().cls, ErrorClass::spawn_sandbox_unavailable);
+}
+
+TEST(LinuxCompile, NetNeedsLandlockAbi4) {
+  FakeHostView host;
+  host.set_landlock_abi(3);
+  auto plan = lx::compile(policy_of({"--net", "example.com:443", "--", "make"}), host, {});
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().cls, ErrorClass::spawn_sandbox_unavailable);
+  EXPECT_EQ(plan.error().input, "--net");
+}
+
+TEST(LinuxCompile, LandlockMirrorsTheMounts) {
+  auto plan = compile_words({"--ro", "src", "--rw", "out", "--", "make"});
+  ASSERT_TRUE(plan);
+  auto access_of = [&](const std::string& p) {
+    for (const auto& r : plan->landlock.rules)
+      if (r.path == p) return std::string(lx::to_string(r.access));
+    return std::string("none");
+  };
+  EXPECT_EQ(access_of("/home/ann/proj/src"), "read_exec");
+  EXPECT_EQ(access_of("/home/ann/proj/out"), "write");
+  EXPECT_EQ(access_of("/usr"), "read_exec");
+  EXPECT_EQ(access_of("/"), "list");
+  EXPECT_EQ(access_of("/etc"), "read");
+}
+
+TEST(LinuxCompile, ProcAndDevCannotBeGranted) {
+  auto plan = compile_words({"--rw", "/proc/sys", "--", "make"});
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().cls, ErrorClass::invalid_policy);
+}
+
+TEST(LinuxCompile, GoldenDryRun) {
+  auto plan = compile_words({"--ro", "src", "--rw", "out", "--hide", ".env", "--", "make", "-j2"});
+  ASSERT_TRUE(plan);
+  std::string got = lx::render_text(*plan);
+  const std::string path = std::string(CAGE_SOURCE_DIR) + "/tests/golden/ro_rw_hide.txt";
+  if (getenv("CAGE_UPDATE_GOLDEN")) std::ofstream(path) << got;
+  std::ifstream in(path);
+  ASSERT_TRUE(in) << "missing " << path << " (run with CAGE_UPDATE_GOLDEN=1)";
+  std::stringstream want;
+  want << in.rdbuf();
+  EXPECT_EQ(got, want.str());
+}
+
+}  // namespace
+}  // namespace cage::testing

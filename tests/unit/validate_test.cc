@@ -1,0 +1,198 @@
+// validate(): a valid and an invalid case for every flag; invalid cases assert the class and input.
+#include <gtest/gtest.h>
+
+#include "policy/policy.h"
+
+namespace cage::policy {
+namespace {
+
+Context ctx() { return Context{"/w", "/home/ann", {}}; }
+
+PolicyInput with_cmd() {
+  PolicyInput in;
+  in.argv = {"true"};
+  return in;
+}
+
+Value v(std::string text, std::string origin) { return Value{std::move(text), std::move(origin), "/w"}; }
+
+void expect_invalid(const PolicyInput& in, const std::string& input_prefix) {
+  auto p = validate(in, ctx());
+  ASSERT_FALSE(p) << "accepted: " << input_prefix;
+  EXPECT_EQ(p.error().cls, ErrorClass::invalid_policy);
+  EXPECT_EQ(p.error().input.rfind(input_prefix, 0), 0u) << p.error().input;
+}
+
+TEST(Validate, NoCommandIsAUsageError) {
+  auto p = validate(PolicyInput{}, ctx());
+  ASSERT_FALSE(p);
+  EXPECT_EQ(p.error().cls, ErrorClass::usage_error);
+}
+
+TEST(Validate, PathsResolveAgainstBaseAndHome) {
+  auto in = with_cmd();
+  in.ro = {v("src", "--ro"), v("~/notes", "--ro"), v("/a//b/./c/", "--ro")};
+  auto p = validate(in, ctx());
+  ASSERT_TRUE(p);
+  ASSERT_EQ(p->ro.size(), 3u);
+  EXPECT_EQ(p->ro[0].path, "/w/src");
+  EXPECT_EQ(p->ro[1].path, "/home/ann/notes");
+  EXPECT_EQ(p->ro[2].path, "/a/b/c");
+  EXPECT_EQ(p->ro[0].origin, "--ro src");
+}
+
+TEST(Validate, BadPathsAreRefused) {
+  for (const char* bad : {"", "~bob/x", "a\nb", "x\x01"}) {
+    auto in = with_cmd();
+    in.rw = {v(bad, "--rw")};
+    expect_invalid(in, "--rw");
+  }
+}
+
+TEST(Validate, SamePathTwoWaysIsRefused) {
+  auto in = with_cmd();
+  in.ro = {v("out", "--ro")};
+  in.rw = {v("/w/out", "--rw")};
+  expect_invalid(in, "--rw /w/out");
+}
+
+TEST(Validate, TmpfsAndHideOfRootAreRefused) {
+  auto in = with_cmd();
+  in.tmpfs = {v("/", "--tmpfs")};
+  expect_invalid(in, "--tmpfs");
+  in = with_cmd();
+  in.hide = {v("/", "--hide")};
+  expect_invalid(in, "--hide");
+}
+
+TEST(Validate, Environment) {
+  auto in = with_cmd();
+  in.env_pass = {v("LC_*", "--env")};
+  in.env_set = {v("A=b=c", "--setenv")};
+  in.env_unset = {v("TERM", "--unsetenv")};
+  auto p = validate(in, ctx());
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->env.set[0], (std::pair<std::string, std::string>{"A", "b=c"}));
+  for (auto [list, bad] : {std::pair{&PolicyInput::env_pass, "1X"}, {&PolicyInput::env_set, "NOEQUALS"},
+                           {&PolicyInput::env_set, "A-B=1"}, {&PolicyInput::env_unset, "A B"}}) {
+    auto b = with_cmd();
+    (b.*list) = {v(bad, "--x")};
+    expect_invalid(b, "--x");
+  }
+}
+
+TEST(Validate, TimeoutAndRlimits) {
+  auto in = with_cmd();
+  in.timeout = v("1.5s", "--timeout");
+  in.rlimits = {v("nofile=64", "--rlimit"), v("core=0:unlimited", "--rlimit"), v("nofile=128", "--rlimit")};
+  auto p = validate(in, ctx());
+  ASSERT_TRUE(p);
+  EXPECT_EQ(*p->limits.timeout_ms, 1500u);
+  ASSERT_EQ(p->limits.rlimits.size(), 2u);  // the later nofile replaces the earlier one
+  EXPECT_EQ(p->limits.rlimits[1].soft, 128u);
+  for (const char* bad : {"0", "-1s", "abc", "5x", "", "1e400"}) {
+    auto b = with_cmd();
+    b.timeout = v(bad, "--timeout");
+    expect_invalid(b, "--timeout");
+  }
+  for (const char* bad : {"nofile", "bogus=1", "nofile=abc", "nofile=10:5"}) {
+    auto b = with_cmd();
+    b.rlimits = {v(bad, "--rlimit")};
+    expect_invalid(b, "--rlimit");
+  }
+}
+
+TEST(Validate, SizesPidsCpu) {
+  auto in = with_cmd();
+  in.memory = v("512M", "--memory");
+  in.pids = v("64", "--pids");
+  in.cpu = v("1.5", "--cpu");
+  auto p = validate(in, ctx());
+  ASSERT_TRUE(p);
+  EXPECT_EQ(*p->limits.memory_bytes, 512ull << 20);
+  EXPECT_EQ(*p->limits.pids, 64u);
+  EXPECT_DOUBLE_EQ(*p->limits.cpu, 1.5);
+  for (const char* bad : {"12Q", "0", "-5M", "10"}) {
+    auto b = with_cmd();
+    b.memory = v(bad, "--memory");
+    expect_invalid(b, "--memory");
+  }
+  for (const char* bad : {"0", "-1", "x", "99999999"}) {
+    auto b = with_cmd();
+    b.pids = v(bad, "--pids");
+    expect_invalid(b, "--pids");
+  }
+  auto b = with_cmd();
+  b.cpu = v("0", "--cpu");
+  expect_invalid(b, "--cpu");
+}
+
+TEST(Validate, SeccompProfiles) {
+  for (auto [name, want] : {std::pair{"default", SeccompProfile::default_profile}, {"relaxed", SeccompProfile::relaxed},
+                            {"none", SeccompProfile::none}}) {
+    auto in = with_cmd();
+    in.seccomp = v(name, "--seccomp");
+    auto p = validate(in, ctx());
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->seccomp, want);
+  }
+  auto in = with_cmd();
+  in.seccomp = v("off", "--seccomp");
+  expect_invalid(in, "--seccomp off");
+}
+
+TEST(Validate, NetRulesAndShareNetExcludeEachOther) {
+  auto in = with_cmd();
+  in.net = {v("api.github.com:443", "--net")};
+  ASSERT_TRUE(validate(in, ctx()));
+  in.share_net = v("true", "--share-net");
+  expect_invalid(in, "--share-net");
+  auto b = with_cmd();
+  b.net = {v("no-port", "--net")};
+  expect_invalid(b, "--net no-port");
+}
+
+TEST(Validate, HostnameAndChdir) {
+  auto in = with_cmd();
+  in.hostname = v("box-1", "--hostname");
+  in.chdir = v("sub", "--chdir");
+  auto p = validate(in, ctx());
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->hostname, "box-1");
+  EXPECT_EQ(p->cwd, "/w/sub");
+  in.hostname = v("bad name", "--hostname");
+  expect_invalid(in, "--hostname");
+}
+
+TEST(Environment, DefaultSetPassesNoSecrets) {
+  EnvPolicy env;
+  env.pass = {"MY_*"};
+  env.set = {{"X", "1"}};
+  env.unset = {"TERM"};
+  auto out = build_environment(env,
+                               {{"PATH", "/usr/bin"}, {"TERM", "xterm"}, {"AWS_SECRET_ACCESS_KEY", "s3cr3t"},
+                                {"LC_ALL", "C"}, {"MY_VAR", "y"}, {"LD_PRELOAD", "/evil.so"}},
+                               {{"HOME", "/home/ann"}});
+  auto has = [&](const std::string& e) { return std::find(out.begin(), out.end(), e) != out.end(); };
+  EXPECT_TRUE(has("PATH=/usr/bin"));
+  EXPECT_TRUE(has("LC_ALL=C"));
+  EXPECT_TRUE(has("MY_VAR=y"));
+  EXPECT_TRUE(has("X=1"));
+  EXPECT_TRUE(has("HOME=/home/ann"));
+  EXPECT_FALSE(has("TERM=xterm"));
+  for (const auto& e : out) {
+    EXPECT_EQ(e.find("SECRET"), std::string::npos);
+    EXPECT_EQ(e.find("LD_PRELOAD"), std::string::npos);
+  }
+}
+
+TEST(Environment, GlobMatching) {
+  EXPECT_TRUE(env_glob_match("LC_*", "LC_ALL"));
+  EXPECT_TRUE(env_glob_match("*", "X"));
+  EXPECT_TRUE(env_glob_match("A?C", "ABC"));
+  EXPECT_FALSE(env_glob_match("LC_*", "LANG"));
+  EXPECT_FALSE(env_glob_match("A?C", "AC"));
+}
+
+}  // namespace
+}  // namespace cage::policy
