@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "policy/policy.h"
+#include "proxy/env.h"
 
 namespace cage::lx {
 
@@ -322,6 +323,8 @@ Status Compiler::environment(const std::vector<std::pair<std::string, std::strin
   std::vector<std::pair<std::string, std::string>> forced = {
       {"HOME", p.home.empty() ? "/" : p.home}, {"USER", user_name}, {"LOGNAME", user_name},
       {"SHELL", shell}, {"PWD", plan.cwd}};
+  if (plan.net.mode == NetPlan::Mode::proxy)
+    for (auto& kv : proxy::proxy_environment(plan.net.shim_port, plan.net.allow)) forced.push_back(std::move(kv));
   plan.env = policy::build_environment(p.env, caller_env, forced);
   if (std::none_of(plan.env.begin(), plan.env.end(), [](const std::string& e) { return e.rfind("PATH=", 0) == 0; }))
     plan.env.insert(plan.env.begin(), "PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin");
