@@ -1,0 +1,51 @@
+# Shared by tests/escape/*.sh and tests/integration/{fault,badinput}_*.sh (sourced; no .sh suffix, so
+# not a test itself). Gives each script a private work directory (usable by the unprivileged user),
+# an empty start directory (so the implicit read-only cwd grant shows nothing), and helpers:
+#   cage_run ARGS...     runs "$CAGE" ARGS with stdin from /dev/null; sets $rc, $out, $err
+#   expect_rc WANT WHAT  fails unless the last cage_run exited WANT
+#   fail MSG / pass MSG  record a failure / print progress;  finish  exits 1 on any failure
+#   at_exit CMD          runs CMD (a string) when the script ends, before the work dir is removed
+: "${CAGE:?CAGE must point at the cage binary}" "${CAGE_PROBE:?CAGE_PROBE must point at cage-probe}"
+set -u
+probe_dir=$(dirname "$CAGE_PROBE")
+py=/usr/bin/python3
+failures=0
+_exit_hooks=()
+work=$(mktemp -d /tmp/cage-escape.XXXXXX) || exit 1
+chmod 755 "$work"
+_cleanup() {
+  local h
+  for h in "${_exit_hooks[@]}"; do eval "$h" 2>/dev/null; done
+  chmod -R u+w "$work" 2>/dev/null
+  rm -rf "$work"
+}
+trap _cleanup EXIT
+at_exit() { _exit_hooks+=("$1"); }
+mkdir "$work/cwd" && cd "$work/cwd" || exit 1
+
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+pass() { echo "ok: $*"; }
+cage_run() {
+  rc=0
+  "$CAGE" "$@" </dev/null >"$work/.out" 2>"$work/.err" || rc=$?
+  out=$(tr -d '\0' <"$work/.out")
+  err=$(tr -d '\0' <"$work/.err")
+}
+expect_rc() {
+  if [ "$rc" -eq "$1" ]; then pass "$2 (exit $rc)"; else fail "$2: exit $rc, want $1; stdout: $out; stderr: $err"; fi
+}
+# The sandbox must work at all before a denial means anything.
+require_sandbox() {
+  cage_run --ro "$probe_dir" -- "$CAGE_PROBE" syscall getpid
+  if [ "$rc" -ne 0 ]; then
+    if grep -q spawn_sandbox_unavailable <<<"$err"; then echo "skip: $err" >&2; exit 77; fi
+    echo "FAIL: cage-probe getpid inside cage exited $rc: $err" >&2
+    exit 1
+  fi
+}
+is_root() { [ "$(id -u)" -eq 0 ]; }
+finish() {
+  if [ "$failures" -ne 0 ]; then echo "$failures failure(s)" >&2; exit 1; fi
+  echo "all ok"
+  exit 0
+}
