@@ -38,9 +38,10 @@ const char* const kEtcEntries[] = {
 
 // /proc entries that expose or change the host kernel: made read-only, or masked entirely.
 const char* const kProcReadOnly[] = {"sys", "sysrq-trigger", "irq", "bus", "fs", nullptr};
-const char* const kProcMasked[] = {"kcore", "keys", "key-users", "timer_list", "sched_debug", "latency_stats",
-                                   "acpi", "scsi", "asound", "kallsyms", "kmsg", "kpagecount", "kpageflags",
-                                   "kpagecgroup", "sysvipc", nullptr};
+// (kcore, kmsg, kallsyms and kpage* are left alone: the kernel guards them with capabilities of the
+// initial user namespace, which nothing in the sandbox can hold; each mask costs start-up time.)
+const char* const kProcMasked[] = {"keys", "key-users", "timer_list", "sched_debug", "latency_stats", "acpi",
+                                   "scsi", "asound", nullptr};
 
 struct Compiler {
   const Policy& p;
@@ -53,6 +54,7 @@ struct Compiler {
   Status resolve(const Grant& g, MountKind kind);
   Status default_view();
   void etc_view();
+  void etc_entry(const std::string& path, const std::string& why, size_t& budget, int depth);
   void passwd_files();
   void proc_and_dev();
   Status home_and_cwd();
@@ -95,30 +97,67 @@ Status Compiler::resolve(const Grant& g, MountKind kind) {
   return Ok{};
 }
 
+// /etc is a snapshot, not a bind: regular files are copied into cage's tmpfs and symlinks
+// recreated, so the view costs no mounts (start-up) and cannot change under the workload. A
+// directory too large to copy is bound read-only instead.
+constexpr size_t kEtcCopyBudget = 8u << 20;  // bytes copied in all
+constexpr size_t kEtcFileMax = 2u << 20;
+
+void Compiler::etc_entry(const std::string& path, const std::string& why, size_t& budget, int depth) {
+  FileInfo li = host.lstat(path);
+  if (li.kind == FileKind::missing || path == "/etc/ssl/private") return;  // private TLS keys stay out
+  if (li.kind == FileKind::symlink) {
+    auto target = host.readlink(path);
+    if (!target || target->empty()) return;
+    // A link into /usr, /proc or /etc itself resolves inside as well and is recreated as is (judged
+    // on its text, which is cheap: /etc/alternatives alone holds hundreds); any other target (e.g.
+    // resolv.conf into /run) is shown by content.
+    std::string lexical = policy::lexically_clean((*target)[0] == '/' ? *target : path.substr(0, path.rfind('/')) + "/" + *target);
+    if (is_beneath(lexical, "/usr") || is_beneath(lexical, "/proc") || is_beneath(lexical, "/etc")) {
+      sys.push_back(MountStep{MountKind::symlink, *target, path, "", false, false, why});
+      return;
+    }
+    auto real = host.realpath(path);
+    if (!real) return;  // dangling: nothing to show
+    FileInfo ri = host.stat(*real);
+    if (ri.kind == FileKind::file) {
+      auto content = ri.mode & 0004 || host.uid() == 0 ? host.read_file(*real) : std::nullopt;
+      if (content && content->size() <= kEtcFileMax && content->size() <= budget) {
+        budget -= content->size();
+        sys.push_back(MountStep{MountKind::file, "", path, *content, false, false, why});
+      }
+    } else if (ri.kind == FileKind::dir) {
+      sys.push_back(MountStep{MountKind::bind_ro, *real, path, "", true, false, why});
+    }
+    return;
+  }
+  if (li.kind == FileKind::file) {
+    if (!(li.mode & 0004)) return;  // not world-readable: not for the sandbox
+    auto content = host.read_file(path);
+    if (content && content->size() <= kEtcFileMax && content->size() <= budget) {
+      budget -= content->size();
+      sys.push_back(MountStep{MountKind::file, "", path, *content, false, false, why});
+    }
+    return;
+  }
+  if (li.kind != FileKind::dir) return;
+  auto names = host.list_dir(path);
+  // A large directory (alternatives, ssl/certs: hundreds of links; the JDK's configuration: half a
+  // megabyte) costs less as one bind than as copies.
+  bool large = path == "/etc/alternatives" || path.rfind("/etc/java-", 0) == 0;
+  if (!names || large || depth > 4 || names->size() > 64) {
+    if (li.mode & 0005) sys.push_back(MountStep{MountKind::bind_ro, path, path, "", true, false, why});
+    return;
+  }
+  sys.push_back(MountStep{MountKind::dir, "", path, "", true, false, why});
+  for (const auto& n : *names) etc_entry(path + "/" + n, why, budget, depth + 1);
+}
+
 void Compiler::etc_view() {
   sys.push_back(MountStep{MountKind::tmpfs, "", "/etc", "", true, true, "default view: curated /etc"});
-  for (const char* const* e = kEtcEntries; *e; ++e) {
-    std::string path = std::string("/etc/") + *e;
-    FileInfo li = host.lstat(path);
-    if (li.kind == FileKind::missing) continue;
-    std::string why = std::string("default view: /etc/") + *e;
-    if (li.kind == FileKind::symlink) {
-      auto target = host.readlink(path);
-      auto real = host.realpath(path);
-      if (!target || !real) continue;  // dangling: nothing to show
-      // A link into /usr or /proc resolves inside as well; any other target is shown by content.
-      if (is_beneath(*real, "/usr") || is_beneath(*real, "/proc")) {
-        sys.push_back(MountStep{MountKind::symlink, *target, path, "", false, false, why});
-        continue;
-      }
-      FileInfo ri = host.stat(*real);
-      if (ri.kind != FileKind::file && ri.kind != FileKind::dir) continue;
-      sys.push_back(MountStep{MountKind::bind_ro, *real, path, "", ri.kind == FileKind::dir, false, why});
-      continue;
-    }
-    if (li.kind != FileKind::file && li.kind != FileKind::dir) continue;
-    sys.push_back(MountStep{MountKind::bind_ro, path, path, "", li.kind == FileKind::dir, false, why});
-  }
+  size_t budget = kEtcCopyBudget;
+  for (const char* const* e = kEtcEntries; *e; ++e)
+    etc_entry(std::string("/etc/") + *e, std::string("default view: /etc/") + *e, budget, 0);
   passwd_files();
 }
 
@@ -255,7 +294,7 @@ Status Compiler::merge() {
       sys.erase(std::remove_if(sys.begin(), sys.end(), [&](const MountStep& s) { return is_beneath(s.target, u.target); }),
                 sys.end());
     }
-  plan.mounts = sys;
+  plan.mounts = std::move(sys);
   plan.mounts.insert(plan.mounts.end(), user.begin(), user.end());
   std::stable_sort(plan.mounts.begin(), plan.mounts.end(),
                    [](const MountStep& a, const MountStep& b) { return depth_of(a.target) < depth_of(b.target); });
@@ -265,7 +304,7 @@ Status Compiler::merge() {
 // A mount point that does not exist yet may be created only inside cage's own tmpfs; creating it in
 // a bind mount would change the host. Grants beneath a masked path are refused for the same reason.
 Status Compiler::check_mount_points() {
-  std::vector<MountStep> done;
+  std::vector<MountStep> done;  // the mounts so far (links, files and directories cover nothing)
   for (const auto& s : plan.mounts) {
     const MountStep* cover = nullptr;
     for (const auto& d : done)
@@ -286,7 +325,7 @@ Status Compiler::check_mount_points() {
       if ((fi.kind == FileKind::dir) != want_dir)
         return invalid(s.why, s.target + " changed kind on the host", "run again");
     }
-    done.push_back(s);
+    if (s.kind != MountKind::symlink && s.kind != MountKind::file && s.kind != MountKind::dir) done.push_back(s);
   }
   return Ok{};
 }
@@ -419,7 +458,7 @@ Result<Plan> compile(const Policy& p, const HostView& host,
   }
   if (auto s = c.environment(caller_env); !s) return s.error();
   if (auto s = c.resolve_command(); !s) return s.error();
-  return c.plan;
+  return std::move(c.plan);
 }
 
 }  // namespace cage::lx

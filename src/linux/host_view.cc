@@ -2,14 +2,17 @@
 // Read-only questions; nothing here changes the host.
 #include "linux/host_view.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <linux/landlock.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <vector>
 #include <cstdlib>
 
 #include "common/unique_fd.h"
@@ -73,6 +76,19 @@ class RealHostView final : public HostView {
     }
     return out;
   }
+  std::optional<std::vector<std::string>> list_dir(const std::string& path) const override {
+    DIR* d = ::opendir(path.c_str());
+    if (!d) return std::nullopt;
+    std::vector<std::string> names;
+    while (struct dirent* e = ::readdir(d)) {
+      std::string n = e->d_name;
+      if (n != "." && n != "..") names.push_back(n);
+    }
+    ::closedir(d);
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+  bool writable(const std::string& path) const override { return ::access(path.c_str(), W_OK) == 0; }
   uint32_t uid() const override { return ::getuid(); }
   uint32_t gid() const override { return ::getgid(); }
   int landlock_abi() const override {

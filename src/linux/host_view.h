@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <memory>
+#include <vector>
 #include <string>
 
 namespace cage::lx {
@@ -25,9 +26,13 @@ class HostView {
   virtual std::optional<std::string> realpath(const std::string& path) const = 0;
   virtual std::optional<std::string> readlink(const std::string& path) const = 0;
   virtual std::optional<std::string> read_file(const std::string& path) const = 0;  // small files only
+  virtual std::optional<std::vector<std::string>> list_dir(const std::string& path) const = 0;  // names
   virtual uint32_t uid() const = 0;
   virtual uint32_t gid() const = 0;
   virtual int landlock_abi() const = 0;  // 0 when Landlock is unavailable
+  // cgroups (cgroup_plan.cc): may we create directories in / write to path? The cgroup layout itself
+  // is read through read_file("/proc/self/cgroup"), ("/proc/self/mountinfo") and the cgroup files.
+  virtual bool writable(const std::string& path) const { (void)path; return false; }
 };
 
 std::unique_ptr<HostView> make_real_host_view();

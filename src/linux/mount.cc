@@ -52,15 +52,26 @@ int make_parents(char* path) {
   return 0;
 }
 
+// Runs make(path); when a parent is missing, creates the parents and tries once more. Steps come
+// sorted by depth, so the parents usually exist and the common case costs one system call.
+template <class F>
+int with_parents(char* path, F make) {
+  int e = make(path);
+  if (e != ENOENT) return e;
+  if ((e = make_parents(path)) != 0) return e;
+  return make(path);
+}
+
 int ensure_mount_point(char* path, bool is_dir) {
   struct stat st {};
   if (::lstat(path, &st) == 0) return (S_ISDIR(st.st_mode) == is_dir) ? 0 : ENOTDIR;
-  if (int e = make_parents(path)) return e;
-  if (is_dir) return ::mkdir(path, 0755) == 0 || errno == EEXIST ? 0 : errno;
-  int fd = ::open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (fd < 0) return errno;
-  ::close(fd);
-  return 0;
+  if (is_dir) return with_parents(path, [](const char* p) { return ::mkdir(p, 0755) == 0 || errno == EEXIST ? 0 : errno; });
+  return with_parents(path, [](const char* p) {
+    int fd = ::open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0) return errno;
+    ::close(fd);
+    return 0;
+  });
 }
 
 // Opens the target beneath the staged root refusing every symlink, and returns its magic-link path
@@ -141,11 +152,9 @@ int apply_step(const ChildContext& c, size_t i, int root_fd) {
   if (!staged(at, sizeof at, s.target)) return ENAMETOOLONG;
   switch (s.kind) {
     case MountKind::symlink:
-      if (int e = make_parents(at)) return e;
-      return err_of(::symlink(s.source.c_str(), at));
+      return with_parents(at, [&s](const char* p) { return err_of(::symlink(s.source.c_str(), p)); });
     case MountKind::file:
-      if (int e = make_parents(at)) return e;
-      return write_file(at, s.content);
+      return with_parents(at, [&s](const char* p) { return write_file(p, s.content); });
     case MountKind::dir:
       return ensure_mount_point(at, true);
     case MountKind::tmpfs:

@@ -1,5 +1,6 @@
 // --dry-run output of a Linux plan: text for people (each step with its `why`), a toml::table for
 // --json. Nothing here touches the system.
+#include <algorithm>
 #include <sstream>
 
 #include "linux/compile.h"
@@ -113,7 +114,15 @@ toml::table render_table(const Plan& plan) {
   for (const auto& m : plan.mounts) {
     toml::table t{{"kind", std::string(to_string(m.kind))}, {"target", m.target}, {"why", m.why}};
     if (!m.source.empty()) t.insert("source", m.source);
-    if (m.kind == MountKind::file) t.insert("content", m.content);
+    if (m.kind == MountKind::file) {
+      // Text is shown; binary content (ld.so.cache) only by size: JSON strings must be valid UTF-8.
+      bool text = std::all_of(m.content.begin(), m.content.end(), [](char ch) {
+        auto c = static_cast<unsigned char>(ch);
+        return (c >= 0x20 && c < 0x7f) || c == '\n' || c == '\t';
+      });
+      if (text) t.insert("content", m.content);
+      t.insert("bytes", static_cast<int64_t>(m.content.size()));
+    }
     if (m.read_only) t.insert("read_only", true);
     mounts.push_back(std::move(t));
   }

@@ -1,6 +1,7 @@
 // A HostView for unit tests: an in-memory file tree with symlinks, and a record of what was asked.
 #pragma once
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,7 +28,7 @@ class FakeHostView : public lx::HostView {
     add_file("/etc/group", 0644, "root:x:0:\nann:x:1000:\n");
     add_dir("/proc");
     add_dir("/proc/sys");
-    add_file("/proc/kcore", 0400);
+    add_file("/proc/keys", 0444);
     add_dir("/tmp");
     add_dir("/home");
     add_dir("/home/ann");
@@ -96,7 +97,21 @@ class FakeHostView : public lx::HostView {
     if (it == files_.end() || it->second.kind != lx::FileKind::file) return std::nullopt;
     return it->second.content;
   }
-  uint32_t uid() const override { return 1000; }
+  std::optional<std::vector<std::string>> list_dir(const std::string& path) const override {
+    auto it = files_.find(path);
+    if (it == files_.end() || it->second.kind != lx::FileKind::dir) return std::nullopt;
+    std::vector<std::string> names;
+    const std::string prefix = path == "/" ? "/" : path + "/";
+    for (const auto& [p, n] : files_)
+      if (p.size() > prefix.size() && p.compare(0, prefix.size(), prefix) == 0 &&
+          p.find('/', prefix.size()) == std::string::npos)
+        names.push_back(p.substr(prefix.size()));
+    return names;
+  }
+  bool writable(const std::string& path) const override { return writable_.count(path) > 0; }
+  void add_writable(const std::string& p) { writable_.insert(p); }
+  void set_uid(uint32_t uid) { uid_ = uid; }
+  uint32_t uid() const override { return uid_; }
   uint32_t gid() const override { return 1000; }
   int landlock_abi() const override { return abi_; }
 
@@ -110,6 +125,8 @@ class FakeHostView : public lx::HostView {
   };
   std::map<std::string, Node> files_;
   int abi_ = 7;
+  std::set<std::string> writable_;  // cgroup directories and files we may write
+  uint32_t uid_ = 1000;
 };
 
 // Builds a Policy from command-line words as cage would, with cwd /home/ann/proj and HOME /home/ann.

@@ -62,7 +62,7 @@ TEST(LinuxCompile, DefaultViewHoldsNoSecrets) {
             step(*plan, "/etc/passwd")->content.find("ann:"));
   EXPECT_EQ(step(*plan, "/home/ann")->kind, MountKind::tmpfs);  // empty private $HOME
   EXPECT_EQ(step(*plan, "/bin")->kind, MountKind::symlink);
-  EXPECT_EQ(step(*plan, "/proc/kcore")->kind, MountKind::hide);
+  EXPECT_EQ(step(*plan, "/proc/keys")->kind, MountKind::hide);
   EXPECT_EQ(step(*plan, "/proc/sys")->kind, MountKind::proc_ro);
   // The current directory is shown read-only, after $HOME's tmpfs.
   EXPECT_EQ(step(*plan, "/home/ann/proj")->kind, MountKind::bind_ro);
