@@ -1,0 +1,99 @@
+# fish completion for cage(1). Installed as /usr/share/fish/vendor_completions.d/cage.fish.
+# Every option of `cage --help` is listed here; tests/packaging/docs.sh checks that they agree.
+
+# True once the command has started: after "--", or after the first word that is not an option or
+# an option's value (cage's prefix-command mode).
+function __cage_command_started
+    set -l tokens (commandline -opc)
+    set -e tokens[1]
+    set -l skip 0
+    for t in $tokens
+        if test $skip -eq 1
+            set skip 0
+            continue
+        end
+        switch $t
+            case --
+                return 0
+            case --ro --rw --tmpfs --hide --chdir --env --setenv --unsetenv --net --seccomp --timeout \
+                --rlimit --hostname --target --profile
+                set skip 1
+            case '-*'
+            case '*'
+                return 0
+        end
+    end
+    return 1
+end
+
+# The command's own words, for completing them as a command line of their own.
+function __cage_complete_command
+    set -l tokens (commandline -opc)
+    set -e tokens[1]
+    set -l skip 0
+    while set -q tokens[1]
+        set -l t $tokens[1]
+        if test $skip -eq 1
+            set skip 0
+            set -e tokens[1]
+            continue
+        end
+        switch $t
+            case --
+                set -e tokens[1]
+                break
+            case --ro --rw --tmpfs --hide --chdir --env --setenv --unsetenv --net --seccomp --timeout \
+                --rlimit --hostname --target --profile
+                set skip 1
+            case '-*'
+            case '*'
+                break
+        end
+        set -e tokens[1]
+    end
+    __fish_complete_subcommand --commandline $tokens (commandline -ct)
+end
+
+function __cage_profiles
+    printf '%s\n' npm pip cargo go git-https build
+    set -l config $HOME/.config
+    set -q XDG_CONFIG_HOME; and set config $XDG_CONFIG_HOME
+    for d in $config/cage/profiles /etc/cage/profiles /usr/share/cage/profiles
+        for f in $d/*
+            test -f $f; and string replace -r '\.toml$' '' -- (basename $f)
+        end
+    end
+end
+
+complete -c cage -f
+complete -c cage -n __cage_command_started -x -a '(__cage_complete_command)'
+
+set -l opt 'not __cage_command_started'
+# Filesystem
+complete -c cage -n $opt -l ro -r -F -d 'Grant PATH read-only (and executable)'
+complete -c cage -n $opt -l rw -r -F -d 'Grant PATH read-write'
+complete -c cage -n $opt -l tmpfs -r -F -d 'Mount an empty private tmpfs at PATH'
+complete -c cage -n $opt -l hide -r -F -d 'Mask PATH beneath a granted one'
+complete -c cage -n $opt -l no-system -d 'Start from an empty root'
+complete -c cage -n $opt -l no-cwd -d 'Do not grant the current directory'
+complete -c cage -n $opt -l chdir -x -a '(__fish_complete_directories)' -d 'Start the command in DIR'
+# Environment
+complete -c cage -n $opt -l env -x -a '(set -xn)' -d 'Pass the caller\'s variable NAME through'
+complete -c cage -n $opt -l setenv -x -a '(set -xn | string replace -r \'$\' =)' -d 'Set NAME=VALUE'
+complete -c cage -n $opt -l unsetenv -x -a '(set -xn)' -d 'Remove NAME from the environment'
+# Network
+complete -c cage -n $opt -l net -x -d 'Allow TCP to HOST:PORT through the proxy'
+complete -c cage -n $opt -l share-net -d 'Escape hatch: the host network unchanged'
+# Process and limits
+complete -c cage -n $opt -l seccomp -x -a 'default relaxed none' -d 'Syscall filter'
+complete -c cage -n $opt -l timeout -x -d 'Wall-clock limit (30s, 5m, 1h)'
+complete -c cage -n $opt -l rlimit -x -a 'as= core= cpu= data= fsize= memlock= msgqueue= nice= nofile= nproc= rss= rtprio= rttime= sigpending= stack=' -d 'Set a resource limit'
+complete -c cage -n $opt -l hostname -x -d 'Host name inside the sandbox'
+# Modes
+complete -c cage -n $opt -l dry-run -d 'Print the sandbox plan and exit'
+complete -c cage -n $opt -l target -x -a 'linux macos windows' -d 'With --dry-run: plan for OS'
+complete -c cage -n $opt -l check -d 'Probe this host and report each mechanism'
+complete -c cage -n $opt -l json -d 'Machine-readable output'
+complete -c cage -n $opt -l json-errors -d 'Print errors as JSON'
+complete -c cage -n $opt -s V -l version -d 'Print the version and exit'
+complete -c cage -n $opt -s h -l help -d 'Print the help and exit'

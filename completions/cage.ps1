@@ -1,0 +1,89 @@
+# PowerShell completion for cage(1). Load it from your profile:  . /path/to/cage.ps1
+# (the Scoop and winget packages ship it next to cage.exe). Every option of `cage --help` is listed
+# here; tests/packaging/docs.sh checks that they agree. Not run in CI: no PowerShell on Debian.
+
+$script:CageOptions = [ordered]@{
+    '--ro'          = 'Grant PATH read-only (and executable) at the same path inside'
+    '--rw'          = 'Grant PATH read-write at the same path inside'
+    '--tmpfs'       = 'Mount an empty private tmpfs at PATH'
+    '--hide'        = 'Mask PATH (a file or directory beneath a granted one)'
+    '--no-system'   = 'Start from an empty root: no default system view'
+    '--no-cwd'      = 'Do not grant the current directory read-only implicitly'
+    '--chdir'       = 'Start the command in DIR'
+    '--env'         = "Pass the caller's variable NAME through (globs allowed)"
+    '--setenv'      = 'Set NAME to VALUE for the command'
+    '--unsetenv'    = "Remove NAME (globs allowed) from the command's environment"
+    '--net'         = "Allow TCP to HOST:PORT through cage's proxy"
+    '--share-net'   = 'Escape hatch: use the host network unchanged'
+    '--seccomp'     = 'Syscall filter: default, relaxed, or none'
+    '--timeout'     = 'Wall-clock limit (30s, 5m, 1h)'
+    '--rlimit'      = 'Set a resource limit NAME=VALUE'
+    '--hostname'    = 'Host name inside the sandbox'
+    '--dry-run'     = 'Print the sandbox plan and exit'
+    '--target'      = 'With --dry-run: plan for linux, macos or windows'
+    '--check'       = 'Probe this host and report each mechanism'
+    '--json'        = 'Machine-readable output for --dry-run and --check'
+    '--json-errors' = 'Print errors as one JSON object on stderr'
+    '-V'            = 'Print the version and exit'
+    '--version'     = 'Print the version and exit'
+    '-h'            = 'Print this help and exit'
+    '--help'        = 'Print this help and exit'
+}
+
+$script:CageValues = @{
+    '--seccomp' = @('default', 'relaxed', 'none')
+    '--target'  = @('linux', 'macos', 'windows')
+    '--rlimit'  = @('as=', 'core=', 'cpu=', 'data=', 'fsize=', 'memlock=', 'msgqueue=', 'nice=', 'nofile=',
+                    'nproc=', 'rss=', 'rtprio=', 'rttime=', 'sigpending=', 'stack=')
+    '--profile' = @('npm', 'pip', 'cargo', 'go', 'git-https', 'build')
+}
+$script:CagePathOptions = @('--ro', '--rw', '--tmpfs', '--hide', '--chdir')
+$script:CageValueOptions = @('--ro', '--rw', '--tmpfs', '--hide', '--chdir', '--env', '--setenv', '--unsetenv',
+                             '--net', '--seccomp', '--timeout', '--rlimit', '--hostname', '--target', '--profile')
+
+function script:CageProfileNames {
+    $names = [System.Collections.Generic.List[string]]::new()
+    $script:CageValues['--profile'] | ForEach-Object { $names.Add($_) }
+    $dirs = @()
+    if ($env:APPDATA) { $dirs += Join-Path $env:APPDATA 'cage\profiles' }
+    if ($HOME) { $dirs += Join-Path $HOME '.config/cage/profiles' }
+    foreach ($d in $dirs) {
+        if (Test-Path $d) {
+            Get-ChildItem -File $d | ForEach-Object { $names.Add(($_.Name -replace '\.toml$', '')) }
+        }
+    }
+    $names
+}
+
+Register-ArgumentCompleter -Native -CommandName cage, cage.exe -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+    $words = @($commandAst.CommandElements | ForEach-Object { $_.Extent.Text })
+    # Words typed before the one being completed (the command name is $words[0]).
+    $before = @($words | Select-Object -Skip 1)
+    if ($wordToComplete -ne '' -and $before.Count -gt 0) { $before = @($before | Select-Object -SkipLast 1) }
+    # After "--", or after the first non-option word, the words are the command's own: leave them
+    # to PowerShell's default (file) completion.
+    $skip = $false
+    foreach ($w in $before) {
+        if ($skip) { $skip = $false; continue }
+        if ($w -eq '--') { return }
+        if ($script:CageValueOptions -contains $w) { $skip = $true; continue }
+        if (-not $w.StartsWith('-')) { return }
+    }
+    $prev = if ($before.Count -gt 0) { $before[-1] } else { '' }
+    if ($script:CagePathOptions -contains $prev) { return }  # default completion: paths
+    if ($prev -eq '--profile') {
+        return script:CageProfileNames | Where-Object { $_ -like "$wordToComplete*" } | ForEach-Object {
+            [System.Management.Automation.CompletionResult]::new($_, $_, 'ParameterValue', $_)
+        }
+    }
+    if ($script:CageValues.ContainsKey($prev)) {
+        return $script:CageValues[$prev] | Where-Object { $_ -like "$wordToComplete*" } | ForEach-Object {
+            [System.Management.Automation.CompletionResult]::new($_, $_, 'ParameterValue', $_)
+        }
+    }
+    if ($script:CageValueOptions -contains $prev) { return @() }
+    $script:CageOptions.Keys | Where-Object { $_ -like "$wordToComplete*" } | ForEach-Object {
+        [System.Management.Automation.CompletionResult]::new($_, $_, 'ParameterName', $script:CageOptions[$_])
+    }
+}
