@@ -51,3 +51,14 @@ endfunction()
 
 cage_script_tests(integration integration)
 cage_script_tests(escape escape)
+
+# Packaging and documentation tests (tests/packaging/*.sh): run once, as root (they build and
+# unpack packages into throwaway roots); as-root.sh skips them (77) when the suite is unprivileged.
+file(GLOB cage_packaging_scripts CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/packaging/*.sh)
+list(SORT cage_packaging_scripts)
+foreach(script ${cage_packaging_scripts})
+  get_filename_component(name ${script} NAME_WE)
+  add_test(NAME packaging.${name} COMMAND ${CMAKE_SOURCE_DIR}/tests/as-root.sh bash ${script})
+  set_tests_properties(packaging.${name} PROPERTIES LABELS "packaging;root" SKIP_RETURN_CODE 77
+    TIMEOUT 900 ENVIRONMENT "${CAGE_TEST_ENV}")
+endforeach()
