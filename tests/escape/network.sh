@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Attack: reach the host's network from a sandbox started without --net: a TCP listener on the host's
+# 127.0.0.1, an abstract unix socket and a path unix socket (in an ungranted directory) the host
+# listens on, raw and packet sockets, DNS.
+# Policy: default view (own network namespace, loopback only). Expected: all fail. Twins: loopback
+# inside the sandbox works; with --share-net (the audited escape hatch) the same host listener is
+# reachable, so the denial is the namespace's doing.
+. "$(dirname "$0")/lib.bash"
+require_sandbox
+mkdir "$work/hidden"
+"$py" -c '
+import socket, sys, time
+t = socket.socket(); t.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); t.bind(("127.0.0.1", 0)); t.listen(16)
+a = socket.socket(socket.AF_UNIX); a.bind(sys.argv[1].replace("@", "\0", 1)); a.listen(16)
+p = socket.socket(socket.AF_UNIX); p.bind(sys.argv[2]); p.listen(16)
+print(t.getsockname()[1], flush=True)
+time.sleep(120)' "@cage-escape-$$" "$work/hidden/sock" >"$work/port" &
+listener=$!
+at_exit "kill $listener"
+for _ in $(seq 50); do [ -s "$work/port" ] && break; sleep 0.1; done
+port=$(cat "$work/port")
+[ -n "$port" ] || { fail "host listener did not start"; finish; }
+connect() {  # ADDRESS: python inside cage; prints CONNECTED or the error
+  cat <<PY
+import socket, sys
+a = sys.argv[1]
+if a.startswith("tcp:"):
+    s = socket.socket(); s.settimeout(3); addr = ("127.0.0.1", int(a[4:]))
+else:
+    s = socket.socket(socket.AF_UNIX); addr = a.replace("@", "\0", 1)
+try:
+    s.connect(addr); print("CONNECTED")
+except OSError as e:
+    print("denied", e)
+PY
+}
+cage_run --share-net -- "$py" -c "$(connect)" "tcp:$port"
+[ "$out" = CONNECTED ] && pass "twin: --share-net reaches the host listener" || fail "twin: --share-net: $out $err"
+cage_run -- "$py" -c "$(connect)" "tcp:$port"
+grep -q CONNECTED <<<"$out" && fail "host 127.0.0.1:$port reachable without --net" || pass "host TCP unreachable ($out)"
+cage_run -- "$py" -c "$(connect)" "@cage-escape-$$"
+grep -q CONNECTED <<<"$out" && fail "host abstract socket reachable" || pass "host abstract socket unreachable ($out)"
+cage_run -- "$py" -c "$(connect)" "$work/hidden/sock"
+grep -q CONNECTED <<<"$out" && fail "host path socket in an ungranted dir reachable" || pass "host path socket unreachable ($out)"
+cage_run -- "$py" -c '
+import socket
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+c = socket.create_connection(s.getsockname()); print("loopback ok")'
+[ "$out" = "loopback ok" ] && pass "twin: loopback inside the sandbox works" || fail "twin: loopback inside: $out $err"
+cage_run -- "$py" -c '
+import socket
+for fam, typ, proto in ((socket.AF_INET, socket.SOCK_RAW, 1), (socket.AF_INET6, socket.SOCK_RAW, 58),
+                        (socket.AF_PACKET, socket.SOCK_RAW, 0), (socket.AF_INET, socket.SOCK_PACKET, 0)):
+    try:
+        socket.socket(fam, typ, proto); print("OPENED", fam, typ)
+    except OSError as e:
+        print("denied", e.errno)'
+grep -q OPENED <<<"$out" && fail "raw socket opened: $out" || pass "raw and packet sockets fail"
+cage_run -- "$py" -c '
+import socket
+try:
+    print("RESOLVED", socket.getaddrinfo("debian.org", 443))
+except OSError as e:
+    print("denied", e)'
+grep -q RESOLVED <<<"$out" && fail "DNS resolves without --net: $out" || pass "no resolver reachable ($out)"
+cage_run -- sh -c 'ls /sys/class/net 2>/dev/null || cat /proc/net/dev'
+grep -q -e eth -e ens -e enp -e wl <<<"$out" && fail "host interfaces visible: $out" || pass "only lo in the sandbox"
+finish
