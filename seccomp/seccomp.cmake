@@ -34,7 +34,7 @@ add_custom_command(OUTPUT ${cage_seccomp_out}
   COMMENT "Generating seccomp BPF from seccomp/*.txt for ${CAGE_SECCOMP_ARCH}"
   VERBATIM)
 add_library(cage_seccomp_profiles STATIC ${cage_seccomp_out})
-target_include_directories(cage_seccomp_profiles PUBLIC src)
+target_compile_options(cage_seccomp_profiles PUBLIC -iquote ${CMAKE_SOURCE_DIR}/src)
 target_compile_options(cage_seccomp_profiles PRIVATE ${CAGE_WARNINGS})
 target_link_libraries(cage PRIVATE cage_seccomp_profiles)
 

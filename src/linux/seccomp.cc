@@ -4,6 +4,7 @@
 // tests/integration/seccomp_*.sh (every denial, the kills, relaxed and none) and tests/unit/seccomp_test.cc.
 #include "linux/seccomp.h"
 
+#include <linux/seccomp.h>  // the kernel's: src/ is on the quote path only (-iquote)
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -15,17 +16,12 @@
 namespace cage::lx::seccomp {
 namespace {
 
-// Under -I src, "linux/seccomp.h" (this mechanism's header) shadows the kernel's <linux/seccomp.h>, so
-// the few kernel ABI constants used here are spelled out (include/uapi/linux/seccomp.h).
-constexpr unsigned kSetModeFilter = 1, kGetActionAvail = 2, kModeFilter = 2;
-constexpr unsigned kRetKillProcess = 0x80000000U, kRetErrno = 0x00050000U;
-
 // The filters kill with SECCOMP_RET_KILL_PROCESS and answer with SECCOMP_RET_ERRNO; a kernel that
 // cannot do both (Linux < 4.14, or built without CONFIG_SECCOMP_FILTER) cannot run them as written.
 int kernel_support_errno() {
-  const unsigned actions[] = {kRetKillProcess, kRetErrno};
+  const unsigned actions[] = {SECCOMP_RET_KILL_PROCESS, SECCOMP_RET_ERRNO};
   for (unsigned a : actions)
-    if (syscall(SYS_seccomp, kGetActionAvail, 0, &a) != 0) return errno;
+    if (syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &a) != 0) return errno;
   return 0;
 }
 
@@ -45,9 +41,9 @@ int load_program(const Program& prog) {
   if (prog.filter.empty()) return 0;
   sock_fprog fprog{static_cast<unsigned short>(prog.filter.size()), const_cast<sock_filter*>(prog.filter.data())};
   // Needs no_new_privs (set earlier by the executor) or CAP_SYS_ADMIN; no TSYNC: the child is single-threaded.
-  if (syscall(SYS_seccomp, kSetModeFilter, 0, &fprog) == 0) return 0;
+  if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fprog) == 0) return 0;
   if (errno != ENOSYS) return errno;
-  if (prctl(PR_SET_SECCOMP, kModeFilter, &fprog, 0, 0) == 0) return 0;
+  if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog, 0, 0) == 0) return 0;
   return errno;
 }
 
