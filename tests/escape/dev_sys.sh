@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Attack: reach the host kernel or hardware through /dev, /sys and /proc: block devices, /dev/mem,
+# /dev/kmem, /dev/port, /dev/kmsg, mknod of a new device node, /sys (not mounted), and writes to
+# /proc/sys (kernel/hostname, vm/drop_caches), /proc/sysrq-trigger, reads of /proc/kcore, kallsyms.
+# Policy: default view. Expected: all fail, as root and as the user. Twins: /dev/null, /dev/zero and
+# /dev/urandom work; /proc/self/status reads; --hostname sets the name inside.
+. "$(dirname "$0")/lib.bash"
+require_sandbox
+cage_run --hostname esc-twin -- sh -c 'echo x >/dev/null && head -c 4 /dev/zero | wc -c && head -c 4 /dev/urandom | wc -c && grep -c . /proc/self/status >/dev/null && hostname'
+[ "$rc" -eq 0 ] && [ "$(echo $out)" = "4 4 esc-twin" ] && pass "twin: null, zero, urandom, /proc/self, --hostname" ||
+  fail "twin: exit $rc, '$out' $err"
+cage_run -- sh -c 'find /dev -type b; ls /dev/mem /dev/kmem /dev/port /dev/kmsg /dev/sda /dev/vda /dev/nvme0 2>/dev/null; ls /sys 2>/dev/null; :'
+[ -z "$out" ] && pass "no block devices, mem, kmsg or /sys" || fail "visible: $out"
+cage_run -- "$py" -c '
+import os, stat
+for path, dev in (("/tmp/mem", os.makedev(1, 1)), ("/tmp/sda", os.makedev(8, 0))):
+    try:
+        os.mknod(path, stat.S_IFCHR | 0o600, dev); print("MADE", path)
+        open(path, "rb").read(1); print("OPENED", path)
+    except OSError as e:
+        print("denied", path, e.errno)'
+grep -q OPENED <<<"$out" && fail "opened a device node made inside: $out" || pass "mknod'd devices unusable ($(echo $out))"
+hn=$(cat /proc/sys/kernel/hostname)
+for f in /proc/sys/kernel/hostname /proc/sys/vm/drop_caches /proc/sys/kernel/core_pattern /proc/sysrq-trigger \
+         /proc/sys/kernel/modprobe; do
+  cage_run -- sh -c "echo 1 >$f"
+  [ "$rc" -ne 0 ] && pass "write to $f fails" || fail "wrote $f inside cage"
+done
+[ "$(cat /proc/sys/kernel/hostname)" = "$hn" ] || fail "host name changed"
+for f in /proc/kcore /proc/kallsyms /proc/kmsg /proc/timer_list /proc/keys; do
+  cage_run -- sh -c "timeout 2 head -c 64 $f | wc -c"
+  [ "$out" = 0 ] || fail "read $out bytes of $f"
+done
+pass "kcore, kallsyms, kmsg, timer_list, keys masked"
+cage_run -- sh -c 'mount -t sysfs sysfs /tmp && echo MOUNTED'
+grep -q MOUNTED <<<"$out" && fail "mounted sysfs inside" || pass "sysfs cannot be mounted"
+finish

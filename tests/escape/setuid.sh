@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Attack: gain privilege through a setuid program: a setuid copy planted in a --rw directory (made by
+# root on the host, owned by another user, so exec would change the euid), the host's setuid-root
+# programs in /usr, and cage asked to run a setuid program as the COMMAND.
+# Policy: --rw $work/rw. Expected: exec inside never changes the effective uid (every mount is
+# nosuid, no_new_privs is set); a setuid COMMAND is refused: exit 125, capability_denied.
+# Twin: the same program without the setuid bit runs.
+. "$(dirname "$0")/lib.bash"
+require_sandbox
+mkdir "$work/rw"
+me=$(id -u)
+cp /usr/bin/id "$work/rw/id"
+cage_run --rw "$work/rw" -- "$work/rw/id" -u
+expect_rc 0 "twin: a plain copy of id runs"
+if is_root; then
+  cp /usr/bin/id "$work/rw/id-suid" && chown 65534:65534 "$work/rw/id-suid" && chmod 6755 "$work/rw/id-suid"
+  cage_run --rw "$work/rw" -- sh -c "'$work/rw/id-suid' -u; '$work/rw/id-suid' -g"
+  [ "$rc" -eq 0 ] && [ "$(echo $out)" = "$(id -u) $(id -g)" ] && pass "setuid-nobody copy in --rw: euid unchanged ($(echo $out))" ||
+    fail "setuid copy changed ids: exit $rc, '$out' $err"
+  cage_run --rw "$work/rw" -- "$work/rw/id-suid" -u
+  expect_rc 125 "setuid COMMAND refused"
+  grep -q capability_denied <<<"$err" || fail "setuid COMMAND: no capability_denied in '$err'"
+fi
+suid=""
+for f in /usr/bin/su /usr/bin/passwd /usr/bin/mount /usr/bin/newgrp; do
+  [ -u "$f" ] && suid=$f && break
+done
+if [ -n "$suid" ]; then
+  cage_run -- "$suid" --help
+  expect_rc 125 "setuid-root $suid as COMMAND refused"
+  grep -q capability_denied <<<"$err" || fail "$suid: no capability_denied in '$err'"
+  # Exec'd from inside: still our uid (su/mount run, but as the caller, with no capability).
+  cage_run -- sh -c "exec $suid --version >/dev/null 2>&1 & wait; grep -E '^(Uid|CapEff|NoNewPrivs)' /proc/self/status"
+  grep -q "^NoNewPrivs:.*1" <<<"$out" && grep -q "^CapEff:.*0000000000000000" <<<"$out" &&
+    pass "inside: no_new_privs set, no capabilities" || fail "privilege state inside: $out"
+else
+  echo "note: no setuid-root program in /usr/bin to try"
+fi
+cage_run --rw "$work/rw" -- sh -c "awk '{print \$6}' /proc/self/mounts | grep -v nosuid | head -3; grep -c . /proc/self/mounts"
+bad=$(grep -v '^[0-9]*$' <<<"$out")
+[ -z "$bad" ] && pass "every mount inside is nosuid" || fail "mounts without nosuid: $bad"
+finish
