@@ -28,7 +28,8 @@ _cage() {
     case "${COMP_WORDS[i]}" in
       --) start=$((i + 1)); break ;;
       --ro|--rw|--tmpfs|--hide|--chdir|--env|--setenv|--unsetenv|--net|--seccomp|--timeout|--rlimit|\
-      --hostname|--target|--profile) i=$((i + 1)) ;;
+      --hostname|--target|--profile|--memory|--pids|--cpu|--mechanism|--allow-degraded|--result|--audit|--script)
+        i=$((i + 1)) ;;
       -*) ;;
       *) start=$i; break ;;
     esac
@@ -79,7 +80,17 @@ _cage() {
       compopt -o nospace 2>/dev/null
       mapfile -t COMPREPLY < <(compgen -W "as= core= cpu= data= fsize= memlock= msgqueue= nice= nofile= nproc= rss= rtprio= rttime= sigpending= stack=" -- "$cur")
       return 0 ;;
-    --net|--timeout|--hostname)
+    --mechanism)
+      mapfile -t COMPREPLY < <(compgen -W "auto namespaces landlock" -- "$cur")
+      return 0 ;;
+    --allow-degraded)
+      mapfile -t COMPREPLY < <(compgen -W "pid hide tmpfs pid,hide pid,tmpfs hide,tmpfs pid,hide,tmpfs" -- "$cur")
+      return 0 ;;
+    --result|--audit|--script)
+      compopt -o filenames 2>/dev/null
+      mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+      return 0 ;;
+    --net|--timeout|--hostname|--memory|--pids|--cpu)
       return 0 ;;  # free-form values: nothing sensible to offer
   esac
 
@@ -87,7 +98,8 @@ _cage() {
     local opts="--ro --rw --tmpfs --hide --no-system --no-cwd --chdir
       --env --setenv --unsetenv
       --net --share-net
-      --seccomp --timeout --rlimit --hostname
+      --seccomp --timeout --rlimit --memory --pids --cpu --strict-limits --mechanism --allow-degraded
+      --hostname --result --audit --audit-required --profile --print-profile --script
       --dry-run --target --check --json --json-errors -V --version -h --help --"
     mapfile -t COMPREPLY < <(compgen -W "$opts" -- "$cur")
     return 0

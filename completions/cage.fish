@@ -16,7 +16,8 @@ function __cage_command_started
             case --
                 return 0
             case --ro --rw --tmpfs --hide --chdir --env --setenv --unsetenv --net --seccomp --timeout \
-                --rlimit --hostname --target --profile
+                --rlimit --hostname --target --profile --memory --pids --cpu --mechanism \
+                --allow-degraded --result --audit --script
                 set skip 1
             case '-*'
             case '*'
@@ -43,7 +44,8 @@ function __cage_complete_command
                 set -e tokens[1]
                 break
             case --ro --rw --tmpfs --hide --chdir --env --setenv --unsetenv --net --seccomp --timeout \
-                --rlimit --hostname --target --profile
+                --rlimit --hostname --target --profile --memory --pids --cpu --mechanism \
+                --allow-degraded --result --audit --script
                 set skip 1
             case '-*'
             case '*'
@@ -88,7 +90,21 @@ complete -c cage -n $opt -l share-net -d 'Escape hatch: the host network unchang
 complete -c cage -n $opt -l seccomp -x -a 'default relaxed none' -d 'Syscall filter'
 complete -c cage -n $opt -l timeout -x -d 'Wall-clock limit (30s, 5m, 1h)'
 complete -c cage -n $opt -l rlimit -x -a 'as= core= cpu= data= fsize= memlock= msgqueue= nice= nofile= nproc= rss= rtprio= rttime= sigpending= stack=' -d 'Set a resource limit'
+complete -c cage -n $opt -l memory -x -d 'Memory limit for the sandbox (512M, 2G)'
+complete -c cage -n $opt -l pids -x -d 'Limit the sandbox to N processes'
+complete -c cage -n $opt -l cpu -x -d 'CPU share in cores (0.5, 1.5)'
+complete -c cage -n $opt -l strict-limits -d 'Refuse to run when a limit cannot be enforced'
+complete -c cage -n $opt -l mechanism -x -a 'auto namespaces landlock' -d 'Confinement mechanism'
+complete -c cage -n $opt -l allow-degraded -x -a 'pid hide tmpfs pid,hide pid,tmpfs hide,tmpfs pid,hide,tmpfs' -d 'Accept losses under Landlock only'
 complete -c cage -n $opt -l hostname -x -d 'Host name inside the sandbox'
+# Result and audit
+complete -c cage -n $opt -l result -r -F -d 'Write the result as JSON to FILE or fd:N'
+complete -c cage -n $opt -l audit -r -F -d 'Append audit events to FILE or fd:N'
+complete -c cage -n $opt -l audit-required -d 'Do not run without the audit log'
+# Profiles
+complete -c cage -n $opt -l profile -x -a '(__cage_profiles; __fish_complete_path (commandline -ct))' -d 'Load a TOML profile'
+complete -c cage -n $opt -l print-profile -d 'Print flags and profiles as one TOML profile'
+complete -c cage -n $opt -l script -r -F -d "Run FILE by its '# /// cage' block"
 # Modes
 complete -c cage -n $opt -l dry-run -d 'Print the sandbox plan and exit'
 complete -c cage -n $opt -l target -x -a 'linux macos windows' -d 'With --dry-run: plan for OS'

@@ -18,7 +18,19 @@ $script:CageOptions = [ordered]@{
     '--seccomp'     = 'Syscall filter: default, relaxed, or none'
     '--timeout'     = 'Wall-clock limit (30s, 5m, 1h)'
     '--rlimit'      = 'Set a resource limit NAME=VALUE'
+    '--memory'      = 'Memory limit for the whole sandbox (512M, 2G)'
+    '--pids'        = 'Limit the sandbox to N processes and threads'
+    '--cpu'         = 'CPU share in cores (0.5, 1.5)'
+    '--strict-limits' = 'Refuse to run when a limit cannot be enforced by a cgroup'
+    '--mechanism'   = 'auto, namespaces, or landlock'
+    '--allow-degraded' = 'Accept these losses where only Landlock is available: pid, hide, tmpfs'
     '--hostname'    = 'Host name inside the sandbox'
+    '--result'      = "Write the run's result as one JSON object to FILE or fd:N"
+    '--audit'       = 'Append audit events as JSON lines to FILE or fd:N'
+    '--audit-required' = 'If the audit log cannot be written, do not start'
+    '--profile'     = 'Load a TOML profile: a FILE or a NAME'
+    '--print-profile' = 'Print the given flags and profiles as one TOML profile and exit'
+    '--script'      = "Run FILE by the '# /// cage' block in its comments"
     '--dry-run'     = 'Print the sandbox plan and exit'
     '--target'      = 'With --dry-run: plan for linux, macos or windows'
     '--check'       = 'Probe this host and report each mechanism'
@@ -36,10 +48,14 @@ $script:CageValues = @{
     '--rlimit'  = @('as=', 'core=', 'cpu=', 'data=', 'fsize=', 'memlock=', 'msgqueue=', 'nice=', 'nofile=',
                     'nproc=', 'rss=', 'rtprio=', 'rttime=', 'sigpending=', 'stack=')
     '--profile' = @('npm', 'pip', 'cargo', 'go', 'git-https', 'build')
+    '--mechanism' = @('auto', 'namespaces', 'landlock')
+    '--allow-degraded' = @('pid', 'hide', 'tmpfs', 'pid,hide', 'pid,tmpfs', 'hide,tmpfs', 'pid,hide,tmpfs')
 }
-$script:CagePathOptions = @('--ro', '--rw', '--tmpfs', '--hide', '--chdir')
+$script:CagePathOptions = @('--ro', '--rw', '--tmpfs', '--hide', '--chdir', '--result', '--audit', '--script')
 $script:CageValueOptions = @('--ro', '--rw', '--tmpfs', '--hide', '--chdir', '--env', '--setenv', '--unsetenv',
-                             '--net', '--seccomp', '--timeout', '--rlimit', '--hostname', '--target', '--profile')
+                             '--net', '--seccomp', '--timeout', '--rlimit', '--hostname', '--target', '--profile',
+                             '--memory', '--pids', '--cpu', '--mechanism', '--allow-degraded', '--result',
+                             '--audit', '--script')
 
 function script:CageProfileNames {
     $names = [System.Collections.Generic.List[string]]::new()
