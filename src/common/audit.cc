@@ -1,0 +1,253 @@
+// Audit log writer and the compact JSON the audit log and the result share. The writer thread holds
+// every signal blocked, so a reader that went away gives EPIPE here instead of killing cage.
+// Proved by tests/unit/report_test.cc and tests/integration/limits_audit.sh.
+#include "common/audit.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/eventfd.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+
+namespace cage::audit {
+
+namespace {
+
+constexpr size_t kMaxQueued = 16u << 20;  // beyond this the destination is not keeping up: a failure
+
+void put_string(std::string& out, std::string_view s) {
+  out += '"';
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  out += '"';
+}
+
+void put_node(std::string& out, const toml::node& n) {
+  if (auto* t = n.as_table()) {
+    out += '{';
+    bool first = true;
+    for (const auto& [k, v] : *t) {
+      if (!first) out += ',';
+      first = false;
+      put_string(out, k.str());
+      out += ':';
+      put_node(out, v);
+    }
+    out += '}';
+  } else if (auto* a = n.as_array()) {
+    out += '[';
+    for (size_t i = 0; i < a->size(); ++i) {
+      if (i) out += ',';
+      put_node(out, *a->get(i));
+    }
+    out += ']';
+  } else if (auto* s = n.as_string()) {
+    put_string(out, s->get());
+  } else if (auto* i = n.as_integer()) {
+    out += std::to_string(i->get());
+  } else if (auto* f = n.as_floating_point()) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", f->get());
+    out += buf;
+  } else if (auto* b = n.as_boolean()) {
+    out += b->get() ? "true" : "false";
+  } else {
+    out += "null";
+  }
+}
+
+}  // namespace
+
+std::string to_json_line(const toml::table& t) {
+  std::string out;
+  put_node(out, t);
+  return out;
+}
+
+std::string timestamp_now() {
+  struct timespec ts {};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  struct tm tm {};
+  gmtime_r(&ts.tv_sec, &tm);
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ts.tv_nsec / 1000000) % 1000);
+  return buf;
+}
+
+std::string new_run_id() {
+  unsigned char b[16] = {};
+  if (::getrandom(b, sizeof b, 0) != static_cast<ssize_t>(sizeof b)) {
+    struct timespec ts {};
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t v = static_cast<uint64_t>(ts.tv_nsec) ^ (static_cast<uint64_t>(::getpid()) << 32);
+    std::memcpy(b, &v, sizeof v);
+  }
+  static const char* hex = "0123456789abcdef";
+  std::string s;
+  for (unsigned char c : b) {
+    s += hex[c >> 4];
+    s += hex[c & 15];
+  }
+  return s;
+}
+
+Result<UniqueFd> open_destination(const std::string& spec, const std::string& flag, bool append) {
+  if (spec.rfind("fd:", 0) == 0) {
+    char* end = nullptr;
+    long n = std::strtol(spec.c_str() + 3, &end, 10);
+    if (spec.size() == 3 || *end != '\0' || n < 0 || n > 65535)
+      return usage(flag + " " + spec, "not a file descriptor number", "use fd:N, e.g. fd:3");
+    // Our own copy, close-on-exec: the sandbox never inherits it, and closing ours leaves the caller's.
+    int fd = ::fcntl(static_cast<int>(n), F_DUPFD_CLOEXEC, 3);
+    if (fd < 0)
+      return Error{ErrorClass::invalid_policy, "file descriptor " + std::to_string(n) + " is not open",
+                   "open it for writing before starting cage (e.g. 3>file)", flag + " " + spec, errno};
+    return UniqueFd(fd);
+  }
+  if (spec.empty()) return usage(flag, "expected FILE or fd:N");
+  int fd = ::open(spec.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY | (append ? O_APPEND : O_TRUNC), 0600);
+  if (fd < 0)
+    return Error{ErrorClass::invalid_policy, std::string("cannot open for writing: ") + std::strerror(errno),
+                 "check the path and its permissions", flag + " " + spec, errno};
+  return UniqueFd(fd);
+}
+
+int write_all(int fd, const std::string& text) {
+  sigset_t pipe_set, old;
+  sigemptyset(&pipe_set);
+  sigaddset(&pipe_set, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+  int err = 0;
+  for (size_t off = 0; off < text.size();) {
+    ssize_t n = ::write(fd, text.data() + off, text.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      err = n < 0 ? errno : EIO;
+      break;
+    }
+    off += static_cast<size_t>(n);
+  }
+  if (err == EPIPE && !sigismember(&old, SIGPIPE)) {
+    struct timespec zero {};
+    sigtimedwait(&pipe_set, nullptr, &zero);  // consume the SIGPIPE this thread earned
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  return err;
+}
+
+Log::Log(UniqueFd fd, std::string run_id)
+    : fd_(std::move(fd)), failure_event_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)), run_id_(std::move(run_id)) {
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &old);  // the thread inherits this mask
+  thread_ = std::thread([this] { writer(); });
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+}
+
+Log::~Log() { close(2000); }
+
+void Log::emit(const std::string& type, toml::table fields) {
+  fields.insert_or_assign("schema", kAuditSchema);
+  fields.insert_or_assign("type", type);
+  fields.insert_or_assign("time", timestamp_now());
+  fields.insert_or_assign("run_id", run_id_);
+  std::string line = to_json_line(fields) + "\n";
+  std::lock_guard<std::mutex> lock(mu_);
+  if (failed_ || stop_) return;
+  if (queued_bytes_ + line.size() > kMaxQueued) {
+    failed_ = true;
+    failure_ = "the destination is not keeping up (more than 16 MiB queued)";
+    uint64_t one = 1;
+    (void)!::write(failure_event_.get(), &one, sizeof one);
+    return;
+  }
+  queued_bytes_ += line.size();
+  queue_.push_back(std::move(line));
+  cv_.notify_one();
+}
+
+void Log::fail(const std::string& why) {
+  failed_ = true;
+  failure_ = why;
+  queue_.clear();
+  queued_bytes_ = 0;
+  uint64_t one = 1;
+  (void)!::write(failure_event_.get(), &one, sizeof one);
+}
+
+void Log::writer() {
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    cv_.wait(lock, [this] { return stop_ || !queue_.empty(); });
+    if (queue_.empty()) break;
+    std::string line = std::move(queue_.front());
+    queue_.pop_front();
+    queued_bytes_ -= line.size();
+    busy_ = true;
+    lock.unlock();
+    int err = write_all(fd_.get(), line);
+    lock.lock();
+    busy_ = false;
+    if (err && !failed_) fail(std::string("write: ") + std::strerror(err));
+    if (queue_.empty()) drained_.notify_all();
+  }
+  drained_.notify_all();
+}
+
+bool Log::close(int timeout_ms) {
+  if (!thread_.joinable()) return true;
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    drained_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [this] { return queue_.empty() && !busy_; });
+    if (!queue_.empty() || busy_) {
+      if (!failed_) fail("the destination did not take the last events within " + std::to_string(timeout_ms) + " ms");
+    }
+    stop_ = true;
+    cv_.notify_one();
+  }
+  // A writer stuck in write() on a pipe nobody reads would keep join() waiting: detach it instead.
+  std::unique_lock<std::mutex> lock(mu_);
+  if (busy_) {
+    lock.unlock();
+    thread_.detach();
+    return false;
+  }
+  lock.unlock();
+  thread_.join();
+  return true;
+}
+
+bool Log::failed() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return failed_;
+}
+
+std::string Log::failure() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return failure_;
+}
+
+}  // namespace cage::audit

@@ -1,0 +1,65 @@
+// The audit log (--audit FILE|fd:N): JSON lines, one event each, in the format "cage.audit/1"
+// (docs/schema/audit-event.schema.json). Events are queued by the supervisor and the proxy thread and
+// written by a writer thread of their own, so a slow or full destination never stalls supervision,
+// let alone the workload (a separate process). A failed write is remembered, reported on stderr and
+// in the result, and signalled on failure_fd() for --audit-required.
+#pragma once
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "common/error.h"
+#include "common/toml.h"
+#include "common/unique_fd.h"
+
+namespace cage::audit {
+
+inline constexpr const char* kAuditSchema = "cage.audit/1";
+inline constexpr const char* kResultSchema = "cage.result/1";
+
+// One line of compact JSON (no newline) for a table of strings, integers, floats, booleans, arrays
+// and tables. Keys come out sorted (toml::table is ordered), so equal tables give equal text.
+std::string to_json_line(const toml::table& t);
+// "2024-05-01T12:00:00.123Z" (UTC, milliseconds).
+std::string timestamp_now();
+// 32 hex digits from getrandom(2).
+std::string new_run_id();
+
+// "FILE" (relative to cwd) or "fd:N". The audit log appends; the result truncates.
+Result<UniqueFd> open_destination(const std::string& spec, const std::string& flag, bool append);
+// Writes all of text, with SIGPIPE held off (a closed pipe is an error, not cage's death).
+int write_all(int fd, const std::string& text);
+
+class Log {
+ public:
+  Log(UniqueFd fd, std::string run_id);
+  ~Log();
+  Log(const Log&) = delete;
+  Log& operator=(const Log&) = delete;
+  // Adds schema, type, time and run_id to fields and queues the line. Never blocks on the destination.
+  void emit(const std::string& type, toml::table fields);
+  // Waits up to timeout_ms for the queue to drain, then stops the writer. False when the writer is
+  // stuck in write(2) and was detached: the caller must then keep this object alive (leak it).
+  bool close(int timeout_ms);
+  bool failed() const;
+  std::string failure() const;  // "write: No space left on device"
+  int failure_fd() const { return failure_event_.get(); }  // eventfd, readable once failed()
+  const std::string& run_id() const { return run_id_; }
+
+ private:
+  void writer();
+  void fail(const std::string& why);
+  UniqueFd fd_, failure_event_;
+  std::string run_id_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_, drained_;
+  std::deque<std::string> queue_;
+  size_t queued_bytes_ = 0;
+  bool stop_ = false, failed_ = false, busy_ = false;
+  std::string failure_;
+  std::thread thread_;
+};
+
+}  // namespace cage::audit

@@ -1,0 +1,244 @@
+// Decides how --memory, --pids and --cpu are enforced (pure; compile side of cgroup.cc): which cgroup
+// version and parent directory, which files get which values, and which limits fall back to rlimits
+// or are not enforced at all. Reads the host only through HostView. Proved by
+// tests/unit/cgroup_plan_test.cc and tests/integration/limits_*.sh.
+#include "linux/cgroup_plan.h"
+
+#include <cmath>
+#include <sstream>
+
+namespace cage::lx {
+
+namespace {
+
+struct Mount {
+  std::string root, point, fstype, options;  // mountinfo fields 4, 5, fstype, super options
+};
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  std::istringstream in(s);
+  while (std::getline(in, cur, sep)) out.push_back(cur);
+  return out;
+}
+
+std::vector<Mount> cgroup_mounts(const HostView& host) {
+  std::vector<Mount> out;
+  auto text = host.read_file("/proc/self/mountinfo");
+  if (!text) return out;
+  for (const auto& line : split(*text, '\n')) {
+    auto f = split(line, ' ');
+    size_t dash = 0;
+    for (size_t i = 6; i < f.size(); ++i)
+      if (f[i] == "-") {
+        dash = i;
+        break;
+      }
+    if (dash == 0 || f.size() < dash + 4) continue;
+    if (f[dash + 1] != "cgroup" && f[dash + 1] != "cgroup2") continue;
+    out.push_back(Mount{f[3], f[4], f[dash + 1], f[dash + 3]});
+  }
+  return out;
+}
+
+bool has_word(const std::string& list, char sep, const std::string& word) {
+  for (const auto& w : split(list, sep))
+    if (w == word) return true;
+  return false;
+}
+
+// Where the hierarchy's path `cg` (from /proc/self/cgroup) is visible in this mount namespace.
+std::optional<std::string> dir_of(const Mount& m, const std::string& cg) {
+  if (m.root != "/" && cg != m.root && cg.rfind(m.root + "/", 0) != 0) return std::nullopt;
+  std::string rel = m.root == "/" ? cg : cg.substr(m.root.size());
+  if (rel == "/") rel.clear();
+  return m.point + rel;
+}
+
+std::string parent_of(const std::string& p) {
+  auto slash = p.rfind('/');
+  return slash == 0 || slash == std::string::npos ? "/" : p.substr(0, slash);
+}
+
+struct Want {
+  std::string controller;  // "memory", "pids", "cpu"
+  std::string limit;       // "--memory 32M"
+};
+
+std::vector<Want> wanted(const policy::Limits& l) {
+  std::vector<Want> w;
+  if (l.memory_bytes) w.push_back({"memory", "--memory " + format_size(*l.memory_bytes)});
+  if (l.pids) w.push_back({"pids", "--pids " + std::to_string(*l.pids)});
+  if (l.cpu) {
+    std::ostringstream o;
+    o << *l.cpu;
+    w.push_back({"cpu", "--cpu " + o.str()});
+  }
+  return w;
+}
+
+void add_writes(CgroupPlan& cg, size_t dir, const std::string& controller, const policy::Limits& l, int version,
+                const std::string& why) {
+  auto put = [&](std::string file, std::string value, bool optional = false) {
+    cg.writes.push_back(CgroupWrite{dir, std::move(file), std::move(value), optional, why});
+  };
+  if (controller == "memory") {
+    std::string bytes = std::to_string(*l.memory_bytes);
+    if (version == 2) {
+      put("memory.max", bytes);
+      put("memory.swap.max", "0", true);  // absent without swap accounting: then there is no swap to escape to
+    } else {
+      put("memory.limit_in_bytes", bytes);
+      // memsw must not be below limit_in_bytes, so it is written second; absent without swap accounting.
+      put("memory.memsw.limit_in_bytes", bytes, true);
+    }
+  } else if (controller == "pids") {
+    put("pids.max", std::to_string(*l.pids));
+  } else if (controller == "cpu") {
+    auto quota = static_cast<long long>(std::llround(*l.cpu * 100000.0));
+    if (version == 2) {
+      put("cpu.max", std::to_string(quota) + " 100000");
+    } else {
+      put("cpu.cfs_period_us", "100000");
+      put("cpu.cfs_quota_us", std::to_string(quota));
+    }
+  }
+}
+
+// cgroup v2: the nearest ancestor of our own cgroup (itself included) whose subtree already has the
+// controllers enabled and whose cgroup.procs we may write: a sandbox cgroup created there can take a
+// process moved from ours (the kernel checks write access on the common ancestor's cgroup.procs).
+// Our own leaf usually cannot enable controllers itself (processes live in it: no internal processes).
+std::optional<std::string> v2_parent(const HostView& host, const std::string& own, const std::vector<Want>& want,
+                                     std::string& why) {
+  auto controllers = host.read_file(own + "/cgroup.controllers");
+  if (!controllers) {
+    why = "cannot read " + own + "/cgroup.controllers";
+    return std::nullopt;
+  }
+  for (const auto& w : want)
+    if (!has_word(std::string(controllers->substr(0, controllers->find('\n'))), ' ', w.controller)) {
+      why = "the cgroup v2 controller '" + w.controller + "' is not available in " + own;
+      return std::nullopt;
+    }
+  for (std::string dir = own;; dir = parent_of(dir)) {
+    auto sub = host.read_file(dir + "/cgroup.subtree_control");
+    bool enabled = sub.has_value();
+    for (const auto& w : want) enabled = enabled && has_word(sub->substr(0, sub->find('\n')), ' ', w.controller);
+    if (enabled && host.writable(dir) && host.writable(dir + "/cgroup.procs")) return dir;
+    if (host.read_file(parent_of(dir) + "/cgroup.controllers") == std::nullopt || dir == parent_of(dir)) break;
+  }
+  why = "no cgroup v2 directory from " + own + " upwards is delegated to uid " + std::to_string(host.uid()) +
+        " with these controllers enabled";
+  return std::nullopt;
+}
+
+std::string own_cgroup(const std::string& proc_cgroup, const std::string& controller) {
+  for (const auto& line : split(proc_cgroup, '\n')) {
+    auto a = line.find(':'), b = line.find(':', a + 1);
+    if (a == std::string::npos || b == std::string::npos) continue;
+    std::string ctrls = line.substr(a + 1, b - a - 1);
+    if (controller.empty() ? line.compare(0, 3, "0::") == 0 : has_word(ctrls, ',', controller))
+      return line.substr(b + 1);
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string format_size(uint64_t bytes) {
+  const char* units[] = {"", "K", "M", "G", "T"};
+  int u = 0;
+  while (u < 4 && bytes != 0 && bytes % 1024 == 0) {
+    bytes /= 1024;
+    ++u;
+  }
+  return std::to_string(bytes) + units[u];
+}
+
+Status compile_cgroups(Plan& plan, const HostView& host) {
+  const policy::Limits& l = plan.limits;
+  auto want = wanted(l);
+  CgroupPlan& cg = plan.cgroup;
+  if (want.empty()) return Ok{};
+  auto proc = host.read_file("/proc/self/cgroup").value_or("");
+  auto mounts = cgroup_mounts(host);
+  std::vector<std::pair<Want, std::string>> missing;  // limit and why no cgroup enforces it
+
+  // cgroup v2 when the unified hierarchy offers every controller asked for.
+  std::string v2why = "no cgroup v2 hierarchy is mounted";
+  for (const auto& m : mounts) {
+    if (m.fstype != "cgroup2") continue;
+    auto own = dir_of(m, own_cgroup(proc, ""));
+    if (!own) continue;
+    if (auto parent = v2_parent(host, *own, want, v2why)) {
+      cg.version = 2;
+      cg.dirs.push_back(CgroupDir{"", *parent});
+      for (const auto& w : want) add_writes(cg, 0, w.controller, l, 2, w.limit);
+      return Ok{};
+    }
+    break;
+  }
+  // cgroup v1: one hierarchy per controller, each run cgroup beneath our own cgroup there (so the
+  // limits the caller is under still apply to the sandbox).
+  for (const auto& w : want) {
+    std::string why = v2why + "; no cgroup v1 '" + w.controller + "' hierarchy is mounted";
+    bool done = false;
+    for (const auto& m : mounts) {
+      if (m.fstype != "cgroup" || !has_word(m.options, ',', w.controller)) continue;
+      auto dir = dir_of(m, own_cgroup(proc, w.controller));
+      if (!dir) continue;
+      if (host.stat(*dir).kind != FileKind::dir || !host.writable(*dir)) {
+        why = v2why + "; the cgroup v1 '" + w.controller + "' directory " + *dir + " is not writable by uid " +
+              std::to_string(host.uid());
+        break;
+      }
+      cg.version = 1;
+      size_t idx = cg.dirs.size();
+      for (size_t i = 0; i < cg.dirs.size(); ++i)
+        if (cg.dirs[i].parent == *dir) idx = i;
+      if (idx == cg.dirs.size()) cg.dirs.push_back(CgroupDir{w.controller, *dir});
+      add_writes(cg, idx, w.controller, l, 1, w.limit);
+      done = true;
+      break;
+    }
+    if (!done) missing.emplace_back(w, why);
+  }
+  if (missing.empty()) return Ok{};
+  if (l.strict)
+    return unavailable(missing.front().first.limit,
+                       "no cgroup can enforce this limit here (" + missing.front().second + ") and --strict-limits is set",
+                       "run as root, or inside a delegated cgroup v2 subtree (systemd-run --user --scope -p "
+                       "Delegate=yes cage ...), or drop --strict-limits to accept the rlimit approximation");
+  auto user_set = [&](const char* name) {
+    for (const auto& r : l.rlimits)
+      if (r.name == name) return true;
+    return false;
+  };
+  for (auto& [w, why] : missing) {
+    Unenforced u{w.limit, "", why};
+    if (w.controller == "memory" && !user_set("as")) {
+      u.fallback = "RLIMIT_AS";
+      u.why += "; approximated by RLIMIT_AS, which bounds each process's address space (not the sandbox's "
+               "total, and not resident memory)";
+      plan.limits.rlimits.push_back(policy::Rlimit{"as", *l.memory_bytes, *l.memory_bytes, w.limit + " (fallback)"});
+    } else if (w.controller == "pids" && host.uid() != 0 && !user_set("nproc")) {
+      u.fallback = "RLIMIT_NPROC";
+      u.why += "; approximated by RLIMIT_NPROC, which counts this user's processes in the sandbox's user "
+               "namespace (cage's init and shim included), and host-wide on kernels before 5.14";
+      plan.limits.rlimits.push_back(policy::Rlimit{"nproc", *l.pids, *l.pids, w.limit + " (fallback)"});
+    } else if (w.controller == "pids") {
+      u.why += host.uid() == 0 ? "; RLIMIT_NPROC does not bind root, so nothing enforces it"
+                               : "; --rlimit nproc was given and is kept as it is";
+    } else if (w.controller == "cpu") {
+      u.why += "; no rlimit can cap a CPU share, so it is not enforced";
+    } else {
+      u.why += "; --rlimit as was given and is kept as it is";
+    }
+    cg.unenforced.push_back(std::move(u));
+  }
+  return Ok{};
+}
+
+}  // namespace cage::lx

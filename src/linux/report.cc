@@ -1,0 +1,167 @@
+// Reporting around lx::execute (see report.h): the audit events in the order they happen, the
+// warning for each limit no cgroup enforces, and the result once the run is over, on every path
+// main.cc takes after parsing. Proved by tests/integration/limits_audit.sh and limits_result.sh.
+#include "linux/report.h"
+
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include <csignal>
+#include <cstring>
+#include <iostream>
+
+#include "policy/canonical.h"
+
+namespace cage::lx::report {
+
+namespace {
+
+Session* g_active = nullptr;
+
+int64_t mono_ms() {
+  struct timespec ts {};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Session>> Session::open(const cli::ReportOptions& opts) {
+  std::unique_ptr<Session> s(new Session());
+  s->opts_ = opts;
+  s->facts_.run_id = audit::new_run_id();
+  s->facts_.audit_requested = !opts.audit.empty();
+  if (!opts.result.empty()) {
+    auto fd = audit::open_destination(opts.result, "--result", false);
+    if (!fd) return fd.error();
+    s->result_fd_ = std::move(*fd);
+  }
+  if (!opts.audit.empty()) {
+    auto fd = audit::open_destination(opts.audit, "--audit", true);
+    if (!fd) {
+      if (opts.audit_required) return fd.error();
+      s->facts_.audit_ok = false;
+      s->facts_.audit_error = fd.error().reason;
+      std::cerr << "cage: warning: the audit log cannot be written (" << fd.error().input << ": " << fd.error().reason
+                << "); running without it\n";
+    } else {
+      s->log_ = std::make_unique<audit::Log>(std::move(*fd), s->facts_.run_id);
+    }
+  } else if (opts.audit_required) {
+    return usage("--audit-required", "needs --audit FILE|fd:N", "add --audit");
+  }
+  g_active = s.get();
+  return s;
+}
+
+Session::~Session() {
+  if (g_active == this) g_active = nullptr;
+  if (log_ && !log_->close(2000)) (void)log_.release();  // its writer is stuck in write(2): keep it alive
+}
+
+Session* Session::active() { return g_active; }
+
+void Session::set_policy(const policy::Policy& p) { facts_.policy_hash = policy::policy_hash(p); }
+
+void Session::emit(const std::string& type, toml::table fields) {
+  if (log_) log_->emit(type, std::move(fields));
+}
+
+int Session::fail(const Error& e, bool json) {
+  std::cerr << (json ? render_error_json(e) : render_error_text(e)) << std::endl;
+  emit("error", toml::table{{"error", error_fields(e)}});
+  if (!facts_.error) facts_.error = e;
+  finish(json);
+  return exit_status_of(e);
+}
+
+int Session::run(const Plan& plan, const policy::Policy& pol, bool json_errors) {
+  facts_.unenforced = plan.cgroup.unenforced;
+  for (const auto& u : plan.cgroup.unenforced) {
+    std::cerr << "cage: warning: " << u.limit << " is not enforced by a cgroup: " << u.why << "\n";
+    emit("limits_not_enforced", unenforced_fields(u));
+  }
+  struct utsname un {};
+  ::uname(&un);
+  emit("spawn", spawn_fields(pol, plan, facts_.policy_hash, un.release, un.machine));
+  if (opts_.audit_required && (!log_ || log_->failed()))
+    return fail(unavailable("--audit " + opts_.audit, "the audit log cannot be written: " +
+                                                          (log_ ? log_->failure() : facts_.audit_error),
+                            "fix the destination, or drop --audit-required"),
+                json_errors);
+  RunHooks hooks;
+  hooks.net = [this](const proxy::NetEvent& e) {
+    {
+      std::lock_guard<std::mutex> lock(net_mu_);
+      auto& n = facts_.net;
+      (e.decision == proxy::Decision::allowed ? n.allowed : e.decision == proxy::Decision::denied ? n.denied : n.failed)++;
+      n.bytes_up += static_cast<int64_t>(e.bytes_up);
+      n.bytes_down += static_cast<int64_t>(e.bytes_down);
+    }
+    emit("net", net_fields(e));
+    if (e.decision == proxy::Decision::denied) {  // what the default sink prints, kept with the audit log
+      std::string msg = e.reason.rfind("cage: ", 0) == 0 ? e.reason.substr(6) : e.reason;
+      std::cerr << "cage: net: denied (" << e.protocol << ") " << msg << "\n";
+    }
+  };
+  hooks.killed = [this](const char* reason, int sig) {
+    emit("killed", toml::table{{"reason", reason}, {"signal", signal_name(sig)}});
+  };
+  if (opts_.audit_required && log_) hooks.abort_fd = log_->failure_fd();
+  int64_t t0 = mono_ms();
+  auto out = execute(plan, hooks);
+  facts_.wall_ms = mono_ms() - t0;
+  struct rusage ru {};
+  if (::getrusage(RUSAGE_CHILDREN, &ru) == 0) {
+    facts_.user_ms = ru.ru_utime.tv_sec * 1000 + ru.ru_utime.tv_usec / 1000;
+    facts_.system_ms = ru.ru_stime.tv_sec * 1000 + ru.ru_stime.tv_usec / 1000;
+    facts_.maxrss_bytes = static_cast<int64_t>(ru.ru_maxrss) * 1024;
+  }
+  if (!out) return fail(out.error(), json_errors);
+  facts_.outcome = *out;
+  if (out->aborted)
+    facts_.error = unavailable("--audit " + opts_.audit, "the audit log failed during the run: " + log_->failure() +
+                                                             "; the sandbox was killed (--audit-required)",
+                               "fix the destination, or drop --audit-required");
+  RunClass cls = classify(facts_);
+  if (cls == RunClass::oom_killed) emit("killed", toml::table{{"reason", "oom"}, {"signal", "SIGKILL"}});
+  // The kernel tells only the dying process (si_syscall) and its own audit log which call it was.
+  if (cls == RunClass::seccomp_killed)
+    emit("killed", toml::table{{"reason", "seccomp"}, {"signal", "SIGSYS"}, {"syscall", "unknown"}});
+  toml::table ex{{"class", std::string(to_string(cls))}, {"exit_code", out->exit_status}, {"wall_ms", facts_.wall_ms}};
+  if (int sig = signal_of(facts_)) ex.insert("signal", signal_name(sig));
+  emit("exit", std::move(ex));
+  if (facts_.error) std::cerr << render_error_text(*facts_.error) << std::endl;
+  finish(json_errors);
+  if (opts_.audit_required && !facts_.audit_ok) return 125;
+  return out->exit_status;
+}
+
+void Session::finish(bool json_errors) {
+  if (finished_) return;
+  finished_ = true;
+  (void)json_errors;
+  if (log_) {
+    if (!log_->close(2000)) (void)log_.release();
+    if (log_ && log_->failed()) {
+      facts_.audit_ok = false;
+      facts_.audit_error = log_->failure();
+    } else if (!log_) {
+      facts_.audit_ok = false;
+      facts_.audit_error = "the destination did not take the last events in time";
+    }
+    if (!facts_.audit_ok) std::cerr << "cage: warning: audit log incomplete: " << facts_.audit_error << "\n";
+    if (!facts_.audit_ok && opts_.audit_required && !facts_.error)
+      facts_.error = unavailable("--audit " + opts_.audit, "the audit log failed: " + facts_.audit_error,
+                                 "fix the destination, or drop --audit-required");
+  }
+  if (result_fd_.valid()) {
+    if (int e = audit::write_all(result_fd_.get(), audit::to_json_line(result_table(facts_)) + "\n"))
+      std::cerr << "cage: warning: cannot write the result (--result " << opts_.result << "): " << std::strerror(e)
+                << "\n";
+  }
+}
+
+}  // namespace cage::lx::report

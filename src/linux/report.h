@@ -1,0 +1,40 @@
+// The reporting side of a run (--result, --audit, --audit-required, limit warnings): opens the
+// destinations, records the spawn, network, kill, error and exit events, runs lx::execute with the
+// hooks that feed them, and writes the result. See result.h for the formats.
+#pragma once
+#include <memory>
+#include <mutex>
+
+#include "cli/options.h"
+#include "common/audit.h"
+#include "linux/result.h"
+
+namespace cage::lx::report {
+
+class Session {
+ public:
+  // Opens --result and --audit. An audit log that cannot be opened is a warning, or with
+  // --audit-required an error; a result destination that cannot be opened is always an error.
+  static Result<std::unique_ptr<Session>> open(const cli::ReportOptions& opts);
+  ~Session();
+  // The session main.cc's error path reports to (one per process, while it lives).
+  static Session* active();
+  void set_policy(const policy::Policy& p);
+  // Prints the error as main would, records it (audit "error" event, result) and returns the exit status.
+  int fail(const Error& e, bool json);
+  // Warns about unenforced limits, records the spawn, runs the plan, records the end. Returns the exit status.
+  int run(const Plan& plan, const policy::Policy& pol, bool json_errors);
+
+ private:
+  Session() = default;
+  void emit(const std::string& type, toml::table fields);
+  void finish(bool json_errors);  // closes the log, writes the result
+  cli::ReportOptions opts_;
+  std::unique_ptr<audit::Log> log_;
+  UniqueFd result_fd_;
+  RunFacts facts_;
+  std::mutex net_mu_;
+  bool finished_ = false;
+};
+
+}  // namespace cage::lx::report

@@ -1,0 +1,154 @@
+// Result class and JSON shapes of the result and the audit events (see result.h). Pure; each class
+// is reached by tests/integration/limits_*.sh and the shapes are checked in tests/unit/report_test.cc
+// against docs/schema/*.schema.json.
+#include "linux/result.h"
+
+#include <sys/wait.h>
+
+#include <csignal>
+#include <cstring>
+
+#include "policy/canonical.h"
+
+namespace cage::lx::report {
+
+std::string_view to_string(RunClass c) {
+  switch (c) {
+    case RunClass::completed: return "completed";
+    case RunClass::timed_out: return "timed_out";
+    case RunClass::oom_killed: return "oom_killed";
+    case RunClass::pids_exhausted: return "pids_exhausted";
+    case RunClass::seccomp_killed: return "seccomp_killed";
+    case RunClass::signaled: return "signaled";
+    case RunClass::sandbox_unavailable: return "sandbox_unavailable";
+    case RunClass::exec_failed: return "exec_failed";
+  }
+  return "?";
+}
+
+std::string signal_name(int sig) {
+  const char* abbrev = sigabbrev_np(sig);
+  return abbrev ? std::string("SIG") + abbrev : "SIG" + std::to_string(sig);
+}
+
+int signal_of(const RunFacts& f) {
+  if (!f.outcome) return 0;
+  int st = f.outcome->wait_status;
+  return WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+}
+
+RunClass classify(const RunFacts& f) {
+  if (f.error) {
+    bool exec = f.error->cls == ErrorClass::exec_failed || f.error->cls == ErrorClass::not_found;
+    return exec ? RunClass::exec_failed : RunClass::sandbox_unavailable;
+  }
+  if (!f.outcome || f.outcome->aborted) return RunClass::sandbox_unavailable;
+  const RunOutcome& o = *f.outcome;
+  if (o.timed_out) return RunClass::timed_out;
+  int sig = signal_of(f);
+  if (sig == SIGSYS) return RunClass::seccomp_killed;
+  bool success = WIFEXITED(o.wait_status) && WEXITSTATUS(o.wait_status) == 0;
+  if (!success && o.cgroup.oom_kills > 0) return RunClass::oom_killed;
+  if (!success && o.cgroup.pids_refused > 0) return RunClass::pids_exhausted;
+  if (sig != 0) return RunClass::signaled;
+  return RunClass::completed;
+}
+
+toml::table error_fields(const Error& e) {
+  toml::table t{{"class", std::string(cage::to_string(e.cls))}, {"reason", e.reason}, {"input", e.input}};
+  if (!e.remedy.empty()) t.insert("remedy", e.remedy);
+  if (e.sys_errno) t.insert("errno", e.sys_errno);
+  return t;
+}
+
+toml::table unenforced_fields(const Unenforced& u) {
+  toml::table t{{"limit", u.limit}, {"reason", u.why}};
+  if (!u.fallback.empty()) t.insert("fallback", u.fallback);
+  return t;
+}
+
+toml::table result_table(const RunFacts& f) {
+  RunClass cls = classify(f);
+  int exit_code = f.error ? exit_status_of(*f.error) : f.outcome ? f.outcome->exit_status : 125;
+  toml::table t{{"schema", "cage.result/1"},
+                {"run_id", f.run_id},
+                {"class", std::string(to_string(cls))},
+                {"exit_code", exit_code},
+                {"wall_ms", f.wall_ms}};
+  if (int sig = signal_of(f)) {
+    t.insert("signal", sig);
+    t.insert("signal_name", signal_name(sig));
+  }
+  if (f.outcome && WIFEXITED(f.outcome->wait_status) && f.outcome->have_wait_status)
+    t.insert("workload_exit_code", WEXITSTATUS(f.outcome->wait_status));
+  if (!f.policy_hash.empty()) t.insert("policy_hash", f.policy_hash);
+  if (f.user_ms >= 0) t.insert("cpu", toml::table{{"user_ms", f.user_ms}, {"system_ms", f.system_ms}});
+  toml::table mem;
+  if (f.outcome && f.outcome->cgroup.memory_peak >= 0) {
+    mem.insert("peak_bytes", f.outcome->cgroup.memory_peak);
+    mem.insert("source", "cgroup");
+  } else if (f.maxrss_bytes >= 0) {
+    mem.insert("peak_bytes", f.maxrss_bytes);
+    mem.insert("source", "ru_maxrss");  // the largest single process, not the sandbox's total
+  }
+  if (!mem.empty()) t.insert("memory", std::move(mem));
+  toml::table limits;
+  if (f.outcome && f.outcome->cgroup.oom_kills >= 0) limits.insert("oom_kills", f.outcome->cgroup.oom_kills);
+  if (f.outcome && f.outcome->cgroup.pids_refused >= 0) limits.insert("pids_refused", f.outcome->cgroup.pids_refused);
+  toml::array unenforced;
+  for (const auto& u : f.unenforced) unenforced.push_back(unenforced_fields(u));
+  limits.insert("not_enforced", std::move(unenforced));
+  t.insert("limits", std::move(limits));
+  t.insert("network", toml::table{{"allowed", f.net.allowed},
+                                  {"denied", f.net.denied},
+                                  {"failed", f.net.failed},
+                                  {"bytes_up", f.net.bytes_up},
+                                  {"bytes_down", f.net.bytes_down}});
+  toml::table audit{{"requested", f.audit_requested}, {"ok", f.audit_ok}};
+  if (!f.audit_error.empty()) audit.insert("error", f.audit_error);
+  t.insert("audit", std::move(audit));
+  if (f.error) t.insert("error", error_fields(*f.error));
+  return t;
+}
+
+toml::table spawn_fields(const policy::Policy& p, const Plan& plan, const std::string& hash, const std::string& kernel,
+                         const std::string& arch) {
+  toml::array ns{"user", "mount", "pid", "ipc", "uts", "cgroup"};
+  if (plan.net.mode != NetPlan::Mode::host) ns.push_back("net");
+  toml::array hatches;
+  if (plan.seccomp.profile == policy::SeccompProfile::none) hatches.push_back("--seccomp none");
+  if (plan.net.mode == NetPlan::Mode::host) hatches.push_back("--share-net");
+  toml::array dirs, unenforced;
+  for (const auto& d : plan.cgroup.dirs)
+    dirs.push_back(toml::table{{"controller", d.controller}, {"parent", d.parent}});
+  for (const auto& u : plan.cgroup.unenforced) unenforced.push_back(unenforced_fields(u));
+  const char* net = plan.net.mode == NetPlan::Mode::proxy ? "proxy" : plan.net.mode == NetPlan::Mode::host ? "host" : "none";
+  toml::table mech{{"namespaces", std::move(ns)},
+                   {"landlock_abi", plan.landlock.abi},
+                   {"seccomp", std::string(policy::to_string(plan.seccomp.profile))},
+                   {"network", net},
+                   {"cgroup", toml::table{{"version", plan.cgroup.version}, {"dirs", std::move(dirs)}}},
+                   {"limits_not_enforced", std::move(unenforced)},
+                   {"escape_hatches", std::move(hatches)}};
+  return toml::table{{"policy", policy::canonical_table(p)},
+                     {"policy_hash", hash},
+                     {"cage_version", CAGE_VERSION},
+                     {"platform", toml::table{{"os", "linux"}, {"kernel", kernel}, {"arch", arch}}},
+                     {"mechanisms", std::move(mech)}};
+}
+
+toml::table net_fields(const proxy::NetEvent& e) {
+  toml::table t{{"protocol", e.protocol},
+                {"host", e.host},
+                {"port", static_cast<int64_t>(e.port)},
+                {"decision", std::string(proxy::to_string(e.decision))},
+                {"bytes_up", static_cast<int64_t>(e.bytes_up)},
+                {"bytes_down", static_cast<int64_t>(e.bytes_down)},
+                {"duration_ms", static_cast<int64_t>(e.duration.count())}};
+  if (!e.rule.empty()) t.insert("rule", e.rule);
+  if (!e.reason.empty()) t.insert("reason", e.reason);
+  if (e.status) t.insert("status", e.status);
+  return t;
+}
+
+}  // namespace cage::lx::report

@@ -1,0 +1,57 @@
+// The run's result (--result, "cage.result/1") and the fields of each audit event ("cage.audit/1"),
+// built from what a run produced. Pure: report.cc gathers the facts, this file decides the class and
+// the shape (docs/schema/result.schema.json, audit-event.schema.json).
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "common/toml.h"
+#include "linux/execute.h"
+#include "linux/plan.h"
+#include "policy/policy.h"
+#include "proxy/event.h"
+
+namespace cage::lx::report {
+
+enum class RunClass {
+  completed, timed_out, oom_killed, pids_exhausted, seccomp_killed, signaled, sandbox_unavailable, exec_failed
+};
+std::string_view to_string(RunClass c);
+
+struct NetTotals {
+  int64_t allowed = 0, denied = 0, failed = 0;
+  int64_t bytes_up = 0, bytes_down = 0;
+};
+
+struct RunFacts {
+  std::string run_id, policy_hash;          // hash empty when the policy never validated
+  std::optional<Error> error;               // cage's own error: the workload never started
+  std::optional<RunOutcome> outcome;        // the run, when it happened
+  int64_t wall_ms = 0;
+  int64_t user_ms = -1, system_ms = -1;     // getrusage(RUSAGE_CHILDREN): every reaped process of the sandbox
+  int64_t maxrss_bytes = -1;                // the largest single process (ru_maxrss)
+  NetTotals net;
+  std::vector<Unenforced> unenforced;
+  bool audit_requested = false, audit_ok = true;
+  std::string audit_error;
+};
+
+// The class decision, in this order: cage's error (exec_failed for a command that cannot be found or
+// executed, else sandbox_unavailable, also when --audit-required aborted the run); timed_out; the
+// workload died of SIGSYS: seccomp_killed; then, for a workload that did not exit 0, oom_killed if
+// the kernel OOM-killed any process of the run's cgroup, pids_exhausted if pids.max refused any fork;
+// signaled for any other death by signal; completed otherwise (whatever its exit code).
+RunClass classify(const RunFacts& f);
+int signal_of(const RunFacts& f);  // the signal the workload died of, or 0
+std::string signal_name(int sig);  // "SIGKILL"
+
+toml::table result_table(const RunFacts& f);
+toml::table spawn_fields(const policy::Policy& p, const Plan& plan, const std::string& hash,
+                         const std::string& kernel, const std::string& arch);
+toml::table net_fields(const proxy::NetEvent& e);
+toml::table error_fields(const Error& e);
+toml::table unenforced_fields(const Unenforced& u);
+
+}  // namespace cage::lx::report

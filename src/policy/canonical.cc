@@ -1,0 +1,66 @@
+// Canonical policy table and its hash (see canonical.h). Pure; tested in tests/unit/report_test.cc.
+#include "policy/canonical.h"
+
+#include "common/audit.h"
+#include "common/sha256.h"
+
+namespace cage::policy {
+
+namespace {
+
+toml::array paths(const std::vector<Grant>& grants) {
+  toml::array a;
+  for (const auto& g : grants) a.push_back(g.path);
+  return a;
+}
+
+toml::array strings(const std::vector<std::string>& v) {
+  toml::array a;
+  for (const auto& s : v) a.push_back(s);
+  return a;
+}
+
+int64_t as_int(uint64_t v) { return v == UINT64_MAX ? -1 : static_cast<int64_t>(v); }
+
+toml::table limits_table(const Limits& l) {
+  toml::table t{{"strict", l.strict}};
+  if (l.memory_bytes) t.insert("memory_bytes", as_int(*l.memory_bytes));
+  if (l.pids) t.insert("pids", as_int(*l.pids));
+  if (l.cpu) t.insert("cpu", *l.cpu);
+  if (l.timeout_ms) t.insert("timeout_ms", as_int(*l.timeout_ms));
+  toml::table rl;
+  for (const auto& r : l.rlimits) rl.insert(r.name, toml::array{as_int(r.soft), as_int(r.hard)});
+  t.insert("rlimits", std::move(rl));
+  return t;
+}
+
+}  // namespace
+
+toml::table canonical_table(const Policy& p) {
+  toml::array set, net;
+  for (const auto& [k, v] : p.env.set) set.push_back(k + "=<redacted>");
+  for (const auto& r : p.net) net.push_back(r.pattern.text);
+  return toml::table{
+      {"ro", paths(p.ro)},
+      {"rw", paths(p.rw)},
+      {"tmpfs", paths(p.tmpfs)},
+      {"hide", paths(p.hide)},
+      {"system_view", p.system_view},
+      {"cwd_visible", p.cwd_visible},
+      {"cwd", p.cwd},
+      {"home", p.home},
+      {"hostname", p.hostname},
+      {"env", toml::table{{"pass", strings(p.env.pass)}, {"set", std::move(set)}, {"unset", strings(p.env.unset)}}},
+      {"net", std::move(net)},
+      {"share_net", p.share_net},
+      {"limits", limits_table(p.limits)},
+      {"seccomp", std::string(to_string(p.seccomp))},
+      {"argv", strings(p.argv)},
+  };
+}
+
+std::string policy_hash(const Policy& p) {
+  return "sha256:" + sha256_hex(audit::to_json_line(canonical_table(p)));
+}
+
+}  // namespace cage::policy
