@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Bad input: every flag with wrong types, empty, huge, non-UTF-8 and control-character values, paths
+# that do not exist, are sockets, devices or fifos, or are relative with "..". Expected each time:
+# exit 125, an error on stderr naming the input, the command never started, nothing left behind.
+. "$(dirname "$0")/../escape/lib.bash"
+require_sandbox
+mkdir "$work/dir" && mkfifo "$work/fifo"
+"$py" -c 'import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$work/sock"
+huge=$(head -c 70000 /dev/zero | tr '\0' a)
+bad() {  # NEEDLE FLAG...: cage FLAG... -- touch started must exit 125 and mention NEEDLE
+  local needle=$1; shift
+  rm -f "$work/dir/started"
+  cage_run "$@" --rw "$work/dir" -- touch "$work/dir/started"
+  local shown="$*"; shown=${shown:0:60}
+  if [ "$rc" -ne 125 ]; then fail "$shown: exit $rc, want 125 ($err)"
+  elif [ -e "$work/dir/started" ]; then fail "$shown: the command ran"
+  elif ! grep -aqF -- "$needle" <<<"$err"; then fail "$shown: error does not name '$needle': $err"
+  else pass "$shown: 125, $(head -1 <<<"$err" | head -c 120)"; fi
+}
+# (--tmpfs of a missing path makes a private empty directory, --hide of one is a no-op: both valid.)
+for flag in --ro --rw --tmpfs --hide --chdir; do
+  bad "$flag" "$flag" ""
+  bad "$flag" "$flag" "$work/$huge"
+  case $flag in --tmpfs | --hide) continue ;; esac
+  bad "$flag" "$flag" "$work/no-such-$$"
+  bad "$flag" "$flag" "$work/dir/../../no-such-$$/../x"
+  bad "$flag" "$flag" $'\x01\x1b[31m'
+  bad "$flag" "$flag" $'\xff\xfe'
+done
+for flag in --ro --rw; do
+  bad "$flag" "$flag" /dev/sda
+  bad "$flag" "$flag" /dev/null
+done
+bad --tmpfs --tmpfs "$work/fifo"
+bad --tmpfs --tmpfs "$work/sock"
+bad --chdir --chdir "$work/fifo"
+bad --timeout --timeout ""
+bad --timeout --timeout abc
+bad --timeout --timeout -5s
+bad --timeout --timeout 99999999999999999999999h
+bad --rlimit --rlimit ""
+bad --rlimit --rlimit nofile
+bad --rlimit --rlimit nofile=abc
+bad --rlimit --rlimit nosuch=1
+bad --rlimit --rlimit nofile=99999999999999999999999999
+bad --seccomp --seccomp ""
+bad --seccomp --seccomp strict
+bad --hostname --hostname ""
+bad --hostname --hostname "$huge"
+bad --hostname --hostname $'a\nb'
+bad --setenv --setenv ""
+bad --setenv --setenv "=x"
+bad --setenv --setenv $'A\x01=1'
+bad --env --env ""
+bad --unsetenv --unsetenv ""
+bad --net --net ""
+bad --net --net "host:notaport"
+bad --net --net "host:70000"
+bad --net --net $'\xff:443'
+bad --no-such --no-such
+[ "$(ls -A "$work/dir")" = "" ] && pass "nothing left behind" || fail "left behind: $(ls -A "$work/dir")"
+finish
