@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Release artefacts: packaging/release.sh builds static tarballs (x86_64, and aarch64 when Debian's
+# cross toolchain and arm64 libraries are installed: `packaging/release.sh --setup`), a source
+# tarball and SHA256SUMS. Checks: the sums verify, each binary is static and says its version
+# (aarch64 under qemu-aarch64-static), the tarball holds the man page, completions and profiles,
+# and the x86_64 binary from the tarball confines a real command.
+set -euo pipefail
+: "${CAGE_SOURCE_DIR:?}"
+src=$CAGE_SOURCE_DIR
+[ "$(uname -m)" = x86_64 ] || { echo "skip: release builds run on x86_64 hosts"; exit 77; }
+command -v python3 >/dev/null && command -v file >/dev/null || { echo "skip: python3/file missing"; exit 77; }
+fail=0
+bad() { echo "FAIL: $*" >&2; fail=1; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT; chmod 755 "$tmp"
+version=$(sed -n 's/^project(cage VERSION \([0-9][0-9.]*\).*/\1/p' "$src/CMakeLists.txt")
+arches="x86_64"
+if command -v aarch64-linux-gnu-g++ >/dev/null && command -v qemu-aarch64-static >/dev/null &&
+   [ -f /usr/lib/aarch64-linux-gnu/libseccomp.a ] && [ -f /usr/lib/aarch64-linux-gnu/libcap-ng.a ]; then
+  arches="x86_64 aarch64"
+else
+  echo "note: no aarch64 cross toolchain/arm64 libraries (packaging/release.sh --setup): x86_64 only"
+fi
+CAGE_RELEASE_ARCHES=$arches CAGE_RELEASE_WORK=$tmp/work bash "$src/packaging/release.sh" "$tmp/dist" > "$tmp/release.log" 2>&1 ||
+  { cat "$tmp/release.log" >&2; echo "FAIL: release.sh"; exit 1; }
+cd "$tmp/dist"
+sha256sum -c --quiet SHA256SUMS || bad "SHA256SUMS does not verify"
+grep -q " cage-$version.tar.gz\$" SHA256SUMS || bad "no source tarball in SHA256SUMS"
+for arch in $arches; do
+  t=cage-$version-linux-$arch.tar.gz
+  grep -q " $t\$" SHA256SUMS || bad "$t not in SHA256SUMS"
+  mkdir -p "$tmp/x/$arch" && tar -C "$tmp/x/$arch" -xzf "$t" || { bad "cannot extract $t"; continue; }
+  d=$tmp/x/$arch/cage-$version-linux-$arch
+  for f in cage cage.1 README.md completions/cage.bash completions/_cage completions/cage.fish completions/cage.ps1; do
+    [ -f "$d/$f" ] || bad "$t lacks $f"
+  done
+  file -L "$d/cage" | grep -Eq 'statically linked|static-pie linked' || bad "$arch binary not static"
+  case $arch in
+    x86_64) file -L "$d/cage" | grep -q 'x86-64' || bad "x86_64 tarball holds $(file -L "$d/cage")"
+            got=$("$d/cage" --version) ;;
+    aarch64) file -L "$d/cage" | grep -q 'ARM aarch64' || bad "aarch64 tarball holds $(file -L "$d/cage")"
+             got=$(qemu-aarch64-static "$d/cage" --version) ;;
+  esac
+  [ "$got" = "cage $version" ] || bad "$arch: --version said '$got'"
+done
+# the released x86_64 binary really confines
+w=$tmp/w; mkdir -p "$w/out"; chmod -R a+rwX "$w"; cd "$w"
+out=$("$tmp/x/x86_64/cage-$version-linux-x86_64/cage" --rw out -- sh -c 'echo ok > out/f; cat /etc/shadow 2>/dev/null || echo no-shadow') ||
+  bad "released binary failed to run a sandboxed command"
+[ "$out" = no-shadow ] && [ "$(cat out/f 2>/dev/null)" = ok ] || bad "released binary: '$out'"
+[ $fail -eq 0 ] && echo "ok: release artefacts for $arches verified" && grep '^release.sh: ' "$tmp/release.log"
+exit $fail
