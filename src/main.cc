@@ -10,6 +10,8 @@
 #include "common/json.h"
 #include "linux/compile.h"
 #include "linux/execute.h"
+#include "macos/compile.h"
+#include "windows/compile.h"
 #include "shim/shim.h"
 
 extern char** environ;
@@ -57,6 +59,13 @@ int run(const std::vector<std::string>& args) {
     if (k == "HOME") ctx.home = v;
   auto pol = policy::validate(inv->input, ctx);
   if (!pol) return fail(pol.error(), inv->json_errors);
+  if (inv->target == "macos" || inv->target == "windows") {  // another OS's plan, printed only
+    auto text = inv->target == "macos" ? macos::render_dry_run(*pol, env, inv->json)
+                                       : win::render_dry_run(*pol, env, inv->json);
+    if (!text) return fail(text.error(), inv->json_errors);
+    std::cout << *text;
+    return 0;
+  }
   if (!inv->target.empty() && inv->target != "linux")
     return fail(unavailable("--target " + inv->target, "this build has no " + inv->target + " backend yet",
                             "use --target linux"),

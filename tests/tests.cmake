@@ -14,6 +14,8 @@ add_executable(cage_unit_tests
   tests/unit/proxy_env_test.cc
   tests/unit/proxy_server_test.cc
   tests/unit/linux_compile_test.cc
+  tests/unit/macos_sbpl_test.cc
+  tests/unit/windows_plan_test.cc
   tests/unit/cli_test.cc
   tests/unit/seccomp_test.cc
 )

@@ -1,0 +1,220 @@
+// macos::compile: decides a whole macOS run. The SBPL profile starts from (deny default) and allows
+// what a program needs to start (dyld, its shared cache, system libraries), the grants (literal for
+// files, subpath for directories, at their resolved /private/... paths), the hidden paths denied after
+// them, and TCP to cage's proxy only. Golden: tests/unit/macos_sbpl_test.cc; fuzz: tests/fuzz/sbpl_fuzz.cc.
+#include "macos/compile.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <set>
+#include <sstream>
+
+#include "proxy/env.h"
+
+namespace cage::macos {
+
+namespace {
+
+using policy::is_beneath;
+
+// Needed by every program: the dynamic linker, libSystem, and the shared cache it maps (since macOS
+// 11 system libraries exist only inside the cache; macOS 13+ keeps it in the Preboot cryptex).
+const char* const kStartPaths[] = {
+    "/usr/lib", "/System/Library", "/System/Cryptexes", "/System/Volumes/Preboot/Cryptexes",
+    "/private/var/db/dyld", "/private/var/db/timezone", "/usr/share/zoneinfo", nullptr};
+// The default view (dropped by --no-system): tools, shared data, system configuration. No home, no
+// /Users, no /private/var (other users' temp and caches), no keychains.
+const char* const kSystemPaths[] = {"/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/libexec", "/usr/share",
+                                    "/usr/local", "/opt/homebrew", "/Library/Preferences", "/Library/Apple",
+                                    "/private/etc", "/Applications/Xcode.app", "/Library/Developer/CommandLineTools",
+                                    nullptr};
+// Devices every program may open for reading and writing.
+const char* const kDevices[] = {"/dev/null", "/dev/zero", "/dev/random", "/dev/urandom", "/dev/tty",
+                                "/dev/dtracehelper", nullptr};
+// Mach services: user and group lookups (getpwuid), the system log, TLS trust evaluation.
+const char* const kMachServices[] = {"com.apple.system.opendirectoryd.libinfo",
+                                     "com.apple.system.opendirectoryd.membership", "com.apple.system.logger",
+                                     "com.apple.logd", "com.apple.trustd.agent",
+                                     "com.apple.system.notification_center", nullptr};
+
+// Comments carry flag origins; a control character would end the comment early, so none survive.
+std::string comment_safe(std::string s) {
+  for (auto& c : s)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return s;
+}
+
+struct Rule {
+  std::string path;
+  bool is_dir;
+  std::string why;
+};
+
+std::string filter(const Rule& r) { return std::string(r.is_dir ? "(subpath " : "(literal ") + quote_sbpl(r.path) + ")"; }
+
+struct Profile {
+  std::ostringstream out;
+  std::set<std::string> ancestors;  // directories whose metadata path lookup needs (realpath, getcwd)
+
+  void note_ancestors(const std::string& path) {
+    for (std::string p = path; p != "/";) {
+      p = p.substr(0, std::max<size_t>(p.rfind('/'), 1));
+      ancestors.insert(p);
+    }
+  }
+  void group(const char* ops, const char* head, const std::vector<Rule>& rules) {
+    if (rules.empty()) return;
+    out << "\n;; " << head << "\n";
+    for (const auto& r : rules) out << "(allow " << ops << " " << filter(r) << ")  ; " << comment_safe(r.why) << "\n";
+  }
+};
+
+Result<Rule> grant_rule(const policy::Grant& g, const MacHostFacts& facts) {
+  std::string path = canonical_mac_path(g.path, facts);
+  // Asked of the path as given: stat follows the /private links on the Mac, and on another host
+  // (a cross-target dry-run) only the given path can exist.
+  PathKind k = facts.kind ? facts.kind(g.path) : PathKind::dir;
+  if (k == PathKind::missing)
+    return invalid(g.origin, "no such file or directory (" + path + ")", "create it first, or check the path");
+  return Rule{path, k == PathKind::dir, g.origin};
+}
+
+void preamble(Profile& pr) {
+  auto& o = pr.out;
+  o << "(version 1)\n(deny default)\n";
+  o << "\n;; processes: the command and its children, all under this profile\n"
+       "(allow process-exec)\n(allow process-fork)\n"
+       "(allow signal (target same-sandbox))\n(allow process-info* (target same-sandbox))\n"
+       "(allow sysctl-read)\n(allow user-preference-read)\n(allow ipc-posix-sem)\n";
+  o << "(allow mach-lookup";
+  for (const char* const* m = kMachServices; *m; ++m) o << "\n  (global-name " << quote_sbpl(*m) << ")";
+  o << ")\n";
+  o << "\n;; terminals and the usual devices\n(allow pseudo-tty)\n"
+       "(allow file-read* file-write* file-ioctl (literal \"/dev/ptmx\") (regex #\"^/dev/ttys[0-9]+$\"))\n";
+  o << "(allow file-read* file-write-data file-ioctl";
+  for (const char* const* d = kDevices; *d; ++d) o << " (literal " << quote_sbpl(*d) << ")";
+  o << ")\n";
+}
+
+}  // namespace
+
+std::string quote_sbpl(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '\\' || c == '"') out += '\\';
+    out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
+  }
+  return out + "\"";
+}
+
+std::string canonical_mac_path(const std::string& path, const MacHostFacts& facts) {
+  if (facts.resolve)
+    if (auto r = facts.resolve(path)) return *r;
+  for (const char* link : {"/tmp", "/var", "/etc"})
+    if (is_beneath(path, link)) return "/private" + path;
+  return path;
+}
+
+Result<std::string> compile_sbpl(const policy::Policy& p, const MacHostFacts& facts) {
+  if (!p.tmpfs.empty())
+    return unavailable(p.tmpfs.front().origin, "macOS has no private tmpfs mounts",
+                       "use --rw on a scratch directory instead");
+  if (p.share_net)
+    return unavailable("--share-net", "not offered on macOS", "use --net HOST:PORT for each destination");
+  Profile pr;
+  preamble(pr);
+  std::vector<Rule> start, system, ro, rw, hide;
+  for (const char* const* s = kStartPaths; *s; ++s) start.push_back(Rule{*s, true, "program start-up"});
+  if (p.system_view)
+    for (const char* const* s = kSystemPaths; *s; ++s) system.push_back(Rule{*s, true, "default view"});
+  for (const auto& g : p.ro) {
+    auto r = grant_rule(g, facts);
+    if (!r) return r.error();
+    ro.push_back(*r);
+  }
+  std::string home = p.home.empty() ? "" : canonical_mac_path(p.home, facts);
+  std::string cwd = canonical_mac_path(p.cwd, facts);
+  // The current directory is shown read-only unless that shows far more than a project: "/", or
+  // $HOME and its ancestors (which hold ~/.ssh and the keychains).
+  bool too_wide = cwd == "/" || (!home.empty() && is_beneath(home, cwd));
+  if (p.cwd_visible && !too_wide) ro.push_back(Rule{cwd, true, "current directory (read-only)"});
+  for (const auto& g : p.rw) {
+    auto r = grant_rule(g, facts);
+    if (!r) return r.error();
+    rw.push_back(*r);
+  }
+  if (!facts.private_tmp.empty()) rw.push_back(Rule{facts.private_tmp, true, "private TMPDIR"});
+  for (const auto& g : p.hide) hide.push_back(Rule{canonical_mac_path(g.path, facts), true, g.origin});
+  for (const auto* list : {&ro, &rw}) for (const auto& r : *list) pr.note_ancestors(r.path);
+  // The paths as given too: stat("/tmp/x") reads the /tmp link itself before it reaches /private/tmp.
+  for (const auto* list : {&p.ro, &p.rw}) for (const auto& g : *list) pr.note_ancestors(g.path);
+  pr.note_ancestors(cwd);
+  pr.ancestors.insert(cwd);  // getcwd() and `cd .` need the start directory's own metadata
+  pr.group("file-read*", "program start-up: dyld, libSystem, the shared cache", start);
+  pr.group("file-read*", "default view (read-only)", system);
+  pr.group("file-read*", "read-only grants", ro);
+  pr.group("file-read* file-write*", "read-write grants", rw);
+  auto& o = pr.out;
+  o << "\n;; path lookup: metadata (not content) of the directories above the grants\n(allow file-read-metadata";
+  for (const auto& a : pr.ancestors) o << " (literal " << quote_sbpl(a) << ")";
+  o << ")\n";
+  if (!hide.empty()) {
+    o << "\n;; hidden paths: denied after the grants (the last matching rule wins)\n";
+    for (const auto& h : hide) o << "(deny file-read* file-write* " << filter(h) << ")  ; " << comment_safe(h.why) << "\n";
+  }
+  o << "\n;; network: nothing but cage's proxy on the loopback\n(deny network*)\n";
+  if (!p.net.empty()) {
+    if (facts.proxy_port == 0) o << ";; (dry-run: the proxy's port is chosen at run time; 3128 shown)\n";
+    o << "(allow network-outbound (remote tcp " << quote_sbpl("localhost:" + std::to_string(facts.proxy_port ? facts.proxy_port : 3128))
+      << "))\n";
+  }
+  return o.str();
+}
+
+Result<MacPlan> compile(const policy::Policy& p, const MacHostFacts& facts,
+                        const std::vector<std::pair<std::string, std::string>>& caller_env) {
+  auto sbpl = compile_sbpl(p, facts);
+  if (!sbpl) return sbpl.error();
+  MacPlan plan;
+  plan.sbpl = std::move(*sbpl);
+  plan.argv = p.argv;
+  plan.cwd = canonical_mac_path(p.cwd, facts);
+  plan.limits = p.limits;
+  // No cgroups on macOS: RLIMIT_NPROC counts all of the user's processes and RLIMIT_AS is not enforced.
+  if (p.limits.memory_bytes) plan.unenforced.push_back("--memory: macOS has no per-run memory limit");
+  if (p.limits.pids) plan.unenforced.push_back("--pids: macOS counts processes per user, not per run");
+  if (p.limits.cpu) plan.unenforced.push_back("--cpu: macOS has no per-run CPU quota");
+  if (p.limits.strict && !plan.unenforced.empty())
+    return unavailable("--strict-limits", plan.unenforced.front(), "drop the limit or --strict-limits");
+  std::vector<std::pair<std::string, std::string>> forced = {{"HOME", p.home.empty() ? "/" : p.home},
+                                                              {"PWD", plan.cwd}};
+  if (!facts.private_tmp.empty()) forced.emplace_back("TMPDIR", facts.private_tmp);
+  if (!p.net.empty())
+    for (auto& kv : proxy::proxy_environment(facts.proxy_port ? facts.proxy_port : 3128, p.net))
+      forced.push_back(std::move(kv));
+  plan.env = policy::build_environment(p.env, caller_env, forced);
+  if (std::none_of(plan.env.begin(), plan.env.end(), [](const std::string& e) { return e.rfind("PATH=", 0) == 0; }))
+    plan.env.insert(plan.env.begin(), "PATH=/usr/bin:/bin:/usr/sbin:/sbin");
+  return plan;
+}
+
+MacHostFacts make_real_mac_facts(bool on_mac) {
+  MacHostFacts f;
+  f.kind = [](const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return PathKind::missing;
+    return S_ISDIR(st.st_mode) ? PathKind::dir : PathKind::file;
+  };
+  if (on_mac)
+    f.resolve = [](const std::string& path) -> std::optional<std::string> {
+      char buf[PATH_MAX];
+      if (!::realpath(path.c_str(), buf)) return std::nullopt;
+      return std::string(buf);
+    };
+  return f;
+}
+
+}  // namespace cage::macos

@@ -1,0 +1,59 @@
+// macos::compile: Policy + MacHostFacts -> an SBPL profile for sandbox-exec, plus the rest of a macOS
+// run (environment, limits). Pure: what it needs from the Mac comes through MacHostFacts, so golden
+// tests (tests/unit/macos_sbpl_test.cc) and the fuzzer (tests/fuzz/sbpl_fuzz.cc) run on Linux.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/error.h"
+#include "policy/policy.h"
+
+namespace cage::macos {
+
+enum class PathKind { missing, file, dir };
+
+struct MacHostFacts {
+  // Kind of a canonical path on the Mac (stat(2) there; a table in tests).
+  std::function<PathKind(const std::string&)> kind;
+  // realpath(3) on the Mac; empty elsewhere, where only the fixed links below are applied.
+  std::function<std::optional<std::string>(const std::string&)> resolve;
+  uint16_t proxy_port = 0;  // 127.0.0.1:PORT of cage's proxy (run time); 0: not known yet (dry-run)
+  std::string private_tmp;  // the run's own TMPDIR, read-write; empty: none
+};
+
+// /tmp, /var and /etc are symlinks into /private on macOS; sandbox rules match the resolved path only.
+std::string canonical_mac_path(const std::string& path, const MacHostFacts& facts);
+
+// SBPL string literal: backslash and double quote escaped, the rest verbatim (control characters
+// never reach here: validate() rejects them, and quote_sbpl replaces any with '?' as a last guard).
+std::string quote_sbpl(const std::string& s);
+
+Result<std::string> compile_sbpl(const policy::Policy& policy, const MacHostFacts& facts);
+
+struct MacPlan {
+  std::string sbpl;
+  std::vector<std::string> env;   // NAME=VALUE, the workload's whole environment
+  std::vector<std::string> argv;  // the workload's argv (sandbox-exec is prepended by execute)
+  std::string cwd;
+  policy::Limits limits;
+  std::vector<std::string> unenforced;  // limits macOS cannot enforce ("--pids 64: no per-run ...")
+};
+
+Result<MacPlan> compile(const policy::Policy& policy, const MacHostFacts& facts,
+                        const std::vector<std::pair<std::string, std::string>>& caller_env);
+
+// Facts from the machine cage runs on (stat/realpath); on a non-Mac host only the fixed links apply.
+MacHostFacts make_real_mac_facts(bool on_mac);
+
+}  // namespace cage::macos
+
+namespace cage::macos {
+// --dry-run --target macos (on any host): the SBPL profile, then the command and environment as SBPL
+// comments (so the text can be given to sandbox-exec -f as is); with json, one JSON object.
+Result<std::string> render_dry_run(const policy::Policy& policy,
+                                   const std::vector<std::pair<std::string, std::string>>& caller_env, bool json);
+}  // namespace cage::macos

@@ -1,0 +1,48 @@
+// --dry-run --target macos: prints what a macOS run would apply, on any host. On a non-Mac host only
+// the fixed /tmp, /var and /etc links are applied to paths; the proxy port is shown as 3128.
+#include <string>
+
+#include "common/json.h"
+#include "macos/compile.h"
+
+namespace cage::macos {
+
+Result<std::string> render_dry_run(const policy::Policy& policy,
+                                   const std::vector<std::pair<std::string, std::string>>& caller_env, bool json) {
+#if defined(__APPLE__)
+  const bool on_mac = true;
+#else
+  const bool on_mac = false;
+#endif
+  auto plan = compile(policy, make_real_mac_facts(on_mac), caller_env);
+  if (!plan) return plan.error();
+  if (json) {
+    toml::table t;
+    t.insert("target", "macos");
+    t.insert("sbpl", plan->sbpl);
+    toml::array argv, env, unenforced;
+    for (const auto& a : plan->argv) argv.push_back(a);
+    for (const auto& e : plan->env) env.push_back(e);
+    for (const auto& u : plan->unenforced) unenforced.push_back(u);
+    t.insert("argv", std::move(argv));
+    t.insert("cwd", plan->cwd);
+    t.insert("env", std::move(env));
+    t.insert("unenforced", std::move(unenforced));
+    return to_json(t) + "\n";
+  }
+  // Everything after the profile is a comment, with control characters replaced, so the output
+  // stays one valid profile.
+  auto safe = [](std::string s) {
+    for (auto& c : s)
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+    return s;
+  };
+  std::string out = plan->sbpl + "\n;; run: /usr/bin/sandbox-exec -p PROFILE";
+  for (const auto& a : plan->argv) out += " " + safe(a);
+  out += "\n;; in: " + safe(plan->cwd) + "\n";
+  for (const auto& e : plan->env) out += ";; env: " + safe(e) + "\n";
+  for (const auto& u : plan->unenforced) out += ";; not enforced: " + u + "\n";
+  return out;
+}
+
+}  // namespace cage::macos

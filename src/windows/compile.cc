@@ -1,0 +1,221 @@
+// win::compile: decides a whole Windows run. Writes are scoped by integrity (a Low token cannot write
+// Medium objects; --rw paths get a Low label, --hide paths a Medium no-read-up label), processes by a
+// job object, the network by WFP filters; reads are NOT scoped beyond that (see gaps and
+// man/sections/platforms.roff). Tested by tests/unit/windows_plan_test.cc.
+#include "windows/compile.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "proxy/env.h"
+
+namespace cage::win {
+
+namespace {
+
+using policy::is_beneath;
+
+// Passed through when set: what Windows programs need to start (SystemRoot for DLL loading, ComSpec,
+// PATHEXT) and the terminal/locale set of the Linux build.
+const char* const kPassedEnv[] = {"PATH", "PATHEXT", "SYSTEMROOT", "SYSTEMDRIVE", "WINDIR", "COMSPEC",
+                                  "NUMBER_OF_PROCESSORS", "PROCESSOR_ARCHITECTURE", "PROCESSOR_IDENTIFIER",
+                                  "OS", "USERNAME", "TERM", "COLORTERM", "LANG", "LC_*", "TZ", "NO_COLOR",
+                                  "COLUMNS", "LINES", nullptr};
+
+std::string upper(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+bool name_match(const std::string& pattern, const std::string& name) {
+  return policy::env_glob_match(upper(pattern), upper(name));
+}
+
+Status add_grant(WinPlan& plan, const policy::Grant& g, AclChange::Kind kind, const WinHostFacts& facts) {
+  auto path = to_windows_path(g.path, facts, g.origin);
+  if (!path) return path.error();
+  char k = facts.kind ? facts.kind(*path) : 'd';
+  if (k == 0 && kind != AclChange::Kind::no_read_up)
+    return invalid(g.origin, "no such file or directory (" + *path + ")", "create it first, or check the path");
+  if (k == 0) return Ok{};  // nothing to hide
+  const bool dir = k == 'd';
+  const char* inherit = dir ? "OICI" : "";
+  switch (kind) {
+    case AclChange::Kind::low_label:
+      // The Low label lets the Low token write; the explicit ACE covers grants only reachable through
+      // a group, which the token holds deny-only.
+      plan.acl.push_back(AclChange{kind, *path, dir, std::string("S:(ML;") + inherit + ";NW;;;LW)", g.origin});
+      plan.acl.push_back(AclChange{AclChange::Kind::allow_user, *path, dir,
+                                   std::string("D:(A;") + inherit + ";0x1301bf;;;<USER>)", g.origin});
+      break;
+    case AclChange::Kind::allow_user:
+      plan.acl.push_back(AclChange{kind, *path, dir, std::string("D:(A;") + inherit + ";0x1200a9;;;<USER>)", g.origin});
+      break;
+    case AclChange::Kind::no_read_up:
+      plan.acl.push_back(AclChange{kind, *path, dir, std::string("S:(ML;") + inherit + ";NWNRNX;;;ME)", g.origin});
+      break;
+  }
+  return Ok{};
+}
+
+void network(WinPlan& plan, const policy::Policy& p, uint16_t port) {
+  if (p.share_net) {
+    plan.gaps.push_back("--share-net: the host network, unfiltered");
+    return;
+  }
+  plan.wfp = true;
+  const std::string who = "ALE_USER_ID matches the run's token";
+  if (!p.net.empty())
+    plan.filters.push_back(WfpFilter{"FWPM_LAYER_ALE_AUTH_CONNECT_V4", "PERMIT", 15,
+                                     who + "; IP_PROTOCOL=TCP; IP_REMOTE_ADDRESS=127.0.0.1; IP_REMOTE_PORT=" +
+                                         std::to_string(port),
+                                     "--net: cage's proxy"});
+  for (const char* layer : {"FWPM_LAYER_ALE_AUTH_CONNECT_V4", "FWPM_LAYER_ALE_AUTH_CONNECT_V6"})
+    plan.filters.push_back(WfpFilter{layer, "BLOCK", 14, who, "no network but the proxy"});
+}
+
+void limits(WinPlan& plan, const policy::Limits& l, const WinHostFacts& facts) {
+  if (l.pids) {
+    plan.job.limit_flags |= kJobLimitActiveProcess;
+    plan.job.active_processes = static_cast<uint32_t>(std::min<uint64_t>(*l.pids, 0xffffffffu));
+  }
+  if (l.memory_bytes) {
+    plan.job.limit_flags |= kJobLimitJobMemory;
+    plan.job.job_memory = *l.memory_bytes;
+  }
+  if (l.cpu) {
+    double share = *l.cpu / std::max(1u, facts.cpu_count) * 10000.0;
+    plan.job.cpu_rate_flags = kCpuRateEnable | kCpuRateHardCap;
+    plan.job.cpu_rate = static_cast<uint32_t>(std::clamp(share, 1.0, 10000.0));
+  }
+  if (l.timeout_ms) plan.timeout_ms = *l.timeout_ms;
+  for (const auto& r : l.rlimits) plan.gaps.push_back(r.origin + ": Windows has no resource limit of this kind");
+}
+
+}  // namespace
+
+std::string posix_form(const std::string& text) {
+  std::string s = text;
+  std::replace(s.begin(), s.end(), '\\', '/');
+  if (s.size() >= 2 && std::isalpha(static_cast<unsigned char>(s[0])) && s[1] == ':') {
+    s[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(s[0])));
+    return "/" + s.substr(0, 2) + (s.size() > 2 && s[2] != '/' ? "/" : "") + s.substr(2);
+  }
+  return s;
+}
+
+void normalize_input(policy::PolicyInput& in) {
+  for (auto* list : {&in.ro, &in.rw, &in.tmpfs, &in.hide})
+    for (auto& v : *list) {
+      v.text = posix_form(v.text);
+      v.base = posix_form(v.base);
+    }
+  if (in.chdir) {
+    in.chdir->text = posix_form(in.chdir->text);
+    in.chdir->base = posix_form(in.chdir->base);
+  }
+}
+
+Result<std::string> to_windows_path(const std::string& posix, const WinHostFacts& facts, const std::string& input) {
+  auto backslashed = [](std::string s) {
+    std::replace(s.begin(), s.end(), '/', '\\');
+    return s;
+  };
+  if (posix.size() >= 3 && posix[0] == '/' && std::isalpha(static_cast<unsigned char>(posix[1])) && posix[2] == ':') {
+    std::string rest = posix.substr(3);
+    return std::string(1, static_cast<char>(std::toupper(static_cast<unsigned char>(posix[1])))) + ":" +
+           (rest.empty() ? "\\" : backslashed(rest));
+  }
+  if (!facts.on_windows && !facts.home_posix.empty() && is_beneath(posix, facts.home_posix))
+    return facts.userprofile + backslashed(posix.substr(facts.home_posix.size()));
+  if (!facts.on_windows && !posix.empty() && posix[0] == '/') return "Z:" + backslashed(posix);
+  return invalid(input, "cannot be mapped to a Windows path (" + posix + ")",
+                 "use a drive path such as C:/work/src, or ~/... for %USERPROFILE%");
+}
+
+std::string quote_argument(const std::string& arg) {
+  if (!arg.empty() && arg.find_first_of(" \t\n\v\"") == std::string::npos) return arg;
+  std::string out = "\"";
+  size_t backslashes = 0;
+  for (char c : arg) {
+    if (c == '\\') {
+      ++backslashes;
+      continue;
+    }
+    // Backslashes are literal unless they precede a quote: then each is doubled and the quote escaped.
+    out.append(c == '"' ? backslashes * 2 + 1 : backslashes, '\\');
+    backslashes = 0;
+    out += c;
+  }
+  out.append(backslashes * 2, '\\');  // before the closing quote
+  return out + "\"";
+}
+
+std::vector<std::string> build_environment(const policy::EnvPolicy& env,
+                                           const std::vector<std::pair<std::string, std::string>>& host,
+                                           const std::vector<std::pair<std::string, std::string>>& forced) {
+  std::vector<std::pair<std::string, std::string>> out;
+  auto put = [&out](const std::string& k, const std::string& v) {
+    auto it = std::find_if(out.begin(), out.end(), [&](const auto& kv) { return upper(kv.first) == upper(k); });
+    if (it != out.end())
+      it->second = v;  // the first spelling of the name stays ("Path")
+    else
+      out.emplace_back(k, v);
+  };
+  auto passed = [&env](const std::string& name) {
+    for (const char* const* d = kPassedEnv; *d; ++d)
+      if (name_match(*d, name)) return true;
+    return std::any_of(env.pass.begin(), env.pass.end(), [&](const std::string& p) { return name_match(p, name); });
+  };
+  for (const auto& [k, v] : host)
+    if (passed(k)) put(k, v);
+  for (const auto& [k, v] : forced) put(k, v);
+  for (const auto& [k, v] : env.set) put(k, v);
+  for (const auto& u : env.unset)
+    out.erase(std::remove_if(out.begin(), out.end(), [&](const auto& kv) { return name_match(u, kv.first); }),
+              out.end());
+  std::vector<std::string> lines;
+  for (const auto& [k, v] : out) lines.push_back(k + "=" + v);
+  return lines;
+}
+
+Result<WinPlan> compile(const policy::Policy& p, const WinHostFacts& facts,
+                        const std::vector<std::pair<std::string, std::string>>& caller_env) {
+  if (!p.tmpfs.empty())
+    return unavailable(p.tmpfs.front().origin, "Windows has no private tmpfs mounts",
+                       "use --rw on a scratch directory instead");
+  WinPlan plan;
+  plan.argv = p.argv;
+  plan.proxy_port = facts.proxy_port ? facts.proxy_port : 3128;
+  for (const auto& a : p.argv) plan.command_line += (plan.command_line.empty() ? "" : " ") + quote_argument(a);
+  auto cwd = to_windows_path(p.cwd, facts, "--chdir " + p.cwd);
+  if (!cwd) return cwd.error();
+  plan.cwd = *cwd;
+  for (const auto& g : p.ro)
+    if (auto s = add_grant(plan, g, AclChange::Kind::allow_user, facts); !s) return s.error();
+  for (const auto& g : p.rw)
+    if (auto s = add_grant(plan, g, AclChange::Kind::low_label, facts); !s) return s.error();
+  for (const auto& g : p.hide)
+    if (auto s = add_grant(plan, g, AclChange::Kind::no_read_up, facts); !s) return s.error();
+  plan.gaps.push_back("reads: the Low-integrity token reads whatever your account can read (the home "
+                      "included), except --hide paths");
+  if (!p.system_view) plan.gaps.push_back("--no-system: Windows system directories stay readable");
+  network(plan, p, plan.proxy_port);
+  limits(plan, p.limits, facts);
+  if (p.limits.strict && !p.limits.rlimits.empty())
+    return unavailable(p.limits.rlimits.front().origin, "Windows has no resource limits of this kind",
+                       "drop the limit or --strict-limits");
+  std::string profile = facts.userprofile;
+  if (!p.home.empty())
+    if (auto h = to_windows_path(p.home, facts, "HOME"); h) profile = *h;
+  std::vector<std::pair<std::string, std::string>> forced = {{"USERPROFILE", profile}};
+  if (!facts.private_tmp.empty()) {
+    forced.emplace_back("TEMP", facts.private_tmp);
+    forced.emplace_back("TMP", facts.private_tmp);
+  }
+  if (!p.net.empty() && !p.share_net)
+    for (auto& kv : proxy::proxy_environment(plan.proxy_port, p.net)) forced.push_back(std::move(kv));
+  plan.env = win::build_environment(p.env, caller_env, forced);
+  return plan;
+}
+
+}  // namespace cage::win

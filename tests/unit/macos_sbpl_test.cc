@@ -1,0 +1,203 @@
+// macos::compile_sbpl: golden profiles (tests/golden/macos_*.sbpl) and invariants: the profile reads
+// as balanced s-expressions, grants appear as escaped literals at their /private paths, hidden paths
+// are denied after the grants, nothing of the home is allowed beyond grants, only the proxy is reachable.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "cli/options.h"
+#include "macos/compile.h"
+#include "sbpl_parse.h"
+
+namespace cage::testing {
+namespace {
+
+struct Mac {
+  std::map<std::string, macos::PathKind> kinds = {
+      {"/Users/ann/proj", macos::PathKind::dir},      {"/Users/ann/proj/src", macos::PathKind::dir},
+      {"/Users/ann/proj/out", macos::PathKind::dir},  {"/Users/ann/proj/.env", macos::PathKind::file},
+      {"/Users/ann/proj/Makefile", macos::PathKind::file}, {"/tmp/build", macos::PathKind::dir},
+      {"/etc/hosts", macos::PathKind::file},          {"/Users/ann", macos::PathKind::dir}};
+  macos::MacHostFacts facts() const {
+    macos::MacHostFacts f;
+    f.kind = [k = kinds](const std::string& p) {
+      auto it = k.find(p);
+      return it == k.end() ? macos::PathKind::missing : it->second;
+    };
+    f.proxy_port = 49152;
+    return f;
+  }
+};
+
+Result<policy::Policy> mac_policy(std::vector<std::string> words, const std::string& cwd = "/Users/ann/proj") {
+  words.insert(words.begin(), "cage");
+  auto inv = cli::parse(words, cwd);
+  if (!inv) return inv.error();
+  return policy::validate(inv->input, policy::Context{cwd, "/Users/ann", {}});
+}
+
+Result<std::string> sbpl(std::vector<std::string> words, const Mac& mac = Mac(),
+                         const std::string& cwd = "/Users/ann/proj") {
+  auto p = mac_policy(std::move(words), cwd);
+  if (!p) return p.error();
+  return macos::compile_sbpl(*p, mac.facts());
+}
+
+std::vector<PathFilter> filters(const std::string& profile) {
+  SbplReader r(profile);
+  auto forms = r.read_all();
+  EXPECT_TRUE(forms) << "profile does not parse:\n" << profile;
+  std::vector<PathFilter> out;
+  if (forms) collect_filters(*forms, out);
+  return out;
+}
+
+int index_of(const std::vector<PathFilter>& fs, const std::string& action, const std::string& path) {
+  for (size_t i = 0; i < fs.size(); ++i)
+    if (fs[i].action == action && fs[i].path == path) return static_cast<int>(i);
+  return -1;
+}
+
+void expect_golden(const std::string& got, const std::string& name) {
+  const std::string path = std::string(CAGE_SOURCE_DIR) + "/tests/golden/" + name;
+  if (getenv("CAGE_UPDATE_GOLDEN")) std::ofstream(path) << got;
+  std::ifstream in(path);
+  ASSERT_TRUE(in) << "missing " << path << " (run with CAGE_UPDATE_GOLDEN=1)";
+  std::stringstream want;
+  want << in.rdbuf();
+  EXPECT_EQ(got, want.str());
+}
+
+TEST(MacosSbpl, GoldenGrantsHideAndNet) {
+  auto p = sbpl({"--ro", "src", "--rw", "out", "--ro", "Makefile", "--hide", ".env", "--net", "api.github.com:443",
+                 "--", "make"});
+  ASSERT_TRUE(p) << p.error().reason;
+  expect_golden(*p, "macos_ro_rw_hide.sbpl");
+}
+
+TEST(MacosSbpl, GoldenPrivateLinksNoSystemNoNet) {
+  auto p = sbpl({"--rw", "/tmp/build", "--ro", "/etc/hosts", "--no-system", "--no-cwd", "--", "cc"});
+  ASSERT_TRUE(p) << p.error().reason;
+  expect_golden(*p, "macos_private_links.sbpl");
+}
+
+TEST(MacosSbpl, StartsClosedAndParses) {
+  auto p = sbpl({"--", "true"});
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->rfind("(version 1)\n(deny default)\n", 0), 0u);
+  SbplReader r(*p);
+  EXPECT_TRUE(r.read_all());
+}
+
+TEST(MacosSbpl, FilesAreLiteralDirectoriesSubpath) {
+  auto p = sbpl({"--ro", "Makefile", "--rw", "out", "--", "make"});
+  ASSERT_TRUE(p);
+  auto fs = filters(*p);
+  int f = index_of(fs, "allow", "/Users/ann/proj/Makefile"), d = index_of(fs, "allow", "/Users/ann/proj/out");
+  ASSERT_GE(f, 0);
+  ASSERT_GE(d, 0);
+  EXPECT_EQ(fs[f].head, "literal");
+  EXPECT_EQ(fs[f].ops, "file-read*");
+  EXPECT_EQ(fs[d].head, "subpath");
+  EXPECT_EQ(fs[d].ops, "file-read* file-write*");
+}
+
+TEST(MacosSbpl, PathsResolveThroughPrivateLinks) {
+  auto p = sbpl({"--rw", "/tmp/build", "--ro", "/etc/hosts", "--", "cc"});
+  ASSERT_TRUE(p);
+  auto fs = filters(*p);
+  EXPECT_GE(index_of(fs, "allow", "/private/tmp/build"), 0);
+  EXPECT_GE(index_of(fs, "allow", "/private/etc/hosts"), 0);
+  EXPECT_LT(index_of(fs, "allow", "/tmp/build"), 0) << "sandbox rules match resolved paths only";
+}
+
+TEST(MacosSbpl, HiddenPathsAreDeniedAfterTheGrantsTheyMask) {
+  auto p = sbpl({"--rw", ".", "--hide", ".env", "--", "make"});
+  ASSERT_TRUE(p);
+  auto fs = filters(*p);
+  int grant = index_of(fs, "allow", "/Users/ann/proj"), hide = index_of(fs, "deny", "/Users/ann/proj/.env");
+  ASSERT_GE(grant, 0);
+  ASSERT_GE(hide, 0);
+  EXPECT_LT(grant, hide);
+  EXPECT_EQ(fs[hide].ops, "file-read* file-write*");
+}
+
+TEST(MacosSbpl, NothingOfTheHomeBeyondGrants) {
+  for (const auto& cwd : {std::string("/Users/ann/proj"), std::string("/Users/ann")}) {
+    auto p = sbpl({"--", "ls"}, Mac(), cwd);
+    ASSERT_TRUE(p);
+    for (const auto& f : filters(*p)) {
+      if (f.path == "/Users/ann/proj" && cwd == "/Users/ann/proj") continue;  // the shown cwd
+      if (f.ops == "file-read-metadata") continue;                            // path lookup only
+      EXPECT_FALSE(policy::is_beneath(f.path, "/Users/ann")) << f.action << " " << f.ops << " " << f.path;
+      EXPECT_FALSE(f.path == "/" || f.path == "/Users") << f.path;
+    }
+  }
+}
+
+TEST(MacosSbpl, NetworkOnlyToTheProxy) {
+  auto none = sbpl({"--", "curl"});
+  ASSERT_TRUE(none);
+  EXPECT_NE(none->find("(deny network*)"), std::string::npos);
+  EXPECT_EQ(none->find("(allow network"), std::string::npos);
+  auto net = sbpl({"--net", "example.com:443", "--", "curl"});
+  ASSERT_TRUE(net);
+  EXPECT_NE(net->find("(allow network-outbound (remote tcp \"localhost:49152\"))"), std::string::npos);
+  EXPECT_EQ(std::count(net->begin(), net->end(), '\n') - std::count(none->begin(), none->end(), '\n'), 1);
+}
+
+TEST(MacosSbpl, QuotesEveryPathAsOneLiteral) {
+  Mac mac;
+  const std::string nasty = "/Users/ann/proj/a \"b\" (c) \\d) (allow default) ;e \xc3\xa9\xe2\x82\xac";
+  mac.kinds[nasty] = macos::PathKind::dir;
+  auto p = sbpl({"--rw", nasty, "--hide", nasty + "/x\"", "--", "make"}, mac);
+  ASSERT_TRUE(p) << p.error().reason;
+  auto fs = filters(*p);
+  int i = index_of(fs, "allow", nasty);
+  ASSERT_GE(i, 0) << *p;
+  EXPECT_EQ(fs[i].head, "subpath");
+  EXPECT_GE(index_of(fs, "deny", nasty + "/x\""), 0);
+  EXPECT_NE(p->find(macos::quote_sbpl(nasty)), std::string::npos);
+  EXPECT_EQ(macos::quote_sbpl("a\"b\\c"), "\"a\\\"b\\\\c\"");
+  for (const auto& f : fs) EXPECT_NE(f.path, "default");
+}
+
+TEST(MacosSbpl, RefusesWhatMacosCannotEnforce) {
+  auto t = sbpl({"--tmpfs", "/Users/ann/proj/out", "--", "make"});
+  ASSERT_FALSE(t);
+  EXPECT_EQ(t.error().cls, ErrorClass::spawn_sandbox_unavailable);
+  EXPECT_EQ(t.error().input, "--tmpfs /Users/ann/proj/out");
+  auto missing = sbpl({"--ro", "nope", "--", "make"});
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().cls, ErrorClass::invalid_policy);
+}
+
+TEST(MacosSbpl, NoSystemKeepsOnlyWhatStartsAProgram) {
+  auto p = sbpl({"--no-system", "--", "/Users/ann/proj/tool"});
+  ASSERT_TRUE(p);
+  auto fs = filters(*p);
+  EXPECT_GE(index_of(fs, "allow", "/usr/lib"), 0);
+  EXPECT_LT(index_of(fs, "allow", "/usr/bin"), 0);
+}
+
+TEST(MacosCompile, EnvironmentAndLimits) {
+  auto pol = mac_policy({"--net", "example.com:443", "--memory", "1G", "--", "make"});
+  ASSERT_TRUE(pol) << pol.error().reason;
+  Mac mac;
+  auto f = mac.facts();
+  f.private_tmp = "/private/tmp/cage.abc";
+  auto plan = macos::compile(*pol, f, {{"PATH", "/usr/bin:/bin"}, {"AWS_SECRET_ACCESS_KEY", "x"}});
+  ASSERT_TRUE(plan) << plan.error().reason;
+  auto has = [&](const std::string& e) { return std::find(plan->env.begin(), plan->env.end(), e) != plan->env.end(); };
+  EXPECT_TRUE(has("TMPDIR=/private/tmp/cage.abc"));
+  EXPECT_TRUE(has("HTTPS_PROXY=http://127.0.0.1:49152"));
+  for (const auto& e : plan->env) EXPECT_EQ(e.find("AWS_"), std::string::npos);
+  ASSERT_EQ(plan->unenforced.size(), 1u);
+  EXPECT_NE(plan->sbpl.find("(subpath \"/private/tmp/cage.abc\")"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cage::testing
