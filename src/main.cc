@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/options.h"
+#include "cli/profile.h"
 #include "common/json.h"
 #include "linux/compile.h"
 #include "linux/execute.h"
@@ -50,13 +51,23 @@ int run(const std::vector<std::string>& args) {
     case cli::Mode::help: std::cout << inv->help_text; return 0;
     case cli::Mode::version: std::cout << "cage " CAGE_VERSION "\n"; return 0;
     case cli::Mode::check: return lx::check_host(inv->json);
+    case cli::Mode::print_profile:
     case cli::Mode::dry_run:
     case cli::Mode::run: break;
   }
   auto env = caller_environment();
+  if (auto s = cli::apply_profiles(*inv, cli::make_profile_context(cwd, env)); !s)
+    return fail(s.error(), inv->json_errors);
   policy::Context ctx{cwd, "", env};
   for (const auto& [k, v] : env)
     if (k == "HOME") ctx.home = v;
+  if (inv->mode == cli::Mode::print_profile) {  // validated as a run would be, then printed
+    auto probe = inv->input;
+    if (probe.argv.empty()) probe.argv = {"true"};
+    if (auto p = policy::validate(probe, ctx); !p) return fail(p.error(), inv->json_errors);
+    std::cout << cli::print_profile(inv->input, ctx.home);
+    return 0;
+  }
   auto pol = policy::validate(inv->input, ctx);
   if (!pol) return fail(pol.error(), inv->json_errors);
   if (inv->target == "macos" || inv->target == "windows") {  // another OS's plan, printed only

@@ -17,6 +17,7 @@ add_executable(cage_unit_tests
   tests/unit/macos_sbpl_test.cc
   tests/unit/windows_plan_test.cc
   tests/unit/cli_test.cc
+  tests/unit/profile_test.cc
   tests/unit/seccomp_test.cc
 )
 target_link_libraries(cage_unit_tests PRIVATE cage_core GTest::gtest GTest::gtest_main)

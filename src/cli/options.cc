@@ -70,7 +70,9 @@ const FlagSpec kFlags[] = {
 
 struct Bound {
   bool dry_run = false, check = false, version = false, json = false, json_errors = false;
-  std::string target;
+  bool print_profile = false;
+  std::string target, script;
+  std::vector<std::string> profiles;
   std::vector<std::string> command;
 };
 
@@ -122,6 +124,21 @@ void bind_modes(CLI::App& app, Bound& b) {
   app.add_flag("--json", b.json, "Machine-readable output for --dry-run and --check")->group(g);
   app.add_flag("--json-errors", b.json_errors, "Print errors as one JSON object on stderr")->group(g);
   app.add_flag("-V,--version", b.version, "Print the version and exit")->group(g);
+  const char* p = "Profiles";
+  app.add_option("--profile", b.profiles,
+                 "Load a TOML profile: a FILE, or a NAME from ~/.config/cage/profiles, /etc/cage/profiles or "
+                 "the built-ins (build cargo git-https go npm pip); repeatable, later sources and then flags win")
+      ->type_name("FILE|NAME")
+      ->group(p)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app.add_flag("--print-profile", b.print_profile, "Print the given flags and profiles as one TOML profile and exit")
+      ->group(p);
+  app.add_option("--script", b.script,
+                 "Run FILE by the '# /// cage' block in its comments (for #!/usr/bin/env -S cage --script); "
+                 "words after FILE go to the script")
+      ->type_name("FILE")
+      ->group(p);
   app.add_option("command", b.command, "The command to run, after --")->type_name("COMMAND [ARG...]");
 }
 
@@ -158,13 +175,26 @@ Result<Invocation> parse(const std::vector<std::string>& args, const std::string
   // With "--" the command is everything after it and cage's own words must all be options. Without
   // it the first word that is not an option starts the command (prefix-command mode).
   auto dash = std::find(args.begin() + (args.empty() ? 0 : 1), args.end(), std::string("--"));
+  // --script FILE ends cage's words: what follows belongs to the script, even words like --help.
+  std::vector<std::string> cut;
+  for (auto it = args.begin() + (args.empty() ? 0 : 1); it < dash; ++it) {
+    if (*it != "--script" && it->rfind("--script=", 0) != 0) continue;
+    if (*it == "--script" && it + 1 == args.end()) return usage("--script", "needs the script's path", "--script FILE");
+    inv.script = *it == "--script" ? *(it + 1) : it->substr(9);
+    inv.script_args.assign(it + (*it == "--script" ? 2 : 1), args.end());
+    cut.assign(args.begin(), it);
+    if (inv.script.empty()) return usage("--script", "needs the script's path", "--script FILE");
+    break;
+  }
+  const std::vector<std::string>& words = inv.script.empty() ? args : cut;
+  if (!inv.script.empty()) dash = words.end();
   std::vector<std::string> command;
-  if (dash != args.end()) {
-    command.assign(dash + 1, args.end());
+  if (dash != words.end()) {
+    command.assign(dash + 1, words.end());
     app->prefix_command(false);
   }
   std::vector<std::string> rest(std::make_reverse_iterator(dash),
-                                args.rend() - (args.empty() ? 0 : 1));  // CLI11 wants them reversed
+                                words.rend() - (words.empty() ? 0 : 1));  // CLI11 wants them reversed
   try {
     app->parse(rest);
   } catch (const CLI::CallForHelp&) {
@@ -177,9 +207,13 @@ Result<Invocation> parse(const std::vector<std::string>& args, const std::string
   inv.json = b.json;
   inv.json_errors = b.json_errors;
   inv.target = b.target;
+  for (const auto& ref : b.profiles) inv.profiles.push_back(Value{ref, "--profile", cwd});
   inv.input.argv = b.command;
   for (auto& extra : app->remaining()) inv.input.argv.push_back(extra);
-  if (dash != args.end()) {
+  if (!inv.script.empty() && !inv.input.argv.empty())
+    return usage(inv.input.argv[0], "a command and --script exclude each other",
+                 "put the interpreter in the script's run = [...], or drop --script");
+  if (dash != words.end()) {
     if (!inv.input.argv.empty())
       return usage(inv.input.argv[0], "unexpected word before --", "put the command after --, options before it");
     inv.input.argv = command;
@@ -192,6 +226,10 @@ Result<Invocation> parse(const std::vector<std::string>& args, const std::string
   }
   if (b.check) {
     inv.mode = Mode::check;
+    return inv;
+  }
+  if (b.print_profile) {
+    inv.mode = Mode::print_profile;
     return inv;
   }
   if (!b.target.empty() && !b.dry_run)

@@ -9,7 +9,7 @@
 
 namespace cage::cli {
 
-enum class Mode { run, dry_run, check, version, help };
+enum class Mode { run, dry_run, check, version, help, print_profile };
 
 struct Invocation {
   Mode mode = Mode::run;
@@ -17,6 +17,9 @@ struct Invocation {
   bool json_errors = false;  // --json-errors: errors as one JSON object on stderr
   std::string target;        // --target linux|macos|windows (dry-run only; default: this OS)
   policy::PolicyInput input;
+  std::vector<policy::Value> profiles;    // --profile FILE|NAME, in order (loaded by cli::apply_profiles)
+  std::string script;                     // --script FILE: run FILE by its embedded cage block
+  std::vector<std::string> script_args;   // the words after --script FILE, passed to the script
   std::string help_text;     // filled for Mode::help
 };
 

@@ -33,6 +33,7 @@ struct PolicyInput {
   std::vector<Value> rlimits;
   std::optional<Value> memory, pids, cpu, timeout, seccomp, chdir, hostname;
   std::optional<Value> no_system, no_cwd, share_net, strict_limits;  // "true"/"false" with origin
+  std::optional<Value> audit_file, audit_required;  // [audit] file, required (profiles; carried for audit)
   std::vector<std::string> argv;
 };
 
