@@ -1,0 +1,121 @@
+// lx::compile for hosts that block user namespaces (Ubuntu 23.10+ AppArmor, container seccomp
+// profiles, max_user_namespaces=0): the same Policy enforced with Landlock + seccomp +
+// no_new_privs + rlimits on the host's own tree. Each policy element is compared with what that
+// mechanism enforces; a lost element is refused unless --allow-degraded names it. Pure; tested by
+// tests/unit/linux_compile_test.cc and tests/integration/fallback_*.sh.
+#include <algorithm>
+
+#include "linux/compile.h"
+
+namespace cage::lx {
+
+namespace {
+
+using policy::is_beneath;
+using policy::Policy;
+
+// Where the supervisor puts the run's private HOME and TMPDIR (created at run time, removed after).
+constexpr const char* kPrivateDir = "<private>";
+
+bool accepted(const Policy& p, const std::string& element) {
+  return std::find(p.allow_degraded.begin(), p.allow_degraded.end(), element) != p.allow_degraded.end();
+}
+
+void add_rule(Plan& plan, const HostView& host, const std::string& path, Access a, const std::string& why) {
+  FileInfo fi = host.stat(path);
+  if (fi.kind == FileKind::missing) return;
+  auto real = host.realpath(path);
+  plan.landlock.rules.push_back(LandlockRule{real ? *real : path, a, fi.kind == FileKind::dir, why});
+}
+
+}  // namespace
+
+Status compile_landlock_view(const Policy& p, const HostView& host, Plan& plan) {
+  plan.mechanism = Mechanism::landlock_only;
+  // What Landlock alone cannot give, and whether the user accepted each loss.
+  struct Loss {
+    const char* element;
+    bool asked;
+    const char* what;
+  };
+  const Loss losses[] = {
+      {"pid", true, "no pid namespace: host processes and their command lines are visible in /proc, and "
+                    "descendants that detach may outlive cage (signals and ptrace to them stay denied)"},
+      {"hide", !p.hide.empty(), "--hide cannot mask a path beneath a grant without a mount namespace"},
+      {"tmpfs", !p.tmpfs.empty(), "--tmpfs cannot mount at its path without a mount namespace"},
+  };
+  std::string refused;
+  for (const auto& l : losses) {
+    if (!l.asked) continue;
+    if (!accepted(p, l.element)) {
+      refused += std::string(refused.empty() ? "" : "; ") + l.element + ": " + l.what;
+      continue;
+    }
+    plan.degraded.push_back(std::string(l.element) + ": " + l.what);
+  }
+  if (!refused.empty())
+    return unavailable("user namespaces",
+                       "user namespaces are blocked here and Landlock alone cannot enforce: " + refused,
+                       "allow user namespaces (see cage --check), or accept the loss with --allow-degraded=" +
+                           std::string(losses[0].element) + (p.hide.empty() ? "" : ",hide") +
+                           (p.tmpfs.empty() ? "" : ",tmpfs"));
+  if (!p.net.empty())
+    return unavailable("--net", "without a network namespace cage cannot mediate --net yet",
+                       "allow user namespaces, or drop --net (the run then has no network at all)");
+  if (host.landlock_abi() < 6)
+    return unavailable("landlock", "without namespaces cage needs Landlock ABI 6 (Linux 6.12) to keep signals "
+                                   "and abstract sockets inside the sandbox; this kernel offers ABI " +
+                                       std::to_string(host.landlock_abi()),
+                       "upgrade the kernel or allow user namespaces");
+  plan.notes = {"/tmp is not writable; TMPDIR and HOME point to a private directory removed after the run",
+                "/etc is the host's: files needed to run are readable, /etc/passwd lists every account",
+                "no private loopback: TCP connect and bind are denied, UDP, raw and unix sockets too",
+                "no pseudo-terminals can be allocated (/dev/pts is not granted)"};
+  if (p.system_view) {
+    for (const char* d : {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"})
+      add_rule(plan, host, d, Access::read_exec, std::string("default view: ") + d);
+    for (const char* const* e = default_etc_entries(); *e; ++e) {
+      std::string path = std::string("/etc/") + *e;
+      if (path == "/etc/ssl") {  // private keys stay out
+        add_rule(plan, host, "/etc/ssl/certs", Access::read, "default view: /etc/ssl/certs");
+        add_rule(plan, host, "/etc/ssl/openssl.cnf", Access::read, "default view: /etc/ssl/openssl.cnf");
+        continue;
+      }
+      add_rule(plan, host, path, Access::read, "default view: " + path);
+    }
+    add_rule(plan, host, "/etc/passwd", Access::read, "default view: /etc/passwd");
+    add_rule(plan, host, "/etc/group", Access::read, "default view: /etc/group");
+  }
+  add_rule(plan, host, "/proc", Access::read, "/proc (host processes visible: --allow-degraded=pid)");
+  for (const char* d : {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"})
+    add_rule(plan, host, d, Access::dev_rw, "minimal /dev");
+  auto grant = [&](const std::vector<policy::Grant>& list, Access a) -> Status {
+    for (const auto& g : list) {
+      FileInfo fi = host.stat(g.path);
+      auto real = host.realpath(g.path);
+      if (fi.kind == FileKind::missing || !real)
+        return Error{ErrorClass::invalid_policy, "no such file or directory", "check the path", g.origin, fi.err};
+      if (fi.kind == FileKind::device)
+        return invalid(g.origin, "device nodes cannot be granted", "the default /dev has what programs need");
+      plan.landlock.rules.push_back(LandlockRule{*real, a, fi.kind == FileKind::dir, g.origin});
+    }
+    return Ok{};
+  };
+  if (auto s = grant(p.ro, Access::read_exec); !s) return s;
+  if (auto s = grant(p.rw, Access::write); !s) return s;
+  auto cwd = host.realpath(p.cwd);
+  if (!cwd || host.stat(*cwd).kind != FileKind::dir)
+    return invalid("--chdir " + p.cwd, "the start directory does not exist", "create it or pick another");
+  plan.cwd = *cwd;
+  std::string home = p.home.empty() ? "" : host.realpath(p.home).value_or(p.home);
+  bool too_wide = *cwd == "/" || (!home.empty() && is_beneath(home, *cwd));
+  if (p.cwd_visible && !too_wide) plan.landlock.rules.push_back(LandlockRule{*cwd, Access::read_exec, true, "current directory (read-only)"});
+  plan.landlock.rules.push_back(LandlockRule{kPrivateDir, Access::write, true, "private HOME and TMPDIR"});
+  plan.landlock.deny_all_tcp = !p.share_net;
+  plan.landlock.abi = host.landlock_abi();
+  return Ok{};
+}
+
+bool is_private_dir_rule(const LandlockRule& r) { return r.path == kPrivateDir; }
+
+}  // namespace cage::lx

@@ -1,0 +1,82 @@
+// Running without namespaces (parent side of Mechanism::landlock_only): the run's private HOME and
+// TMPDIR are made in a fresh directory under /tmp, named in the plan's Landlock rule and
+// environment, and removed afterwards without ever following a link the workload may have planted.
+// The child side is cage's init as a plain child (init.cc). Proved by tests/integration/fallback_*.sh.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <dirent.h>
+
+#include "linux/compile.h"
+#include "linux/execute.h"
+
+namespace cage::lx {
+
+namespace {
+
+// Removes everything beneath dirfd, then closes it. openat(O_NOFOLLOW|O_DIRECTORY) and unlinkat
+// relative to the directory fd: a symlink swapped in during the walk is unlinked, never followed.
+void remove_beneath(int dirfd) {
+  DIR* d = ::fdopendir(dirfd);
+  if (!d) {
+    ::close(dirfd);
+    return;
+  }
+  while (struct dirent* e = ::readdir(d)) {
+    const char* n = e->d_name;
+    if (n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0'))) continue;
+    if (::unlinkat(dirfd, n, 0) == 0) continue;
+    int sub = ::openat(dirfd, n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (sub >= 0) {
+      remove_beneath(sub);
+      ::unlinkat(dirfd, n, AT_REMOVEDIR);
+    }
+  }
+  ::closedir(d);
+}
+
+class PrivateDir {
+ public:
+  ~PrivateDir() {
+    if (path_.empty()) return;
+    int fd = ::open(path_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) remove_beneath(fd);
+    ::rmdir(path_.c_str());
+  }
+  Status create() {
+    char tmpl[] = "/tmp/cage-XXXXXX";
+    if (!::mkdtemp(tmpl)) return unavailable("/tmp", "cannot create the run's private directory", "check /tmp", errno);
+    path_ = tmpl;
+    for (const char* sub : {"/home", "/tmp"})
+      if (::mkdir((path_ + sub).c_str(), 0700) != 0)
+        return unavailable(path_, "cannot create the run's private directory", "check /tmp", errno);
+    return Ok{};
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+void substitute(std::string& s, const std::string& dir) {
+  const std::string key = "<private>";
+  if (auto i = s.find(key); i != std::string::npos) s.replace(i, key.size(), dir);
+}
+
+}  // namespace
+
+Result<RunOutcome> execute(const Plan& plan, const RunHooks& hooks) {
+  if (plan.mechanism != Mechanism::landlock_only) return execute_plan(plan, hooks);
+  PrivateDir dir;
+  if (auto s = dir.create(); !s) return s.error();
+  Plan local = plan;
+  for (auto& r : local.landlock.rules)
+    if (is_private_dir_rule(r)) r.path = dir.path();
+  for (auto& e : local.env) substitute(e, dir.path());
+  return execute_plan(local, hooks);
+}
+
+}  // namespace cage::lx

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Hosts that block user namespaces (issue #10): cage falls back to Landlock + seccomp alone, refuses
+# the elements that mechanism cannot enforce unless accepted with --allow-degraded, and still
+# enforces what it claims: reads and writes outside grants, TCP/UDP/unix sockets, signals to host
+# processes. Forced with --mechanism landlock, and for real in a user namespace whose
+# max_user_namespaces is 0 (what hardened hosts set).
+set -u
+fail() { echo "FAIL: $*" >&2; exit 1; }
+d=$(mktemp -d)
+sleeper=
+cleanup() { [ -n "$sleeper" ] && kill "$sleeper" 2>/dev/null; rm -rf "$d"; }
+trap cleanup EXIT
+mkdir "$d/ro" "$d/rw" "$d/out"
+echo data > "$d/ro/f"
+echo secret > "$d/secret"
+probe_dir=$(dirname "$CAGE_PROBE")
+L=("$CAGE" --mechanism landlock --no-cwd)
+before=$(ls -d /tmp/cage-* 2>/dev/null | wc -l)
+
+# Pid isolation is lost without namespaces: refused until accepted, naming the element.
+if "${L[@]}" --ro "$d/ro" -- true 2>"$d/err"; then fail "ran without accepting the loss of pid isolation"; fi
+grep -q "pid" "$d/err" && grep -q "allow-degraded" "$d/err" || fail "refusal does not name the element: $(cat "$d/err")"
+"${L[@]}" --allow-degraded pid --ro "$d/ro" -- true 2>/dev/null; rc=$?
+[ $rc -eq 0 ] || fail "accepted run failed ($rc)"
+# --hide and --tmpfs are refused the same way.
+if "${L[@]}" --allow-degraded pid --ro "$d" --hide "$d/secret" -- true 2>"$d/err"; then fail "--hide ran"; fi
+grep -q "hide" "$d/err" || fail "hide refusal unclear"
+"${L[@]}" --allow-degraded pid --dry-run -- true | grep -q "mechanism landlock_only" || fail "dry-run does not show the mechanism"
+
+A=("${L[@]}" --allow-degraded pid --ro "$probe_dir" --ro "$d/ro" --rw "$d/rw")
+# Reads: granted works, ungranted fails.
+[ "$("${A[@]}" -- cat "$d/ro/f")" = data ] || fail "granted read failed"
+if "${A[@]}" -- cat "$d/secret" >/dev/null 2>&1; then fail "read an ungranted file"; fi
+# Writes: --rw works, --ro and elsewhere fail, host unchanged.
+"${A[@]}" -- sh -c "echo ok > $d/rw/x" || fail "allowed write failed"
+[ "$(cat "$d/rw/x")" = ok ] || fail "allowed write lost"
+if "${A[@]}" -- sh -c "echo x > $d/ro/y" 2>/dev/null; then fail "wrote into a --ro grant"; fi
+if "${A[@]}" -- sh -c "echo x > $d/out/y" 2>/dev/null; then fail "wrote outside the grants"; fi
+[ ! -e "$d/ro/y" ] && [ ! -e "$d/out/y" ] || fail "denied write reached the host"
+# HOME and TMPDIR are private, writable, and gone afterwards.
+"${A[@]}" -- sh -c 'echo h > "$HOME/h" && echo t > "$TMPDIR/t" && case "$HOME" in /tmp/cage-*) ;; *) exit 9;; esac' \
+  || fail "private HOME/TMPDIR unusable"
+# Network: no TCP to a host loopback service, no UDP, no unix sockets.
+port=$(( 20000 + RANDOM % 20000 ))
+python3 -c "
+import socket,time
+s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(('127.0.0.1',$port)); s.listen(); time.sleep(30)" &
+sleeper=$!
+for _ in $(seq 50); do "$CAGE_PROBE" connect 127.0.0.1 "$port" >/dev/null 2>&1 && break; sleep 0.1; done
+"$CAGE_PROBE" connect 127.0.0.1 "$port" >/dev/null 2>&1 || fail "twin: host service unreachable without cage"
+if "${A[@]}" -- "$CAGE_PROBE" connect 127.0.0.1 "$port" >/dev/null 2>&1; then fail "reached a host TCP service"; fi
+if "${A[@]}" -- python3 -c "import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM)" 2>/dev/null; then fail "UDP socket allowed"; fi
+if "${A[@]}" -- python3 -c "import socket; socket.socket(socket.AF_UNIX)" 2>/dev/null; then fail "unix socket allowed"; fi
+# Signals: a host process of the same user cannot be signalled (Landlock scope).
+if "${A[@]}" -- kill -0 "$sleeper" 2>/dev/null; then fail "signalled a host process"; fi
+kill -0 "$sleeper" || fail "host process died"
+# The environment is still scrubbed.
+[ "$(SECRET_TOKEN=s3 "${A[@]}" -- sh -c 'echo "${SECRET_TOKEN:-none}"')" = none ] || fail "secret env leaked"
+after=$(ls -d /tmp/cage-* 2>/dev/null | wc -l)
+[ "$before" = "$after" ] || fail "private directories left behind in /tmp"
+
+# For real: a user namespace where no further user namespace can be made, as on hardened hosts.
+if unshare -Ur true 2>/dev/null; then
+  out=$(unshare -Ur sh -c "echo 0 > /proc/sys/user/max_user_namespaces && \
+        '$CAGE' --allow-degraded pid --ro '$d/ro' -- cat '$d/ro/f' && \
+        '$CAGE' --allow-degraded pid --dry-run -- true | head -1" 2>&1) || fail "automatic fallback failed: $out"
+  echo "$out" | grep -q "^data$" || fail "automatic fallback did not run: $out"
+  echo "$out" | grep -q "landlock_only" || fail "automatic fallback not reported: $out"
+  if unshare -Ur sh -c "echo 0 > /proc/sys/user/max_user_namespaces && '$CAGE' --mechanism namespaces -- true" 2>/dev/null; then
+    fail "--mechanism namespaces ran where user namespaces are blocked"
+  fi
+fi
+echo "fallback: ok"
