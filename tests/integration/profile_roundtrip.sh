@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# A command line becomes a file: `cage --print-profile FLAGS -- CMD` printed as TOML and loaded back
+# with --profile gives the same --dry-run --json plan (compared without the "why" notes, which name
+# each value's origin: "--rw" on one side, "p.toml:7:7 fs.rw" on the other). Also: a profile plus
+# flags merges as documented, and a real run under a printed profile writes only where granted.
+set -u
+fail() { echo "FAIL: $*" >&2; exit 1; }
+d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
+mkdir -p "$d/proj/out" "$d/proj/src" "$d/data"
+cd "$d/proj" || fail "cd"
+plan_eq() {  # plan_eq A.json B.json
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+def strip(o):
+    if isinstance(o, dict): return {k: strip(v) for k, v in o.items() if k != "why"}
+    if isinstance(o, list): return [strip(x) for x in o]
+    return o
+a, b = (strip(json.load(open(f))) for f in sys.argv[1:3])
+sys.exit(0 if a == b else 1)
+PY
+}
+flags=(--ro "$d/data" --rw ./out --hide ./src --tmpfs "$d/scratch" --setenv 'GREETING=hi $USER ${X}' --env 'LC_*'
+       --unsetenv TERM --timeout 30s --rlimit nofile=256 --rlimit core=0:0 --seccomp relaxed --hostname box
+       --net '*.example.org:443' --net 127.0.0.1:8080)
+"$CAGE" --dry-run --json "${flags[@]}" -- sh -c 'echo "$GREETING"' >"$d/a.json" 2>"$d/err" || fail "dry-run: $(cat "$d/err")"
+"$CAGE" --print-profile "${flags[@]}" -- sh -c 'echo "$GREETING"' >"$d/p.toml" 2>"$d/err" || fail "print: $(cat "$d/err")"
+grep -q '^version = 1' "$d/p.toml" || fail "no version in printed profile"
+grep -q "$d/proj/out" "$d/p.toml" || fail "relative path not made absolute: $(cat "$d/p.toml")"
+"$CAGE" --dry-run --json --profile "$d/p.toml" >"$d/b.json" 2>"$d/err" || fail "profile dry-run: $(cat "$d/err")"
+plan_eq "$d/a.json" "$d/b.json" || { diff "$d/a.json" "$d/b.json" | head -20; fail "round trip changed the plan"; }
+grep -q 'p.toml:' "$d/b.json" || fail "profile values do not name their file:line"
+# The twin: a different plan must compare unequal (the comparison is not vacuous).
+"$CAGE" --dry-run --json --profile "$d/p.toml" --rw ./src >"$d/c.json" 2>/dev/null || fail "profile + --rw ./src"
+if plan_eq "$d/a.json" "$d/c.json"; then fail "a changed plan compared equal"; fi
+# Printing the loaded profile again prints the same profile (a fixed point).
+"$CAGE" --print-profile --profile "$d/p.toml" >"$d/p2.toml" || fail "print of a profile"
+diff -u "$d/p.toml" "$d/p2.toml" || fail "print -> load -> print is not stable"
+
+# Merge: the command line's scalar overrides the profile's, its list extends it, its --rw of a path
+# the profile gives --ro wins, and its command replaces the profile's run.
+cat >"$d/m.toml" <<T
+run = ["false"]
+hostname = "fromprofile"
+[fs]
+ro = ["proj/out"]
+[limits]
+timeout = "1m"
+T
+"$CAGE" --dry-run --json --profile "$d/m.toml" --hostname cli --timeout 2s --rw ./out -- true >"$d/m.json" 2>"$d/err" ||
+  fail "merge dry-run: $(cat "$d/err")"
+python3 - "$d/m.json" "$d/proj/out" <<'PY' || fail "merge rules not applied: $(cat "$d/m.json")"
+import json, sys
+p = json.load(open(sys.argv[1])); out = sys.argv[2]
+assert p["hostname"] == "cli", p["hostname"]
+assert p["argv"] == ["true"], p["argv"]
+assert p["limits"]["timeout_ms"] == 2000, p["limits"]
+kinds = [m["kind"] for m in p["mounts"] if m["target"] == out]
+assert kinds == ["bind_rw"], kinds
+PY
+"$CAGE" --dry-run --json --profile "$d/m.toml" >"$d/m2.json" || fail "profile run without a command"
+grep -q '"argv" : \[ *"false" *\]\|"argv":\["false"\]' "$d/m2.json" ||
+  python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["argv"]==["false"]' "$d/m2.json" || fail "run not used"
+
+# A real run under the printed profile: writes land in ./out, not in the hidden or read-only places.
+printf 'run = ["sh", "-c", "echo ok > out/f; echo no > %s/data/g"]\n[fs]\nro = ["%s/data"]\nrw = ["%s/proj/out"]\n' \
+  "$d" "$d" "$d" >"$d/r.toml"
+"$CAGE" --profile "$d/r.toml" 2>"$d/err" && fail "write to the read-only grant succeeded"
+[ "$(cat out/f 2>/dev/null)" = ok ] || fail "allowed write lost: $(cat "$d/err")"
+[ ! -e "$d/data/g" ] || fail "read-only grant was written"
+grep -q 'Read-only file system' "$d/err" || fail "denied write not denied as expected: $(cat "$d/err")"
+echo "ok: profile round trip, merge rules and a real run"
