@@ -208,12 +208,16 @@ MacHostFacts make_real_mac_facts(bool on_mac) {
     if (::stat(path.c_str(), &st) != 0) return PathKind::missing;
     return S_ISDIR(st.st_mode) ? PathKind::dir : PathKind::file;
   };
+#if !defined(_WIN32)  // cage_core is built for Windows too, whose C library has no realpath
   if (on_mac)
     f.resolve = [](const std::string& path) -> std::optional<std::string> {
       char buf[PATH_MAX];
       if (!::realpath(path.c_str(), buf)) return std::nullopt;
       return std::string(buf);
     };
+#else
+  (void)on_mac;
+#endif
   return f;
 }
 
