@@ -20,7 +20,8 @@ if command -v aarch64-linux-gnu-g++ >/dev/null && command -v qemu-aarch64-static
 else
   echo "note: no aarch64 cross toolchain/arm64 libraries (packaging/release.sh --setup): x86_64 only"
 fi
-CAGE_RELEASE_ARCHES=$arches CAGE_RELEASE_WORK=$tmp/work bash "$src/packaging/release.sh" "$tmp/dist" > "$tmp/release.log" 2>&1 ||
+# Build trees kept in the build directory, so that a second run is incremental.
+CAGE_RELEASE_ARCHES=$arches CAGE_RELEASE_WORK=${CAGE_BUILD_DIR:-$tmp}/release-work bash "$src/packaging/release.sh" "$tmp/dist" > "$tmp/release.log" 2>&1 ||
   { cat "$tmp/release.log" >&2; echo "FAIL: release.sh"; exit 1; }
 cd "$tmp/dist"
 sha256sum -c --quiet SHA256SUMS || bad "SHA256SUMS does not verify"
