@@ -13,6 +13,9 @@ add_executable(cage_unit_tests
   tests/unit/proxy_socks5_test.cc
   tests/unit/proxy_env_test.cc
   tests/unit/proxy_server_test.cc
+  tests/unit/proxy_dns_test.cc
+  tests/unit/proxy_transparent_test.cc
+  tests/unit/linux_transparent_test.cc
   tests/unit/linux_compile_test.cc
   tests/unit/macos_sbpl_test.cc
   tests/unit/windows_plan_test.cc

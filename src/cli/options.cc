@@ -54,6 +54,10 @@ const FlagSpec kFlags[] = {
      "Allow TCP to HOST:PORT through cage's proxy (*.domain one label, **.domain any depth, IP, CIDR, "
      "port list a,b or range a-b)",
      &PolicyInput::net, nullptr},
+    {"--net-mode", "MODE", Arity::scalar, kNet,
+     "How --net destinations are reached: proxy (*_PROXY variables), transparent (cage's DNS answers allowed "
+     "names; plain TCP connects work), or both (default)",
+     nullptr, &PolicyInput::net_mode},
     {"--share-net", "", Arity::flag, kNet, "Escape hatch: use the host network unchanged (audited)", nullptr,
      &PolicyInput::share_net},
     {"--seccomp", "PROFILE", Arity::scalar, kProc,

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "linux/transparent_plan.h"
 #include "policy/policy.h"
 #include "proxy/env.h"
 
@@ -362,7 +363,7 @@ Status Compiler::environment(const std::vector<std::pair<std::string, std::strin
   std::vector<std::pair<std::string, std::string>> forced = {
       {"HOME", p.home.empty() ? "/" : p.home}, {"USER", user_name}, {"LOGNAME", user_name},
       {"SHELL", shell}, {"PWD", plan.cwd}};
-  if (plan.net.mode == NetPlan::Mode::proxy)
+  if (plan.net.mode == NetPlan::Mode::proxy && plan.net.shim_port != 0)
     for (auto& kv : proxy::proxy_environment(plan.net.shim_port, plan.net.allow)) forced.push_back(std::move(kv));
   plan.env = policy::build_environment(p.env, caller_env, forced);
   if (std::none_of(plan.env.begin(), plan.env.end(), [](const std::string& e) { return e.rfind("PATH=", 0) == 0; }))
@@ -454,7 +455,11 @@ Result<Plan> compile(const Policy& p, const HostView& host,
       return unavailable("--net", "Landlock TCP rules need ABI 4 (Linux 6.7); this kernel offers ABI " +
                                       std::to_string(c.plan.landlock.abi),
                          "upgrade the kernel, or drop --net and run without network");
-    c.plan.landlock.connect_tcp.push_back(kShimPort);
+    if (p.net_mode == Policy::NetMode::transparent)
+      c.plan.net.shim_port = 0;  // no proxy port, no *_PROXY variables
+    else
+      c.plan.landlock.connect_tcp.push_back(kShimPort);
+    if (auto s = compile_transparent(p, c.plan); !s) return s.error();
   }
   if (auto s = c.environment(caller_env); !s) return s.error();
   if (auto s = c.resolve_command(); !s) return s.error();

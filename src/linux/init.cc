@@ -15,6 +15,7 @@
 
 #include "linux/child.h"
 #include "linux/net.h"
+#include "linux/netns.h"
 
 extern char** environ;
 
@@ -91,6 +92,8 @@ void run_init(const ChildContext& c) {
   if (plan.net.mode != NetPlan::Mode::host)
     if (int e = bring_up_loopback()) child_fail(c, ChildStep::loopback, e);
   if (::prctl(PR_SET_DUMPABLE, 0) != 0) child_fail(c, ChildStep::signals, errno);
+  if (plan.net.mode == NetPlan::Mode::proxy && plan.net.transparent.enabled)
+    if (int e = net::setup_transparent(plan.net, c.net_fd)) child_fail(c, ChildStep::shim, e);
   if (plan.net.mode == NetPlan::Mode::proxy)
     if (int e = net::spawn_shim(plan.net, c.net_fd, c.self_exe)) child_fail(c, ChildStep::shim, e);
   if (c.net_fd >= 0) ::close(c.net_fd);

@@ -31,7 +31,14 @@ char* const kShimEnv[] = {nullptr};
 class ProxySupervisor final : public Supervisor {
  public:
   ProxySupervisor(const NetPlan& plan, proxy::EventSink sink)
-      : server_(proxy::Allowlist(plan.allow), proxy::ServerOptions{}, std::move(sink)) {}
+      : server_(proxy::Allowlist(plan.allow), proxy::ServerOptions{}, std::move(sink)) {
+    if (plan.transparent.enabled) {
+      // The exact names keep the addresses compile gave them (shown by --dry-run): same order.
+      proxy::SyntheticMap names(plan.transparent.synthetic_base, plan.transparent.synthetic_prefix);
+      for (const auto& n : plan.transparent.names) names.assign(n.first);
+      server_.enable_transparent(std::move(names));
+    }
+  }
   ~ProxySupervisor() override {
     server_.stop();
     if (thread_.joinable()) thread_.join();
@@ -93,7 +100,7 @@ Result<std::unique_ptr<Supervisor>> start(const NetPlan& plan, UniqueFd supervis
 }
 
 int spawn_shim(const NetPlan& plan, int sandbox_end, int self_exe_fd) {
-  if (plan.mode != NetPlan::Mode::proxy) return 0;
+  if (plan.mode != NetPlan::Mode::proxy || plan.shim_port == 0) return 0;  // 0: --net-mode transparent
   int ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (ls < 0) return errno;
   int one = 1;

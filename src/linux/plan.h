@@ -62,11 +62,27 @@ struct SeccompPlan {
   policy::SeccompProfile profile = policy::SeccompProfile::default_profile;
 };
 
+// Transparent egress (--net-mode transparent|both; transparent_plan.cc decides, netns.cc acts in
+// cage's init): local routes on the namespace's `lo`, TCP listeners handed to the supervisor, and a
+// DNS socket on which the supervisor answers allowed names with synthetic addresses.
+struct TransparentPlan {
+  bool enabled = false;
+  uint32_t resolver = 0;                   // IPv4, host order: the UDP DNS listener (port 53)
+  uint32_t synthetic_base = 0;             // the synthetic range
+  int synthetic_prefix = 0;
+  struct Route { uint32_t addr = 0; int prefix = 32; std::string why; };
+  std::vector<Route> routes;               // `local` routes on lo: the synthetic range, IPv4 rules
+  std::vector<uint16_t> ports;             // a listener on 0.0.0.0:PORT for each
+  std::vector<std::pair<std::string, uint32_t>> names;  // exact names, assigned in rule order
+  std::vector<std::string> notes;          // what it does not carry (IPv6 rules...), for --dry-run
+};
+
 struct NetPlan {
   enum class Mode { none, proxy, host };  // none: loopback only; proxy: --net; host: --share-net
   Mode mode = Mode::none;
-  uint16_t shim_port = 0;  // 127.0.0.1:PORT inside the namespace
+  uint16_t shim_port = 0;  // 127.0.0.1:PORT inside the namespace; 0: no proxy port (transparent only)
   std::vector<policy::NetRule> allow;
+  TransparentPlan transparent;
 };
 
 struct Plan {

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "linux/compile.h"
+#include "linux/transparent_plan.h"
 
 namespace cage::lx {
 
@@ -86,7 +87,8 @@ std::string render_text(const Plan& plan) {
   o << "\nlandlock (ABI " << plan.landlock.abi << "; everything not listed is denied):\n";
   for (const auto& r : plan.landlock.rules) o << "  " << to_string(r.access) << ' ' << r.path << "\n";
   if (plan.net.mode == NetPlan::Mode::proxy) {
-    o << "  tcp connect: only 127.0.0.1:" << plan.net.shim_port << " (the shim)\n";
+    if (plan.net.shim_port != 0) o << "  tcp connect: only 127.0.0.1:" << plan.net.shim_port << " (the shim)\n";
+    if (plan.net.transparent.enabled) o << render_transparent_landlock(plan.net);
   }
   if (plan.landlock.abi >= 6) o << "  scoped: signals and abstract unix sockets stay inside the sandbox\n";
   o << "\nseccomp: " << policy::to_string(plan.seccomp.profile);
@@ -97,8 +99,11 @@ std::string render_text(const Plan& plan) {
     case NetPlan::Mode::none: o << " (own loopback only)\n"; break;
     case NetPlan::Mode::host: o << "  # WARNING: host network shared (--share-net)\n"; break;
     case NetPlan::Mode::proxy:
-      o << " (shim 127.0.0.1:" << plan.net.shim_port << " -> cage's proxy)\n";
+      if (plan.net.shim_port != 0) o << " (shim 127.0.0.1:" << plan.net.shim_port << " -> cage's proxy)";
+      else o << " (--net-mode transparent: no proxy port, no *_PROXY variables)";
+      o << "\n";
       for (const auto& r : plan.net.allow) o << "  allow " << r.pattern.text << "\n";
+      if (plan.net.transparent.enabled) o << render_transparent(plan.net);
       break;
   }
   o << "\nenvironment:\n";
@@ -158,7 +163,8 @@ toml::table render_table(const Plan& plan) {
       {"seccomp", std::string(policy::to_string(plan.seccomp.profile))},
       {"network", toml::table{{"mode", std::string(net_mode(plan.net.mode))},
                               {"shim_port", static_cast<int64_t>(plan.net.shim_port)},
-                              {"allow", std::move(allow)}}},
+                              {"allow", std::move(allow)},
+                              {"transparent", transparent_table(plan.net)}}},
       {"env", std::move(env)},
       {"limits", std::move(limits)},
   };

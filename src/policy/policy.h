@@ -30,6 +30,7 @@ struct PolicyInput {
   std::vector<Value> ro, rw, tmpfs, hide;
   std::vector<Value> env_pass, env_set, env_unset;
   std::vector<Value> net;
+  std::optional<Value> net_mode;  // --net-mode proxy|transparent|both
   std::vector<Value> rlimits;
   std::optional<Value> memory, pids, cpu, timeout, seccomp, chdir, hostname;
   std::optional<Value> no_system, no_cwd, share_net, strict_limits;  // "true"/"false" with origin
@@ -85,6 +86,10 @@ struct Policy {
   EnvPolicy env;
   std::vector<NetRule> net;
   bool share_net = false;   // --share-net: the host network unchanged (an audited escape hatch)
+  // --net-mode: proxy (HTTP CONNECT/SOCKS5 on 127.0.0.1:3128 inside), transparent (cage's DNS and
+  // synthetic addresses, for programs that ignore *_PROXY), or both (the default).
+  enum class NetMode { both, proxy, transparent };
+  NetMode net_mode = NetMode::both;
   Limits limits;
   SeccompProfile seccomp = SeccompProfile::default_profile;
   std::vector<std::string> argv;

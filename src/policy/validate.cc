@@ -247,6 +247,13 @@ Status validate_net(const PolicyInput& in, Policy& p) {
     if (!b) return b.error();
     p.share_net = *b;
   }
+  if (in.net_mode) {
+    const auto& t = in.net_mode->text;
+    if (t == "both") p.net_mode = Policy::NetMode::both;
+    else if (t == "proxy") p.net_mode = Policy::NetMode::proxy;
+    else if (t == "transparent") p.net_mode = Policy::NetMode::transparent;
+    else return invalid(where(*in.net_mode), "unknown network mode '" + t + "'", "use proxy, transparent or both");
+  }
   if (p.share_net && !p.net.empty())
     return invalid(in.share_net->origin, "--share-net and --net exclude each other",
                    "use --net HOST:PORT to allow destinations, or --share-net for the whole host network");

@@ -29,6 +29,7 @@ class Allowlist {
   // May a connection for host:port (allowed by `rule`) go to `addr`?
   bool address_allowed(const policy::NetRule& rule, const Address& addr, uint16_t port) const;
   bool empty() const { return rules_.empty(); }
+  const std::vector<policy::NetRule>& rules() const { return rules_; }
 
  private:
   std::vector<policy::NetRule> rules_;

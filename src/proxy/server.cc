@@ -38,7 +38,7 @@ std::string_view to_string(Decision d) {
 }
 
 enum class Stage { sniff, http_head, socks_greeting, socks_request, resolving, connecting, tunnel, plain, closing };
-enum class Proto { unknown, connect, http, socks5 };
+enum class Proto { unknown, connect, http, socks5, transparent };
 
 struct Conn {
   uint64_t id = 0;
@@ -179,13 +179,19 @@ void Server::on_channel() {
       for (size_t i = 0; i < count; ++i) {
         int fd;
         std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
-        accept_client(fd);
+        // 'c': an accepted client (the shim); 'L' a listener, 'D' the DNS socket (cage's init).
+        if (transparent_ && (byte == 'L' || byte == 'D'))
+          add_aux(fd, byte == 'L' ? 2 : 3);
+        else if (byte == 'c')
+          accept_client(fd);
+        else
+          close(fd);
       }
     }
   }
 }
 
-void Server::accept_client(int fd) {
+void Server::accept_client(int fd, const Destination* dest) {
   UniqueFd client(fd);
   int type = 0;
   socklen_t len = sizeof type;
@@ -205,10 +211,27 @@ void Server::accept_client(int fd) {
   Conn& ref = *c;
   conns_.emplace(c->id, std::move(c));
   live_ = conns_.size();
+  if (dest) {  // transparent: the destination is known, nothing is read before the upstream answers
+    ref.proto = Proto::transparent;
+    ref.host = dest->host;
+    ref.port = dest->port;
+    ref.stage = Stage::resolving;
+    decide(ref);
+    if (ref.dead) return;
+  }
   drive(ref);
 }
 
 void Server::on_event(uint64_t tok, bool, bool) {
+  if ((tok & 3) >= 2) {
+    auto a = aux_.find(tok >> 2);
+    if (a == aux_.end()) return;
+    if ((tok & 3) == 2)
+      on_listener(a->second.get());
+    else
+      on_dns();
+    return;
+  }
   auto it = conns_.find(tok >> 2);
   if (it == conns_.end() || it->second->dead) return;
   drive(*it->second);
@@ -227,7 +250,10 @@ void Server::close_conn(uint64_t id) {
 void Server::emit(Conn& c, Decision d, int status, const std::string& reason) {
   if (!sink_) return;
   NetEvent e;
-  e.protocol = c.proto == Proto::socks5 ? "socks5" : c.proto == Proto::connect ? "connect" : "http";
+  e.protocol = c.proto == Proto::socks5        ? "socks5"
+               : c.proto == Proto::connect     ? "connect"
+               : c.proto == Proto::transparent ? "tcp"
+                                               : "http";
   e.host = c.host;
   e.port = c.port;
   e.decision = d;
@@ -245,6 +271,12 @@ void Server::refuse(Conn& c, int http_status, uint8_t socks_code, const std::str
   if (c.upstream.valid()) {
     poller_.remove(c.upstream.get());
     c.upstream.reset();
+  }
+  if (c.proto == Proto::transparent) {  // no protocol to answer in: reset, so the client fails at once
+    linger l{1, 0};
+    setsockopt(c.client.get(), SOL_SOCKET, SO_LINGER, &l, sizeof l);
+    close_conn(c.id);
+    return;
   }
   c.out += c.proto == Proto::socks5 ? socks_reply(static_cast<SocksReply>(socks_code))
                                     : http_error_response(http_status, msg);
@@ -495,8 +527,9 @@ void Server::on_connected(Conn& c) {
   c.bytes_up = c.in.size();
   c.up.prefix = std::move(c.in);  // sent before the reply arrived (TLS ClientHello): not lost
   c.in.clear();
-  c.down.prefix = c.proto == Proto::socks5 ? socks_reply(SocksReply::succeeded)
-                                           : std::string("HTTP/1.1 200 Connection established\r\n\r\n");
+  c.down.prefix = c.proto == Proto::socks5       ? socks_reply(SocksReply::succeeded)
+                  : c.proto == Proto::transparent ? std::string()
+                                                  : std::string("HTTP/1.1 200 Connection established\r\n\r\n");
   c.stage = Stage::tunnel;
 }
 

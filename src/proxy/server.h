@@ -7,7 +7,9 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "common/unique_fd.h"
@@ -16,6 +18,7 @@
 #include "proxy/http.h"
 #include "proxy/poller.h"
 #include "proxy/resolver.h"
+#include "proxy/synthetic.h"
 
 namespace cage::proxy {
 
@@ -39,6 +42,10 @@ class Server {
 
   // Watches a SOCK_SEQPACKET socket whose messages each carry one accepted client fd. Call before run().
   int add_channel(UniqueFd channel);
+  // Transparent egress (server_transparent.cc): the channel may also carry listening sockets (the
+  // workload's plain TCP connects land there) and the namespace's DNS socket, answered with
+  // addresses from `names`. Call before run().
+  void enable_transparent(SyntheticMap names);
   // Serves until stop(); returns 0 or an errno from the poller.
   int run();
   void stop();  // thread-safe
@@ -46,7 +53,16 @@ class Server {
 
  private:
   void on_channel();
-  void accept_client(int fd);
+  struct Destination {  // a transparent connection's original destination
+    std::string host;    // the name its synthetic address stands for, or the address as text
+    uint16_t port = 0;
+  };
+  void accept_client(int fd, const Destination* dest = nullptr);
+  void add_aux(int fd, int side);
+  void on_listener(int fd);
+  void on_dns();
+  bool destination_of(int fd, Destination& d);
+  void emit_dns(const std::string& name, Decision d, const std::string& reason);
   void on_event(uint64_t token, bool readable, bool writable);
   void drive(Conn& c);
   bool negotiate(Conn& c);
@@ -74,6 +90,11 @@ class Server {
   uint64_t next_id_ = 1;
   std::unordered_map<uint64_t, std::unique_ptr<Conn>> conns_;
   std::vector<uint64_t> doomed_;
+  bool transparent_ = false;
+  SyntheticMap synthetic_;
+  std::unordered_map<uint64_t, UniqueFd> aux_;  // listeners (token side 2) and the DNS socket (side 3)
+  int dns_fd_ = -1;
+  std::unordered_set<std::string> dns_reported_;  // names whose denial was already reported
 };
 
 }  // namespace cage::proxy

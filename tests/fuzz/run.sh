@@ -9,9 +9,10 @@ cxx=${CXX_FUZZ:-clang++-14}; command -v "$cxx" >/dev/null || cxx=clang++
 flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -I"$src")
 common=("$src/policy/host_pattern.cc" "$src/proxy/allowlist.cc")
 declare -A extra=([http]="$src/proxy/http_connect.cc" [socks5]="$src/proxy/socks5.cc" [host_pattern]=""
-  [sbpl]="$src/macos/compile.cc $src/policy/paths.cc $src/policy/env.cc $src/proxy/env.cc")
+  [sbpl]="$src/macos/compile.cc $src/policy/paths.cc $src/policy/env.cc $src/proxy/env.cc"
+  [dns]="$src/proxy/dns.cc")
 status=0
-for t in http socks5 host_pattern sbpl; do
+for t in http socks5 host_pattern sbpl dns; do
   # shellcheck disable=SC2086
   "$cxx" "${flags[@]}" "$here/${t}_fuzz.cc" "${common[@]}" ${extra[$t]} -o "$out/$t"
   work="$out/corpus-$t"; mkdir -p "$work"; cp "$here/corpus/$t/"* "$work/" 2>/dev/null || true

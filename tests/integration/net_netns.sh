@@ -62,7 +62,7 @@ start=$(date +%s)
 code=$(run --net $tip:9000 -- curl -s -x $P -o /dev/null -w '%{http_code}' http://$tip:9000/)
 el=$(( $(date +%s) - start ))
 [ "$code" = 504 ] && [ $el -le 20 ] || fail "stalled upstream: $code after ${el}s (want 504 within the 10s timeout)"
-if run --net $tip:8080 -- curl -sS --noproxy '*' --max-time 5 http://$tip:8080/f 2>/dev/null; then
+if run --net $tip:8080 --net-mode proxy -- curl -sS --noproxy '*' --max-time 5 http://$tip:8080/f 2>/dev/null; then
   fail "direct connection to the test host bypassed the proxy"
 fi
 echo ok

@@ -1,0 +1,165 @@
+// compile_transparent: --net rules -> TransparentPlan. The namespace, not Landlock, confines the
+// addresses: Landlock's TCP rules name ports only, so the workload may connect to any address on a
+// listed port, but the namespace holds nothing except `lo`, where every such address lands on one of
+// cage's listeners and the supervisor checks the original destination against the allowlist.
+#include "linux/transparent_plan.h"
+
+#include <algorithm>
+#include <set>
+
+#include "proxy/synthetic.h"
+
+namespace cage::lx {
+
+namespace {
+
+using Kind = policy::HostPattern::Kind;
+
+uint32_t v4_of(const std::array<uint8_t, 16>& a) {
+  return static_cast<uint32_t>(a[12]) << 24 | static_cast<uint32_t>(a[13]) << 16 | static_cast<uint32_t>(a[14]) << 8 |
+         a[15];
+}
+uint32_t mask_of(int prefix) { return prefix == 0 ? 0 : ~0u << (32 - prefix); }
+
+bool overlaps(uint32_t a, int pa, uint32_t b, int pb) {
+  int p = std::min(pa, pb);
+  return (a & mask_of(p)) == (b & mask_of(p));
+}
+
+// The generated files: names resolve through cage's resolver only (a host /etc/hosts entry for an
+// allowed name would hand out a real address the namespace cannot reach).
+std::string resolv_conf() {
+  return "# cage: transparent --net; allowed names resolve to synthetic addresses (see cage(1))\n"
+         "nameserver " + proxy::ipv4_text(kResolverAddress) + "\noptions timeout:2 attempts:2\n";
+}
+std::string hosts_file(const std::string& hostname) {
+  return "127.0.0.1\tlocalhost\n::1\tip6-localhost ip6-loopback\n127.0.1.1\t" + hostname + "\n";
+}
+
+// Replaces the /etc snapshot's copy of `target`, or adds one when /etc is cage's own tmpfs. When /etc
+// is a grant (--ro /etc) nothing may be written there: the dry-run says so.
+void write_etc_file(Plan& plan, const std::string& target, const std::string& content, const std::string& why) {
+  for (auto& m : plan.mounts)
+    if (m.target == target && (m.kind == MountKind::file || m.kind == MountKind::symlink)) {
+      m = MountStep{MountKind::file, "", target, content, false, false, why};
+      return;
+    }
+  auto etc = std::find_if(plan.mounts.begin(), plan.mounts.end(),
+                          [](const MountStep& m) { return m.target == "/etc" && m.kind == MountKind::tmpfs; });
+  if (etc == plan.mounts.end()) {
+    plan.net.transparent.notes.push_back(target + " not written (/etc is not cage's): names may not resolve");
+    return;
+  }
+  bool granted_below = std::any_of(plan.mounts.begin(), plan.mounts.end(), [&](const MountStep& m) {
+    return m.target == target && m.kind != MountKind::file && m.kind != MountKind::symlink;
+  });
+  if (granted_below) {
+    plan.net.transparent.notes.push_back(target + " is a grant: not replaced, names may not resolve");
+    return;
+  }
+  plan.mounts.push_back(MountStep{MountKind::file, "", target, content, false, false, why});
+}
+
+}  // namespace
+
+Status compile_transparent(const policy::Policy& p, Plan& plan) {
+  if (p.net_mode == policy::Policy::NetMode::proxy || plan.net.mode != NetPlan::Mode::proxy) return Ok{};
+  auto& t = plan.net.transparent;
+  t.enabled = true;
+  t.resolver = kResolverAddress;
+  t.synthetic_base = proxy::kSyntheticBase;
+  t.synthetic_prefix = proxy::kSyntheticPrefix;
+  t.routes.push_back({t.synthetic_base, t.synthetic_prefix, "synthetic addresses of allowed names"});
+  std::set<uint16_t> ports;
+  proxy::SyntheticMap names(t.synthetic_base, t.synthetic_prefix);
+  for (const auto& r : p.net) {
+    const auto& pat = r.pattern;
+    bool ipv4 = (pat.kind == Kind::ip || pat.kind == Kind::cidr) && pat.v4;
+    if ((pat.kind == Kind::ip || pat.kind == Kind::cidr) && !pat.v4) {
+      t.notes.push_back(r.origin + ": IPv6, reached through the proxy only");
+      continue;
+    }
+    if (ipv4) {
+      uint32_t addr = v4_of(pat.addr);
+      int prefix = pat.kind == Kind::cidr ? pat.prefix - 96 : 32;
+      if (overlaps(addr, prefix, t.synthetic_base, t.synthetic_prefix))
+        return invalid(r.origin, "overlaps cage's synthetic range " + proxy::ipv4_text(t.synthetic_base) + "/" +
+                                     std::to_string(t.synthetic_prefix),
+                       "use --net-mode proxy for this rule's addresses");
+      // 127.0.0.0/8 is local in every namespace already: connects there reach the listeners as is.
+      if (!overlaps(addr, prefix, 0x7F000000, 8) || prefix < 8)
+        t.routes.push_back({addr & mask_of(prefix), prefix, r.origin});
+    } else if (pat.kind == Kind::exact_name) {
+      if (auto a = names.assign(pat.name); a && names.size() > t.names.size()) t.names.emplace_back(pat.name, *a);
+    }
+    for (const auto& range : pat.ports)
+      for (uint32_t port = range.lo; port <= range.hi && ports.size() <= kMaxTransparentPorts; ++port)
+        ports.insert(static_cast<uint16_t>(port));
+  }
+  if (ports.size() > kMaxTransparentPorts)
+    return invalid("--net", "transparent egress listens on each allowed port, and the rules name more than " +
+                                std::to_string(kMaxTransparentPorts),
+                   "narrow the port ranges, or use --net-mode proxy");
+  if (plan.net.shim_port != 0 && ports.count(plan.net.shim_port))
+    return invalid("--net", "port " + std::to_string(plan.net.shim_port) +
+                                " is the proxy's own port inside the sandbox and cannot also be carried transparently",
+                   "use --net-mode proxy or --net-mode transparent");
+  t.ports.assign(ports.begin(), ports.end());
+  for (uint16_t port : t.ports) plan.landlock.connect_tcp.push_back(port);
+  write_etc_file(plan, "/etc/resolv.conf", resolv_conf(), "--net (transparent): cage's resolver");
+  write_etc_file(plan, "/etc/hosts", hosts_file(plan.hostname), "--net (transparent): loopback names only");
+  return Ok{};
+}
+
+namespace {
+std::string ports_text(const std::vector<uint16_t>& ports) {
+  std::string s;
+  for (size_t i = 0; i < ports.size(); ++i) {
+    size_t j = i;
+    while (j + 1 < ports.size() && ports[j + 1] == ports[j] + 1) ++j;
+    if (!s.empty()) s += ",";
+    s += std::to_string(ports[i]);
+    if (j > i) s += "-" + std::to_string(ports[j]);
+    i = j;
+  }
+  return s;
+}
+std::string cidr_text(uint32_t a, int prefix) { return proxy::ipv4_text(a) + "/" + std::to_string(prefix); }
+}  // namespace
+
+std::string render_transparent(const NetPlan& net) {
+  const auto& t = net.transparent;
+  std::string o = "  transparent: cage's DNS at " + proxy::ipv4_text(t.resolver) +
+                  ":53 answers allowed names from " + cidr_text(t.synthetic_base, t.synthetic_prefix) +
+                  " (AAAA: no records; other names: NXDOMAIN)\n";
+  for (const auto& [name, addr] : t.names) o += "    " + name + " -> " + proxy::ipv4_text(addr) + "\n";
+  o += "    wildcard names: an address from the range on first query\n";
+  for (const auto& r : t.routes) o += "    local route " + cidr_text(r.addr, r.prefix) + " dev lo    # " + r.why + "\n";
+  o += "    listeners: 0.0.0.0:" + ports_text(t.ports) + " -> the supervisor (original destination by getsockname)\n";
+  for (const auto& n : t.notes) o += "    note: " + n + "\n";
+  return o;
+}
+
+std::string render_transparent_landlock(const NetPlan& net) {
+  return "  tcp connect: ports " + ports_text(net.transparent.ports) +
+         " (Landlock names ports only; the namespace, holding only lo, confines the addresses)\n";
+}
+
+toml::table transparent_table(const NetPlan& net) {
+  const auto& t = net.transparent;
+  if (!t.enabled) return toml::table{{"enabled", false}};
+  toml::array names, routes, ports, notes;
+  for (const auto& [name, addr] : t.names) names.push_back(toml::table{{"name", name}, {"address", proxy::ipv4_text(addr)}});
+  for (const auto& r : t.routes) routes.push_back(cidr_text(r.addr, r.prefix));
+  for (uint16_t p : t.ports) ports.push_back(static_cast<int64_t>(p));
+  for (const auto& n : t.notes) notes.push_back(n);
+  return toml::table{{"enabled", true},
+                     {"resolver", proxy::ipv4_text(t.resolver) + ":53"},
+                     {"synthetic_range", cidr_text(t.synthetic_base, t.synthetic_prefix)},
+                     {"names", std::move(names)},
+                     {"local_routes", std::move(routes)},
+                     {"ports", std::move(ports)},
+                     {"notes", std::move(notes)}};
+}
+
+}  // namespace cage::lx

@@ -1,0 +1,217 @@
+// Transparent egress in the proxy loop, on loopback without namespaces: the test plays cage's init
+// and passes a listener ('L') and a UDP DNS socket ('D') over the channel; the Server answers DNS
+// with synthetic addresses and relays plain TCP connects by their original destination.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <mutex>
+#include <thread>
+
+#include "proxy/dns.h"
+#include "proxy/server.h"
+
+using namespace cage;
+using namespace cage::proxy;
+
+namespace {
+
+int bound(int type, uint16_t& port, uint32_t addr = INADDR_LOOPBACK) {
+  int s = socket(AF_INET, type | SOCK_CLOEXEC, 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_addr.s_addr = htonl(addr);
+  sa.sin_port = htons(port);
+  EXPECT_EQ(bind(s, reinterpret_cast<sockaddr*>(&sa), sizeof sa), 0);
+  if (type == SOCK_STREAM) listen(s, 64);
+  socklen_t len = sizeof sa;
+  getsockname(s, reinterpret_cast<sockaddr*>(&sa), &len);
+  port = ntohs(sa.sin_port);
+  return s;
+}
+
+int connect_to(uint32_t addr, uint16_t port) {
+  int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_addr.s_addr = htonl(addr);
+  sa.sin_port = htons(port);
+  if (connect(s, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0) {
+    close(s);
+    return -1;
+  }
+  return s;
+}
+
+void pass(int channel, int fd, char kind) {
+  iovec iov{&kind, 1};
+  alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))] = {};
+  msghdr m{};
+  m.msg_iov = &iov;
+  m.msg_iovlen = 1;
+  m.msg_control = ctl;
+  m.msg_controllen = sizeof ctl;
+  cmsghdr* c = CMSG_FIRSTHDR(&m);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
+  memcpy(CMSG_DATA(c), &fd, sizeof fd);
+  ASSERT_EQ(sendmsg(channel, &m, 0), 1);
+}
+
+std::string dns_query(const std::string& name, uint16_t qtype) {
+  std::string m = {0x42, 0x42, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0};
+  size_t start = 0;
+  while (start <= name.size()) {
+    size_t dot = std::min(name.find('.', start), name.size());
+    m += static_cast<char>(dot - start);
+    m += name.substr(start, dot - start);
+    start = dot + 1;
+  }
+  m += std::string("\0", 1) + static_cast<char>(qtype >> 8) + static_cast<char>(qtype & 0xff) + std::string("\0\1", 2);
+  return m;
+}
+
+class Transparent : public ::testing::Test {
+ protected:
+  void start(std::vector<std::string> pats, uint16_t listen_port, uint32_t listen_addr = INADDR_LOOPBACK) {
+    std::vector<policy::NetRule> rules;
+    for (auto& t : pats) {
+      policy::NetRule r;
+      ASSERT_EQ(policy::parse_host_pattern(t, r.pattern), "") << t;
+      r.origin = "--net " + t;
+      rules.push_back(r);
+    }
+    int sv[2];
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+    channel_ = UniqueFd(sv[0]);
+    server_ = std::make_unique<Server>(Allowlist(rules), ServerOptions{}, [this](const NetEvent& e) {
+      std::lock_guard l(mu_);
+      events_.push_back(e);
+    });
+    server_->add_channel(UniqueFd(sv[1]));
+    server_->enable_transparent(std::move(synthetic_));
+    thread_ = std::thread([this] { server_->run(); });
+    dns_port_ = 0;
+    int d = bound(SOCK_DGRAM, dns_port_);
+    pass(channel_.get(), d, 'D');
+    close(d);
+    int l = bound(SOCK_STREAM, listen_port, listen_addr);
+    pass(channel_.get(), l, 'L');
+    close(l);
+    listen_port_ = listen_port;
+  }
+  void TearDown() override {
+    if (server_) server_->stop();
+    if (thread_.joinable()) thread_.join();
+  }
+  std::string ask(const std::string& q) {
+    UniqueFd s(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+    sockaddr_in sa{};
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    sa.sin_port = htons(dns_port_);
+    sendto(s.get(), q.data(), q.size(), 0, reinterpret_cast<sockaddr*>(&sa), sizeof sa);
+    pollfd p{s.get(), POLLIN, 0};
+    if (poll(&p, 1, 2000) != 1) return {};
+    char buf[512];
+    ssize_t n = recv(s.get(), buf, sizeof buf, 0);
+    return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
+  }
+  std::vector<NetEvent> events() {
+    std::lock_guard l(mu_);
+    return events_;
+  }
+
+  SyntheticMap synthetic_;
+  UniqueFd channel_;
+  uint16_t dns_port_ = 0, listen_port_ = 0;
+  std::unique_ptr<Server> server_;
+  std::thread thread_;
+  std::mutex mu_;
+  std::vector<NetEvent> events_;
+};
+
+TEST_F(Transparent, DnsAnswersListedNamesOnly) {
+  start({"api.example.com:443", "*.wild.test:22"}, 0);
+  std::string a = ask(dns_query("api.example.com", kDnsTypeA));
+  ASSERT_GE(a.size(), 16u);
+  EXPECT_EQ(a[3] & 0x0f, 0);
+  EXPECT_EQ(a.substr(a.size() - 4), std::string("\xc6\x12\x00\x01", 4));
+  std::string w = ask(dns_query("x.wild.test", kDnsTypeA));
+  EXPECT_EQ(w.substr(w.size() - 4), std::string("\xc6\x12\x00\x02", 4));
+  std::string w2 = ask(dns_query("X.Wild.Test", kDnsTypeA));  // same name: same address
+  EXPECT_EQ(w2.substr(w2.size() - 4), std::string("\xc6\x12\x00\x02", 4));
+  std::string v6 = ask(dns_query("api.example.com", kDnsTypeAAAA));
+  ASSERT_GE(v6.size(), 12u);
+  EXPECT_EQ(v6[3] & 0x0f, 0);  // NOERROR, no answer
+  EXPECT_EQ(v6[7], 0);
+  std::string nx = ask(dns_query("evil.com", kDnsTypeA));
+  ASSERT_GE(nx.size(), 12u);
+  EXPECT_EQ(nx[3] & 0x0f, 3);
+  ask(dns_query("evil.com", kDnsTypeAAAA));
+  int denied = 0;
+  for (const auto& e : events())
+    if (e.protocol == "dns" && e.decision == Decision::denied && e.host == "evil.com") ++denied;
+  EXPECT_EQ(denied, 1);  // reported once per name
+}
+
+// Without a namespace the test stands in a synthetic range inside 127/8 (local on any host):
+// "localhost" is 127.0.2.1, the listener sits there, and the upstream on 127.0.0.1, same port.
+TEST_F(Transparent, PlainConnectIsRelayedByItsOriginalDestination) {
+  uint16_t port = 0;
+  UniqueFd up(bound(SOCK_STREAM, port));
+  synthetic_ = SyntheticMap(0x7F000200, 24);
+  ASSERT_EQ(*synthetic_.assign("localhost"), 0x7F000201u);
+  start({"localhost:" + std::to_string(port)}, port, 0x7F000201);
+  UniqueFd c(connect_to(0x7F000201, port));
+  ASSERT_TRUE(c.valid());
+  UniqueFd u(accept4(up.get(), nullptr, nullptr, SOCK_CLOEXEC));
+  ASSERT_TRUE(u.valid());
+  ASSERT_EQ(write(c.get(), "ping", 4), 4);
+  char buf[8] = {};
+  ASSERT_EQ(recv(u.get(), buf, 4, MSG_WAITALL), 4);
+  EXPECT_EQ(std::string(buf, 4), "ping");
+  ASSERT_EQ(write(u.get(), "pong", 4), 4);
+  u.reset();
+  std::string got;
+  ssize_t n;
+  while ((n = recv(c.get(), buf, sizeof buf, 0)) > 0) got.append(buf, static_cast<size_t>(n));
+  EXPECT_EQ(got, "pong");
+  c.reset();
+  for (int i = 0; i < 100; ++i) {
+    bool done = false;
+    for (const auto& e : events()) done |= e.protocol == "tcp" && e.decision == Decision::allowed;
+    if (done) break;
+    usleep(20000);
+  }
+  bool allowed = false;
+  for (const auto& e : events())
+    if (e.protocol == "tcp" && e.decision == Decision::allowed) {
+      allowed = true;
+      EXPECT_EQ(e.host, "localhost");
+      EXPECT_EQ(e.bytes_up, 4u);
+      EXPECT_EQ(e.bytes_down, 4u);
+    }
+  EXPECT_TRUE(allowed);
+}
+
+TEST_F(Transparent, UnlistedDestinationIsResetAtOnce) {
+  uint16_t port = 0;
+  UniqueFd up(bound(SOCK_STREAM, port));
+  start({"localhost:" + std::to_string(port + 1)}, port, 0x7F000305);  // 127.0.3.5: no name, no rule
+  UniqueFd c(connect_to(0x7F000305, port));
+  ASSERT_TRUE(c.valid());
+  char b;
+  pollfd p{c.get(), POLLIN, 0};
+  ASSERT_EQ(poll(&p, 1, 2000), 1);
+  EXPECT_LE(recv(c.get(), &b, 1, 0), 0);
+  bool denied = false;
+  for (const auto& e : events()) denied |= e.protocol == "tcp" && e.decision == Decision::denied && e.host == "127.0.3.5";
+  EXPECT_TRUE(denied);
+}
+
+}  // namespace
