@@ -270,8 +270,12 @@ Status Loader::net(const Doc& d, const toml::table& t, Layer& l) {
       auto v = boolean(d, n, key);
       if (!v) return v.error();
       l.input.share_net = *v;
+    } else if (k.str() == "mode") {  // proxy | transparent | both (--net-mode)
+      auto v = str(d, n, key);
+      if (!v) return v.error();
+      l.input.net_mode = *v;
     } else {
-      return unknown(d, k, "net.", "allow share_net");
+      return unknown(d, k, "net.", "allow mode share_net");
     }
   }
   return Ok{};
@@ -475,7 +479,7 @@ const Scalar kScalars[] = {&PolicyInput::memory,    &PolicyInput::pids,         
                            &PolicyInput::timeout,   &PolicyInput::seccomp,       &PolicyInput::chdir,
                            &PolicyInput::hostname,  &PolicyInput::no_system,     &PolicyInput::no_cwd,
                            &PolicyInput::share_net, &PolicyInput::strict_limits, &PolicyInput::audit_file,
-                           &PolicyInput::audit_required};
+                           &PolicyInput::audit_required, &PolicyInput::net_mode};
 
 std::string env_name(const std::string& text) { return text.substr(0, text.find('=')); }
 
@@ -632,6 +636,7 @@ std::string print_profile(const PolicyInput& in, const std::string& home) {
   toml::table net;
   if (!in.net.empty()) net.insert("allow", strings(in.net, nullptr));
   put_bool(net, "share_net", in.share_net);
+  if (in.net_mode) put_str(net, "mode", in.net_mode->text);
   toml::table limits;
   if (in.memory) put_str(limits, "memory", in.memory->text);
   if (in.pids) put_str(limits, "pids", in.pids->text);
