@@ -11,6 +11,7 @@
 #include "common/json.h"
 #include "linux/compile.h"
 #include "linux/execute.h"
+#include "linux/report.h"
 #include "macos/compile.h"
 #include "windows/compile.h"
 #include "shim/shim.h"
@@ -36,6 +37,7 @@ std::string current_dir() {
 }
 
 int fail(const Error& e, bool json) {
+  if (auto* session = lx::report::Session::active()) return session->fail(e, json);  // --audit, --result
   std::cerr << (json ? render_error_json(e) : render_error_text(e)) << std::endl;
   return exit_status_of(e);
 }
@@ -55,6 +57,12 @@ int run(const std::vector<std::string>& args) {
     case cli::Mode::dry_run:
     case cli::Mode::run: break;
   }
+  std::unique_ptr<lx::report::Session> session;
+  if (inv->mode == cli::Mode::run) {
+    auto s = lx::report::Session::open(inv->report);
+    if (!s) return fail(s.error(), inv->json_errors);
+    session = std::move(*s);
+  }
   auto env = caller_environment();
   if (auto s = cli::apply_profiles(*inv, cli::make_profile_context(cwd, env)); !s)
     return fail(s.error(), inv->json_errors);
@@ -70,6 +78,7 @@ int run(const std::vector<std::string>& args) {
   }
   auto pol = policy::validate(inv->input, ctx);
   if (!pol) return fail(pol.error(), inv->json_errors);
+  if (session) session->set_policy(*pol);
   if (inv->target == "macos" || inv->target == "windows") {  // another OS's plan, printed only
     auto text = inv->target == "macos" ? macos::render_dry_run(*pol, env, inv->json)
                                        : win::render_dry_run(*pol, env, inv->json);
@@ -88,9 +97,7 @@ int run(const std::vector<std::string>& args) {
     std::cout << (inv->json ? to_json(lx::render_table(*plan)) + "\n" : lx::render_text(*plan));
     return 0;
   }
-  auto out = lx::execute(*plan);
-  if (!out) return fail(out.error(), inv->json_errors);
-  return out->exit_status;
+  return session->run(*plan, *pol, inv->json_errors);
 }
 
 }  // namespace

@@ -22,6 +22,8 @@ add_executable(cage_unit_tests
   tests/unit/cli_test.cc
   tests/unit/profile_test.cc
   tests/unit/seccomp_test.cc
+  tests/unit/cgroup_plan_test.cc
+  tests/unit/report_test.cc
 )
 target_link_libraries(cage_unit_tests PRIVATE cage_core GTest::gtest GTest::gtest_main)
 cage_seccomp_unit_tests(cage_unit_tests)  # seccomp/seccomp.cmake

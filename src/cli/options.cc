@@ -68,12 +68,23 @@ const FlagSpec kFlags[] = {
      &PolicyInput::timeout},
     {"--rlimit", "NAME=VALUE", Arity::list, kProc, "Set a resource limit: nofile=1024, core=0, fsize=1G:2G, ...",
      &PolicyInput::rlimits, nullptr},
+    {"--memory", "SIZE", Arity::scalar, kProc, "Memory limit for the whole sandbox (512M, 2G), by cgroup",
+     nullptr, &PolicyInput::memory},
+    {"--pids", "N", Arity::scalar, kProc, "Limit the sandbox to N processes and threads, by cgroup", nullptr,
+     &PolicyInput::pids},
+    {"--cpu", "FRACTION", Arity::scalar, kProc, "CPU share in cores (0.5, 1.5), by cgroup", nullptr,
+     &PolicyInput::cpu},
+    {"--strict-limits", "", Arity::flag, kProc,
+     "Refuse to run when a limit cannot be enforced by a cgroup (instead of an rlimit approximation and a warning)",
+     nullptr, &PolicyInput::strict_limits},
     {"--hostname", "NAME", Arity::scalar, kProc, "Host name inside the sandbox (default: cage)", nullptr,
      &PolicyInput::hostname},
 };
 
 struct Bound {
   bool dry_run = false, check = false, version = false, json = false, json_errors = false;
+  bool audit_required = false;
+  std::string result, audit;
   bool print_profile = false;
   std::string target, script;
   std::vector<std::string> profiles;
@@ -128,6 +139,16 @@ void bind_modes(CLI::App& app, Bound& b) {
   app.add_flag("--json", b.json, "Machine-readable output for --dry-run and --check")->group(g);
   app.add_flag("--json-errors", b.json_errors, "Print errors as one JSON object on stderr")->group(g);
   app.add_flag("-V,--version", b.version, "Print the version and exit")->group(g);
+  const char* r = "Result and audit";
+  app.add_option("--result", b.result, "Write the run's result as one JSON object (cage.result/1) to FILE or fd:N")
+      ->type_name("FILE|fd:N")
+      ->group(r);
+  app.add_option("--audit", b.audit, "Append audit events as JSON lines (cage.audit/1) to FILE or fd:N")
+      ->type_name("FILE|fd:N")
+      ->group(r);
+  app.add_flag("--audit-required", b.audit_required,
+               "If the audit log cannot be written, do not start, or kill the sandbox (exit 125)")
+      ->group(r);
   const char* p = "Profiles";
   app.add_option("--profile", b.profiles,
                  "Load a TOML profile: a FILE, or a NAME from ~/.config/cage/profiles, /etc/cage/profiles or "
@@ -210,6 +231,7 @@ Result<Invocation> parse(const std::vector<std::string>& args, const std::string
   }
   inv.json = b.json;
   inv.json_errors = b.json_errors;
+  inv.report = ReportOptions{b.result, b.audit, b.audit_required};
   inv.target = b.target;
   for (const auto& ref : b.profiles) inv.profiles.push_back(Value{ref, "--profile", cwd});
   inv.input.argv = b.command;

@@ -11,12 +11,19 @@ namespace cage::cli {
 
 enum class Mode { run, dry_run, check, version, help, print_profile };
 
+// --result, --audit, --audit-required: where the run's result and audit events go ("FILE" or "fd:N").
+struct ReportOptions {
+  std::string result, audit;
+  bool audit_required = false;
+};
+
 struct Invocation {
   Mode mode = Mode::run;
   bool json = false;         // --json: machine-readable --dry-run / --check output
   bool json_errors = false;  // --json-errors: errors as one JSON object on stderr
   std::string target;        // --target linux|macos|windows (dry-run only; default: this OS)
   policy::PolicyInput input;
+  ReportOptions report;
   std::vector<policy::Value> profiles;    // --profile FILE|NAME, in order (loaded by cli::apply_profiles)
   std::string script;                     // --script FILE: run FILE by its embedded cage block
   std::vector<std::string> script_args;   // the words after --script FILE, passed to the script

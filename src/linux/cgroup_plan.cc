@@ -190,7 +190,7 @@ Status compile_cgroups(Plan& plan, const HostView& host) {
       auto dir = dir_of(m, own_cgroup(proc, w.controller));
       if (!dir) continue;
       if (host.stat(*dir).kind != FileKind::dir || !host.writable(*dir)) {
-        why = v2why + "; the cgroup v1 '" + w.controller + "' directory " + *dir + " is not writable by uid " +
+        why = v2why + "; the cgroup v1 '" + w.controller + "' directory " + *dir + " is missing or not writable by uid " +
               std::to_string(host.uid());
         break;
       }

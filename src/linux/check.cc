@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "common/json.h"
+#include "linux/cgroup_plan.h"
 #include "linux/execute.h"
 
 namespace cage::lx {
@@ -88,6 +89,26 @@ std::string cgroup_summary() {
   return (v2.empty() ? "" : v2 + "; ") + (v1.empty() ? "no v1 controllers" : "v1: " + v1);
 }
 
+// Which of --memory, --pids, --cpu a cgroup can enforce for this user here, decided exactly as a
+// run would decide it (compile_cgroups); the rest fall back to rlimits or are not enforced.
+Probe cgroup_limits_probe() {
+  Plan plan;
+  plan.limits.memory_bytes = 1ULL << 30;
+  plan.limits.pids = 1024;
+  plan.limits.cpu = 1.0;
+  auto host = make_real_host_view();
+  (void)compile_cgroups(plan, *host);
+  std::string detail = cgroup_summary() + "; ";
+  if (plan.cgroup.version != 0 && plan.cgroup.unenforced.empty())
+    return {"cgroup_limits", true, false, detail + "--memory, --pids, --cpu enforced by cgroup v" + std::to_string(plan.cgroup.version)};
+  for (const auto& u : plan.cgroup.unenforced) {
+    std::string flag = u.limit.substr(0, u.limit.find(' '));
+    detail += flag + (u.fallback.empty() ? " NOT enforced" : " only approximated by " + u.fallback) + "; ";
+  }
+  detail += "limits_not_enforced (" + (plan.cgroup.unenforced.empty() ? std::string() : plan.cgroup.unenforced.front().why) + ")";
+  return {"cgroup_limits", false, false, detail};
+}
+
 }  // namespace
 
 int check_host(bool json) {
@@ -105,7 +126,7 @@ int check_host(bool json) {
                              : std::string("unavailable: ") + std::strerror(errno)});
   e = in_child(probe_seccomp);
   probes.push_back({"seccomp", e == 0, true, e == 0 ? "seccomp filters and no_new_privs available" : std::strerror(e)});
-  probes.push_back({"cgroups", true, false, cgroup_summary()});
+  probes.push_back(cgroup_limits_probe());
   bool all = true;
   for (const auto& p : probes) all = all && (p.ok || !p.required);
   if (json) {

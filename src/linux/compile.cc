@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "linux/transparent_plan.h"
+#include "linux/cgroup_plan.h"
 #include "policy/policy.h"
 #include "proxy/env.h"
 
@@ -463,6 +464,7 @@ Result<Plan> compile(const Policy& p, const HostView& host,
   }
   if (auto s = c.environment(caller_env); !s) return s.error();
   if (auto s = c.resolve_command(); !s) return s.error();
+  if (auto s = compile_cgroups(c.plan, host); !s) return s.error();
   return std::move(c.plan);
 }
 

@@ -128,8 +128,9 @@ struct Supervise {
   int pid;
   int sigfd, error_read, status_read;
   const Plan& plan;
+  const RunHooks& hooks;
   ChildFailure failure{};
-  bool failed = false, timed_out = false, exited = false;
+  bool failed = false, timed_out = false, exited = false, aborted = false;
   int init_status = 0, workload_status = -1;
 
   void on_signal() {
@@ -145,7 +146,12 @@ struct Supervise {
       }
       // A terminal's signals reached the sandbox's process group already; forward what was sent to
       // cage itself (kill, a supervisor such as timeout(1) or CI).
-      if (static_cast<int>(si.ssi_code) <= 0) ::kill(pid, static_cast<int>(si.ssi_signo));
+      if (static_cast<int>(si.ssi_code) <= 0) {
+        int sig = static_cast<int>(si.ssi_signo);
+        if (hooks.killed && (sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT))
+          hooks.killed("signal", sig);
+        ::kill(pid, sig);
+      }
     }
   }
   void on_error_pipe() {
@@ -162,20 +168,27 @@ struct Supervise {
     int64_t deadline = plan.limits.timeout_ms ? now_ms() + static_cast<int64_t>(*plan.limits.timeout_ms) : -1;
     int64_t kill_at = -1;
     while (!exited) {
-      struct pollfd fds[2] = {{sigfd, POLLIN, 0}, {error_read, POLLIN, 0}};
+      struct pollfd fds[3] = {{sigfd, POLLIN, 0}, {aborted ? -1 : hooks.abort_fd, POLLIN, 0}, {error_read, POLLIN, 0}};
       int wait = -1;
       int64_t next = kill_at >= 0 ? kill_at : deadline;
       if (next >= 0) wait = static_cast<int>(std::max<int64_t>(0, next - now_ms()));
-      int rc = ::poll(fds, error_read >= 0 ? 2 : 1, wait);
+      int rc = ::poll(fds, error_read >= 0 ? 3 : 2, wait);
       if (rc < 0 && errno != EINTR) break;
       if (rc > 0 && (fds[0].revents & POLLIN)) on_signal();
-      if (rc > 0 && error_read >= 0 && (fds[1].revents & (POLLIN | POLLHUP))) on_error_pipe();
+      if (rc > 0 && error_read >= 0 && (fds[2].revents & (POLLIN | POLLHUP))) on_error_pipe();
+      if (rc > 0 && !aborted && (fds[1].revents & POLLIN)) {
+        aborted = true;
+        if (hooks.killed) hooks.killed("audit_failed", SIGKILL);
+        ::kill(pid, SIGKILL);
+      }
       int64_t t = now_ms();
       if (deadline >= 0 && !timed_out && t >= deadline) {
         timed_out = true;
+        if (hooks.killed) hooks.killed("timeout", SIGTERM);
         ::kill(pid, SIGTERM);
         kill_at = t + kGraceMs;
       } else if (kill_at >= 0 && t >= kill_at) {
+        if (hooks.killed) hooks.killed("timeout", SIGKILL);
         ::kill(pid, SIGKILL);
         kill_at = -1;
       }
@@ -218,9 +231,16 @@ Error clone_error(int err) {
 
 }  // namespace
 
-Result<RunOutcome> execute(const Plan& plan) {
+Result<RunOutcome> execute(const Plan& plan, const RunHooks& hooks) {
   Prepared prep;
   if (auto s = prepare(plan, prep); !s) return s.error();
+  // The run's cgroups exist before the child does; the destructor removes them on every return below.
+  std::unique_ptr<cgroup::Run> cg;
+  if (plan.cgroup.version != 0) {
+    auto r = cgroup::Run::create(plan.cgroup, static_cast<int>(::getpid()));
+    if (!r) return r.error();
+    cg = std::move(*r);
+  }
   auto sync = Pipe::make(), errp = Pipe::make(), status = Pipe::make();
   if (!sync) return sync.error();
   if (!errp) return errp.error();
@@ -274,13 +294,20 @@ Result<RunOutcome> execute(const Plan& plan) {
     }
     sigprocmask(SIG_SETMASK, &old, nullptr);
   };
+  // init joins the cgroups before it is released, so the workload and everything it forks start there.
+  if (cg)
+    if (auto s = cg->attach(static_cast<int>(pid)); !s) {
+      reap(SIGKILL);
+      return s.error();
+    }
   if (int e = write_id_maps(plan.ids, static_cast<int>(pid))) {
     reap(SIGKILL);
     return unavailable("user namespaces", "writing the uid/gid maps failed", "run cage --check", e);
   }
   std::unique_ptr<net::Supervisor> proxy;
   if (plan.net.mode == NetPlan::Mode::proxy) {
-    auto s = net::start(plan.net, std::move(chan->supervisor_end));
+    auto s = hooks.net ? net::start(plan.net, std::move(chan->supervisor_end), hooks.net)
+                       : net::start(plan.net, std::move(chan->supervisor_end));
     if (!s) {
       reap(SIGKILL);
       return s.error();
@@ -293,20 +320,28 @@ Result<RunOutcome> execute(const Plan& plan) {
     return Error{ErrorClass::internal_error, "cannot start the sandbox", "", "sync", errno};
   }
   sync->w.reset();
-  Supervise sup{static_cast<int>(pid), sigfd.get(), errp->r.get(), status->r.get(), plan};
+  Supervise sup{static_cast<int>(pid), sigfd.get(), errp->r.get(), status->r.get(), plan, hooks};
   sup.run();
   proxy.reset();
   sigprocmask(SIG_SETMASK, &old, nullptr);
-  if (sup.failed) return failure_to_error(sup.failure, plan);
   RunOutcome out;
+  if (cg) {
+    out.cgroup = cg->stats();
+    cg->remove();
+  }
+  if (sup.failed) return failure_to_error(sup.failure, plan);
   out.timed_out = sup.timed_out;
+  out.aborted = sup.aborted;
   if (sup.workload_status >= 0) {
     out.wait_status = sup.workload_status;
+    out.have_wait_status = true;
     out.exit_status = exit_status_of_wait(sup.workload_status);
   } else {
+    out.wait_status = sup.init_status;
     out.exit_status = WIFSIGNALED(sup.init_status) ? 128 + WTERMSIG(sup.init_status) : 125;
   }
   if (out.timed_out) out.exit_status = 124;
+  if (out.aborted) out.exit_status = 125;
   return out;
 }
 

@@ -1,8 +1,12 @@
 // lx::execute: carries out a compiled Plan (the only code that acts on the kernel). Returns the exit
 // status cage should exit with, or the Error that kept the workload from starting.
 #pragma once
+#include <functional>
+
 #include "common/error.h"
+#include "linux/cgroup_plan.h"
 #include "linux/plan.h"
+#include "proxy/event.h"
 
 namespace cage::lx {
 
@@ -10,9 +14,19 @@ struct RunOutcome {
   int exit_status = 0;
   bool timed_out = false;
   int wait_status = 0;  // the workload's raw wait status
+  bool have_wait_status = false;  // false: init died before reporting (its own status is in wait_status)
+  bool aborted = false;           // RunHooks::abort_fd fired: the sandbox was killed (--audit-required)
+  cgroup::Stats cgroup;           // counters of the run's cgroups, read before they were removed
 };
 
-Result<RunOutcome> execute(const Plan& plan);
+// What the audit log and the result learn from a run while it happens.
+struct RunHooks {
+  proxy::EventSink net;                                             // every proxy decision
+  std::function<void(const char* reason, int signal)> killed;       // cage signalled the sandbox
+  int abort_fd = -1;  // readable: kill the sandbox now (the audit log failed under --audit-required)
+};
+
+Result<RunOutcome> execute(const Plan& plan, const RunHooks& hooks = {});
 
 // cage --check: probes each mechanism; prints text or JSON, returns 0 only if full confinement works.
 int check_host(bool json);

@@ -85,6 +85,33 @@ struct NetPlan {
   TransparentPlan transparent;
 };
 
+// Resource limits by cgroup (cgroup_plan.cc decides, cgroup.cc acts). The executor creates one
+// directory "cage-<supervisor pid>" under each parent, writes `writes` into it, moves cage's init
+// there before the workload starts, and removes it when the run ends.
+struct CgroupDir {
+  std::string controller;   // v1: "memory", "pids", "cpu"; v2: "" (one unified directory)
+  std::string parent;       // absolute path of the directory the run's cgroup is created in
+};
+struct CgroupWrite {
+  size_t dir = 0;           // index into CgroupPlan::dirs
+  std::string file, value;  // "memory.limit_in_bytes", "33554432"
+  bool optional = false;    // missing file is not an error (memory.memsw.* without swap accounting)
+  std::string why;          // "--memory 32M"
+};
+// A limit the user asked for that no cgroup enforces on this host: approximated by an rlimit
+// (added to Plan::limits.rlimits by compile) or not enforced at all. Never silently dropped.
+struct Unenforced {
+  std::string limit;     // "--memory 32M"
+  std::string fallback;  // "RLIMIT_AS" / "RLIMIT_NPROC", or "" when nothing approximates it
+  std::string why;       // why no cgroup can be used, and what the fallback does not cover
+};
+struct CgroupPlan {
+  int version = 0;  // 0: no cgroup; 1: cgroup v1 hierarchies; 2: the unified hierarchy
+  std::vector<CgroupDir> dirs;
+  std::vector<CgroupWrite> writes;
+  std::vector<Unenforced> unenforced;
+};
+
 struct Plan {
   std::vector<MountStep> mounts;  // in order; parents before children, masks after what they mask
   LandlockPlan landlock;
@@ -97,6 +124,7 @@ struct Plan {
   std::string cwd;        // where the workload starts, inside
   std::string hostname;
   policy::Limits limits;
+  CgroupPlan cgroup;
 };
 
 }  // namespace cage::lx

@@ -62,6 +62,35 @@ std::string quoted_argv(const std::vector<std::string>& argv) {
   return s;
 }
 
+// cgroup limits: where the run's cgroup goes, what is written, and what no cgroup enforces.
+void render_cgroup_text(std::ostream& o, const CgroupPlan& cg) {
+  if (cg.version != 0) o << "cgroup v" << cg.version << " (a cage-<pid> directory in each, removed when the run ends):\n";
+  for (size_t i = 0; i < cg.dirs.size(); ++i) {
+    o << "  " << cg.dirs[i].parent << "/cage-<pid>\n";
+    for (const auto& w : cg.writes)
+      if (w.dir == i) o << "    " << w.file << " = " << w.value << (w.optional ? " (if present)" : "") << "    # " << w.why << "\n";
+  }
+  for (const auto& u : cg.unenforced)
+    o << "WARNING: " << u.limit << " not enforced by a cgroup" << (u.fallback.empty() ? "" : " (" + u.fallback + " instead)")
+      << ": " << u.why << "\n";
+}
+
+toml::table render_cgroup_table(const CgroupPlan& cg) {
+  toml::array dirs, unenforced;
+  for (size_t i = 0; i < cg.dirs.size(); ++i) {
+    toml::table writes;
+    for (const auto& w : cg.writes)
+      if (w.dir == i) writes.insert(w.file, w.value);
+    dirs.push_back(toml::table{{"controller", cg.dirs[i].controller}, {"parent", cg.dirs[i].parent}, {"writes", std::move(writes)}});
+  }
+  for (const auto& u : cg.unenforced) {
+    toml::table t{{"limit", u.limit}, {"reason", u.why}};
+    if (!u.fallback.empty()) t.insert("fallback", u.fallback);
+    unenforced.push_back(std::move(t));
+  }
+  return toml::table{{"version", cg.version}, {"dirs", std::move(dirs)}, {"not_enforced", std::move(unenforced)}};
+}
+
 }  // namespace
 
 std::string render_text(const Plan& plan) {
@@ -111,6 +140,7 @@ std::string render_text(const Plan& plan) {
   o << "\nprocess: no_new_privs, all capabilities dropped (bounding, ambient), pid 1 is cage's init\n";
   if (plan.limits.timeout_ms) o << "timeout: " << *plan.limits.timeout_ms << " ms\n";
   for (const auto& r : plan.limits.rlimits) o << "rlimit: " << r.name << "=" << r.soft << ":" << r.hard << "\n";
+  render_cgroup_text(o, plan.cgroup);
   return o.str();
 }
 
@@ -147,6 +177,11 @@ toml::table render_table(const Plan& plan) {
     rl.insert(r.name, toml::array{static_cast<int64_t>(r.soft == UINT64_MAX ? -1 : static_cast<int64_t>(r.soft)),
                                   static_cast<int64_t>(r.hard == UINT64_MAX ? -1 : static_cast<int64_t>(r.hard))});
   if (!rl.empty()) limits.insert("rlimits", std::move(rl));
+  if (plan.limits.memory_bytes) limits.insert("memory_bytes", static_cast<int64_t>(*plan.limits.memory_bytes));
+  if (plan.limits.pids) limits.insert("pids", static_cast<int64_t>(*plan.limits.pids));
+  if (plan.limits.cpu) limits.insert("cpu", *plan.limits.cpu);
+  limits.insert("strict", plan.limits.strict);
+  limits.insert("cgroup", render_cgroup_table(plan.cgroup));
   return toml::table{
       {"platform", "linux"},
       {"argv", std::move(argv)},

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# --audit: JSON lines with schema, time and run id, to a file or fd:N; spawn carries the full policy
+# and its hash (equal to the result's), the escape hatches, and each --net decision is an event.
+# A destination that cannot be written is a warning, and with --audit-required a refusal (125).
+set -u
+. "$(dirname "$0")/limits_lib.bash"
+run() { timeout 60 "$CAGE" "$@"; }
+
+run --audit "$work/a.log" --result "$work/r.json" --seccomp none --setenv TOKEN=s3cret -- true || fail "audited run failed"
+valid_audit "$work/a.log"; valid_result "$work/r.json"
+types=$(python3 -c 'import json,sys; print(" ".join(json.loads(l)["type"] for l in open(sys.argv[1])))' "$work/a.log")
+[ "$types" = "spawn exit" ] || fail "events were: $types"
+[ "$(json "$work/a.log" 'd["policy_hash"]')" = "$(json "$work/r.json" 'd["policy_hash"]')" ] || fail "hashes differ"
+json "$work/a.log" 'd["mechanisms"]["escape_hatches"]' | grep -q -- '--seccomp none' || fail "escape hatch not audited"
+if grep -q s3cret "$work/a.log"; then fail "a --setenv value leaked into the audit log"; fi
+# The same policy gives the same hash; another policy another.
+run --result "$work/r2.json" --seccomp none --setenv TOKEN=s3cret -- true
+[ "$(json "$work/r.json" 'd["policy_hash"]')" = "$(json "$work/r2.json" 'd["policy_hash"]')" ] || fail "hash not stable"
+run --result "$work/r3.json" -- true
+[ "$(json "$work/r.json" 'd["policy_hash"]')" != "$(json "$work/r3.json" 'd["policy_hash"]')" ] || fail "hash ignores policy"
+# The log appends: a second run adds its own lines under its own id.
+run --audit "$work/a.log" -- true
+[ "$(python3 -c 'import json,sys; print(len({json.loads(l)["run_id"] for l in open(sys.argv[1])}))' "$work/a.log")" = 2 ] ||
+  fail "second run did not append with a new run id"
+
+# fd:N, and the workload does not inherit it.
+run --audit fd:3 -- sh -c 'ls -l /proc/$$/fd/' 3>"$work/fd.log" >"$work/fds" || fail "--audit fd:3 failed"
+valid_audit "$work/fd.log"
+if grep -q "fd.log" "$work/fds"; then fail "the workload inherited the audit fd"; fi
+# A closed fd: a warning and audit.ok=false in the result; --audit-required: refusal, nothing runs.
+run --audit fd:9 --result "$work/closed.json" -- true 2>"$work/err" || fail "unwritable audit log stopped a normal run"
+grep -q "cage: warning: the audit log cannot be written" "$work/err" || fail "no warning: $(cat "$work/err")"
+[ "$(json "$work/closed.json" 'd["audit"]["ok"]')" = false ] || fail "result does not say the audit log failed"
+run --audit fd:9 --audit-required -- touch "$work/ran" 2>"$work/err"; rc=$?
+[ "$rc" -eq 125 ] && [ ! -e "$work/ran" ] || fail "--audit-required ran without a log (rc $rc)"
+grep -q "fd:9" "$work/err" || fail "refusal does not name the destination: $(cat "$work/err")"
+# A log that breaks during the run (reader gone) under --audit-required kills the sandbox.
+if [ -w /dev/full ]; then
+  run --audit /dev/full --audit-required --result "$work/full.json" -- sleep 20 2>"$work/err"; rc=$?
+  [ "$rc" -eq 125 ] || fail "--audit-required with a full disk: exit $rc"
+  [ "$(json "$work/full.json" 'd["class"]')" = sandbox_unavailable ] || fail "full disk not sandbox_unavailable"
+  [ "$(json "$work/full.json" 'd["wall_ms"] < 10000')" = true ] || fail "sandbox not killed promptly"
+  run --audit /dev/full -- true 2>"$work/err" || fail "a full audit disk stopped a normal run"
+  grep -q "audit log incomplete: write: No space left on device" "$work/err" || fail "disk full not reported: $(cat "$work/err")"
+fi
+
+# net events: one per proxy decision, allowed and denied, with totals in the result.
+if command -v curl >/dev/null; then
+  port=$((20000 + RANDOM % 20000))
+  mkdir "$work/www"; echo hello > "$work/www/f"
+  (cd "$work/www" && exec python3 -m http.server "$port" --bind 127.0.0.1 >/dev/null 2>&1) & srv=$!
+  trap 'kill $srv 2>/dev/null; rm -rf "$work"' EXIT
+  for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$port/f" && break; sleep 0.1; done
+  run --net "127.0.0.1:$port" --audit "$work/n.log" --result "$work/n.json" -- sh -c \
+    "curl -s -x http://127.0.0.1:3128 http://127.0.0.1:$port/f; curl -s -o /dev/null -x http://127.0.0.1:3128 http://127.0.0.1:$((port + 1))/" \
+    >"$work/out" 2>"$work/err"
+  valid_audit "$work/n.log"; valid_result "$work/n.json"
+  [ "$(cat "$work/out")" = hello ] || fail "allowed request failed under --audit"
+  events "$work/n.log" net | grep -q '"decision":"allowed"' || fail "no allowed net event"
+  events "$work/n.log" net | grep -q '"decision":"denied"' || fail "no denied net event"
+  [ "$(json "$work/n.json" 'd["network"]["allowed"]')" = 1 ] && [ "$(json "$work/n.json" 'd["network"]["denied"]')" = 1 ] ||
+    fail "net totals wrong: $(json "$work/n.json" 'd["network"]')"
+  grep -q "cage: net: denied" "$work/err" || fail "denial no longer printed with --audit"
+else
+  echo "note: curl missing, net events not checked"
+fi
+echo PASS

@@ -1,0 +1,98 @@
+// The pure parts of --result and --audit: SHA-256, compact JSON, the policy hash and the class
+// decision. (Every real result and event is validated against docs/schema by tests/integration/limits_*.sh.)
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <csignal>
+
+#include "common/audit.h"
+#include "common/sha256.h"
+#include "fake_host_view.h"
+#include "linux/result.h"
+#include "policy/canonical.h"
+
+namespace cage::testing {
+namespace {
+
+using lx::report::RunClass;
+
+TEST(Sha256, FipsVectors) {
+  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  EXPECT_EQ(sha256_hex(std::string(1000000, 'a')),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+TEST(AuditJson, CompactSortedAndEscaped) {
+  toml::table t{{"b", "x\"\n\x01"}, {"a", 1}, {"c", toml::array{true, 1.5}}};
+  EXPECT_EQ(audit::to_json_line(t), R"({"a":1,"b":"x\"\n\u0001","c":[true,1.5]})");
+}
+
+TEST(AuditJson, TimestampAndRunId) {
+  EXPECT_EQ(audit::timestamp_now().size(), 24u);
+  EXPECT_EQ(audit::new_run_id().size(), 32u);
+  EXPECT_NE(audit::new_run_id(), audit::new_run_id());
+}
+
+TEST(PolicyHash, StableAndSensitiveAndRedacted) {
+  auto a = policy_of({"--setenv", "TOKEN=secret", "--", "true"});
+  auto b = policy_of({"--setenv", "TOKEN=secret", "--", "true"});
+  auto c = policy_of({"--memory", "32M", "--", "true"});
+  EXPECT_EQ(policy::policy_hash(a), policy::policy_hash(b));
+  EXPECT_NE(policy::policy_hash(a), policy::policy_hash(c));
+  EXPECT_EQ(policy::policy_hash(a).rfind("sha256:", 0), 0u);
+  EXPECT_EQ(audit::to_json_line(policy::canonical_table(a)).find("secret"), std::string::npos);
+}
+
+lx::report::RunFacts ran(int wait_status) {
+  lx::report::RunFacts f;
+  f.outcome = lx::RunOutcome{};
+  f.outcome->wait_status = wait_status;
+  f.outcome->have_wait_status = true;
+  return f;
+}
+
+int exited(int code) { return code << 8; }
+
+TEST(ResultClass, EachClass) {
+  EXPECT_EQ(classify(ran(exited(0))), RunClass::completed);
+  EXPECT_EQ(classify(ran(exited(3))), RunClass::completed);
+  EXPECT_EQ(classify(ran(SIGTERM)), RunClass::signaled);
+  EXPECT_EQ(classify(ran(SIGSYS)), RunClass::seccomp_killed);
+  auto oom = ran(SIGKILL);
+  oom.outcome->cgroup.oom_kills = 1;
+  EXPECT_EQ(classify(oom), RunClass::oom_killed);
+  auto pids = ran(exited(2));
+  pids.outcome->cgroup.pids_refused = 5;
+  EXPECT_EQ(classify(pids), RunClass::pids_exhausted);
+  auto pids_ok = ran(exited(0));  // forks were refused but the workload coped: completed
+  pids_ok.outcome->cgroup.pids_refused = 5;
+  EXPECT_EQ(classify(pids_ok), RunClass::completed);
+  auto to = ran(SIGTERM);
+  to.outcome->timed_out = true;
+  to.outcome->cgroup.oom_kills = 1;
+  EXPECT_EQ(classify(to), RunClass::timed_out);
+  lx::report::RunFacts err;
+  err.error = Error{ErrorClass::not_found, "x", "", "COMMAND y", 0};
+  EXPECT_EQ(classify(err), RunClass::exec_failed);
+  err.error->cls = ErrorClass::spawn_sandbox_unavailable;
+  EXPECT_EQ(classify(err), RunClass::sandbox_unavailable);
+  auto aborted = ran(SIGKILL);
+  aborted.outcome->aborted = true;
+  EXPECT_EQ(classify(aborted), RunClass::sandbox_unavailable);
+}
+
+TEST(ResultTable, CarriesTheRequiredFields) {
+  auto f = ran(SIGSYS);
+  f.run_id = std::string(32, 'a');
+  f.outcome->exit_status = 159;
+  auto line = audit::to_json_line(lx::report::result_table(f));
+  for (const char* want : {R"("schema":"cage.result/1")", R"("class":"seccomp_killed")", R"("exit_code":159)",
+                           R"("signal_name":"SIGSYS")", R"("network":{)", R"("not_enforced":[])"})
+    EXPECT_NE(line.find(want), std::string::npos) << want << " in " << line;
+}
+
+}  // namespace
+}  // namespace cage::testing
