@@ -28,7 +28,7 @@ _cage() {
     case "${COMP_WORDS[i]}" in
       --) start=$((i + 1)); break ;;
       --ro|--rw|--tmpfs|--hide|--chdir|--env|--setenv|--unsetenv|--net|--seccomp|--timeout|--rlimit|\
-      --hostname|--target|--profile|--memory|--pids|--cpu|--mechanism|--allow-degraded|--result|--audit|--script)
+      --hostname|--target|--profile|--net-mode|--memory|--pids|--cpu|--mechanism|--allow-degraded|--result|--audit|--script)
         i=$((i + 1)) ;;
       -*) ;;
       *) start=$i; break ;;
@@ -80,6 +80,9 @@ _cage() {
       compopt -o nospace 2>/dev/null
       mapfile -t COMPREPLY < <(compgen -W "as= core= cpu= data= fsize= memlock= msgqueue= nice= nofile= nproc= rss= rtprio= rttime= sigpending= stack=" -- "$cur")
       return 0 ;;
+    --net-mode)
+      mapfile -t COMPREPLY < <(compgen -W "proxy transparent both" -- "$cur")
+      return 0 ;;
     --mechanism)
       mapfile -t COMPREPLY < <(compgen -W "auto namespaces landlock" -- "$cur")
       return 0 ;;
@@ -97,7 +100,7 @@ _cage() {
   if [[ "$cur" == -* ]]; then
     local opts="--ro --rw --tmpfs --hide --no-system --no-cwd --chdir
       --env --setenv --unsetenv
-      --net --share-net
+      --net --net-mode --share-net
       --seccomp --timeout --rlimit --memory --pids --cpu --strict-limits --mechanism --allow-degraded
       --hostname --result --audit --audit-required --profile --print-profile --script
       --dry-run --target --check --json --json-errors -V --version -h --help --"

@@ -16,7 +16,7 @@ function __cage_command_started
             case --
                 return 0
             case --ro --rw --tmpfs --hide --chdir --env --setenv --unsetenv --net --seccomp --timeout \
-                --rlimit --hostname --target --profile --memory --pids --cpu --mechanism \
+                --rlimit --hostname --target --profile --net-mode --memory --pids --cpu --mechanism \
                 --allow-degraded --result --audit --script
                 set skip 1
             case '-*'
@@ -44,7 +44,7 @@ function __cage_complete_command
                 set -e tokens[1]
                 break
             case --ro --rw --tmpfs --hide --chdir --env --setenv --unsetenv --net --seccomp --timeout \
-                --rlimit --hostname --target --profile --memory --pids --cpu --mechanism \
+                --rlimit --hostname --target --profile --net-mode --memory --pids --cpu --mechanism \
                 --allow-degraded --result --audit --script
                 set skip 1
             case '-*'
@@ -85,6 +85,7 @@ complete -c cage -n $opt -l setenv -x -a '(set -xn | string replace -r \'$\' =)'
 complete -c cage -n $opt -l unsetenv -x -a '(set -xn)' -d 'Remove NAME from the environment'
 # Network
 complete -c cage -n $opt -l net -x -d 'Allow TCP to HOST:PORT through the proxy'
+complete -c cage -n $opt -l net-mode -x -a 'proxy transparent both' -d 'How --net destinations are reached'
 complete -c cage -n $opt -l share-net -d 'Escape hatch: the host network unchanged'
 # Process and limits
 complete -c cage -n $opt -l seccomp -x -a 'default relaxed none' -d 'Syscall filter'

@@ -14,6 +14,7 @@ $script:CageOptions = [ordered]@{
     '--setenv'      = 'Set NAME to VALUE for the command'
     '--unsetenv'    = "Remove NAME (globs allowed) from the command's environment"
     '--net'         = "Allow TCP to HOST:PORT through cage's proxy"
+    '--net-mode'    = 'How --net destinations are reached: proxy, transparent, or both'
     '--share-net'   = 'Escape hatch: use the host network unchanged'
     '--seccomp'     = 'Syscall filter: default, relaxed, or none'
     '--timeout'     = 'Wall-clock limit (30s, 5m, 1h)'
@@ -49,12 +50,13 @@ $script:CageValues = @{
                     'nproc=', 'rss=', 'rtprio=', 'rttime=', 'sigpending=', 'stack=')
     '--profile' = @('npm', 'pip', 'cargo', 'go', 'git-https', 'build')
     '--mechanism' = @('auto', 'namespaces', 'landlock')
+    '--net-mode' = @('proxy', 'transparent', 'both')
     '--allow-degraded' = @('pid', 'hide', 'tmpfs', 'pid,hide', 'pid,tmpfs', 'hide,tmpfs', 'pid,hide,tmpfs')
 }
 $script:CagePathOptions = @('--ro', '--rw', '--tmpfs', '--hide', '--chdir', '--result', '--audit', '--script')
 $script:CageValueOptions = @('--ro', '--rw', '--tmpfs', '--hide', '--chdir', '--env', '--setenv', '--unsetenv',
                              '--net', '--seccomp', '--timeout', '--rlimit', '--hostname', '--target', '--profile',
-                             '--memory', '--pids', '--cpu', '--mechanism', '--allow-degraded', '--result',
+                             '--net-mode', '--memory', '--pids', '--cpu', '--mechanism', '--allow-degraded', '--result',
                              '--audit', '--script')
 
 function script:CageProfileNames {

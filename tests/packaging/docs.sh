@@ -23,6 +23,10 @@ grep -oE '^  (-[A-Za-z],)?--[a-z][a-z0-9-]*' "$tmp/help" | sed 's/^ *//; s/,/\n/
 "$src/man/build.sh" --check || bad "man/cage.1 is not what man/build.sh generates"
 lint=$(mandoc -Tlint -Wall "$src/man/cage.1" 2>&1 || true)
 [ -z "$lint" ] || bad "mandoc -Tlint man/cage.1: $lint"
+if command -v groff >/dev/null; then  # what man(1) and lintian render with
+  gw=$(groff -man -Tutf8 -ww "$src/man/cage.1" 2>&1 >/dev/null || true)
+  [ -z "$gw" ] || bad "groff warnings on man/cage.1: $(echo "$gw" | head -5)"
+fi
 MANWIDTH=200 mandoc -Tascii -Owidth=200 "$src/man/cage.1" | col -bx > "$tmp/man.txt"
 sed -n '/^OPTIONS$/,/^[A-Z]/p' "$tmp/man.txt" | grep -E '^ {7}-' | sed 's/^ *//' |
   grep -oE '^(-[A-Za-z], )?--?[A-Za-z][a-z0-9-]*' | sed 's/, /\n/' | sort -u > "$tmp/man.opts"
