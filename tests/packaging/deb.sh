@@ -53,7 +53,7 @@ fi
 bin=$R/usr/bin/cage
 file -L "$bin" | grep -Eq 'statically linked|static-pie linked' || bad "/usr/bin/cage is not static: $(file -L "$bin")"
 [ "$("$bin" --version)" = "cage $want_version" ] || bad "cage --version says '$("$bin" --version)'"
-"$bin" --help | grep -q -- '--ro PATH' || bad "cage --help from the installed binary"
+help=$("$bin" --help); [[ "$help" == *"--ro PATH"* ]] || bad "cage --help from the installed binary"
 
 # a real sandboxed run from the installed path: write where granted, be refused where not
 work=$(mktemp -d); trap 'rm -rf "$tmp" "$work"' EXIT
