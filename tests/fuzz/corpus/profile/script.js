@@ -1,0 +1,4 @@
+#!/usr/bin/env -S cage --script
+// /// cage
+// run = ["node"]
+// ///
