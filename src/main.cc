@@ -57,15 +57,16 @@ int run(const std::vector<std::string>& args) {
     case cli::Mode::dry_run:
     case cli::Mode::run: break;
   }
+  // Profiles first: their [audit] settles where the report session writes.
+  auto env = caller_environment();
+  if (auto s = cli::apply_profiles(*inv, cli::make_profile_context(cwd, env)); !s)
+    return fail(s.error(), inv->json_errors);
   std::unique_ptr<lx::report::Session> session;
   if (inv->mode == cli::Mode::run) {
     auto s = lx::report::Session::open(inv->report);
     if (!s) return fail(s.error(), inv->json_errors);
     session = std::move(*s);
   }
-  auto env = caller_environment();
-  if (auto s = cli::apply_profiles(*inv, cli::make_profile_context(cwd, env)); !s)
-    return fail(s.error(), inv->json_errors);
   policy::Context ctx{cwd, "", env};
   for (const auto& [k, v] : env)
     if (k == "HOME") ctx.home = v;

@@ -677,6 +677,10 @@ Status apply_profiles(Invocation& inv, const ProfileContext& ctx) {
       inv.input.ro.push_back(Value{abs, "shebang script", ""});
     }
   }
+  // --audit/--audit-required (inv.report) and [audit] are one setting: the flags join the merge as the
+  // last source, and the merged value goes back to inv.report, which the audit writer reads.
+  if (!inv.report.audit.empty()) inv.input.audit_file = Value{inv.report.audit, "--audit", ctx.cwd};
+  if (inv.report.audit_required) inv.input.audit_required = Value{"true", "--audit-required", ""};
   PolicyInput acc;
   std::optional<std::vector<std::string>> run;
   for (const auto& ref : inv.profiles) {
@@ -709,6 +713,13 @@ Status apply_profiles(Invocation& inv, const ProfileContext& ctx) {
   }
   merge_into(acc, inv.input, ctx.home);
   if (!inv.script.empty() || (acc.argv.empty() && run)) acc.argv = run.value_or(std::vector<std::string>{});
+  if (acc.audit_file) {
+    const auto& f = *acc.audit_file;
+    auto abs = f.text.rfind("fd:", 0) == 0 ? Result<std::string>(f.text) : policy::absolute_path(f, ctx.home);
+    if (!abs) return abs.error();
+    inv.report.audit = *abs;
+  }
+  if (acc.audit_required) inv.report.audit_required = acc.audit_required->text == "true";
   inv.input = std::move(acc);
   return Ok{};
 }

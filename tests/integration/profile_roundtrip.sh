@@ -2,7 +2,8 @@
 # A command line becomes a file: `cage --print-profile FLAGS -- CMD` printed as TOML and loaded back
 # with --profile gives the same --dry-run --json plan (compared without the "why" notes, which name
 # each value's origin: "--rw" on one side, "p.toml:7:7 fs.rw" on the other). Also: a profile plus
-# flags merges as documented, and a real run under a printed profile writes only where granted.
+# flags merges as documented, a real run under a printed profile writes only where granted, and
+# [audit] file writes the audit log beside the profile.
 set -u
 fail() { echo "FAIL: $*" >&2; exit 1; }
 d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
@@ -68,4 +69,12 @@ printf 'run = ["sh", "-c", "echo ok > out/f; echo no > %s/data/g"]\n[fs]\nro = [
 [ "$(cat out/f 2>/dev/null)" = ok ] || fail "allowed write lost: $(cat "$d/err")"
 [ ! -e "$d/data/g" ] || fail "read-only grant was written"
 grep -q 'Read-only file system' "$d/err" || fail "denied write not denied as expected: $(cat "$d/err")"
+# [audit] file is relative to the profile's directory and feeds --audit; without it nothing is written.
+mkdir -p "$d/au"
+printf '[audit]\nfile = "run.jsonl"\n' >"$d/au/a.toml"
+"$CAGE" --profile "$d/au/a.toml" -- true 2>"$d/err" || fail "run with [audit]: $(cat "$d/err")"
+grep -q '"cage_version"' "$d/au/run.jsonl" 2>/dev/null || fail "[audit] file not written next to the profile"
+printf '[fs]\nro = ["."]\n' >"$d/au/b.toml"
+"$CAGE" --profile "$d/au/b.toml" -- true || fail "run without [audit]"
+[ "$(ls "$d/au" | grep -c jsonl)" = 1 ] || fail "an audit file appeared without [audit]"
 echo "ok: profile round trip, merge rules and a real run"
