@@ -77,6 +77,12 @@ const FlagSpec kFlags[] = {
     {"--strict-limits", "", Arity::flag, kProc,
      "Refuse to run when a limit cannot be enforced by a cgroup (instead of an rlimit approximation and a warning)",
      nullptr, &PolicyInput::strict_limits},
+    {"--mechanism", "MECH", Arity::scalar, kProc,
+     "auto (default), namespaces, or landlock (no namespaces: for hosts that block user namespaces)", nullptr,
+     &PolicyInput::mechanism},
+    {"--allow-degraded", "ELEMENTS", Arity::list, kProc,
+     "Accept these losses where only Landlock is available: pid, hide, tmpfs (comma-separated)",
+     &PolicyInput::allow_degraded, nullptr},
     {"--hostname", "NAME", Arity::scalar, kProc, "Host name inside the sandbox (default: cage)", nullptr,
      &PolicyInput::hostname},
 };

@@ -479,7 +479,7 @@ const Scalar kScalars[] = {&PolicyInput::memory,    &PolicyInput::pids,         
                            &PolicyInput::timeout,   &PolicyInput::seccomp,       &PolicyInput::chdir,
                            &PolicyInput::hostname,  &PolicyInput::no_system,     &PolicyInput::no_cwd,
                            &PolicyInput::share_net, &PolicyInput::strict_limits, &PolicyInput::audit_file,
-                           &PolicyInput::audit_required, &PolicyInput::net_mode};
+                           &PolicyInput::audit_required, &PolicyInput::net_mode, &PolicyInput::mechanism};
 
 std::string env_name(const std::string& text) { return text.substr(0, text.find('=')); }
 
@@ -589,7 +589,7 @@ void merge_into(PolicyInput& into, const PolicyInput& later, const std::string& 
     for (const auto& v : *list)
       std::erase_if(into.env_unset, [&](const Value& u) { return u.text == env_name(v.text); });
   for (auto list : {&PolicyInput::env_pass, &PolicyInput::env_set, &PolicyInput::env_unset, &PolicyInput::net,
-                    &PolicyInput::rlimits})
+                    &PolicyInput::rlimits, &PolicyInput::allow_degraded})
     (into.*list).insert((into.*list).end(), (later.*list).begin(), (later.*list).end());
   for (auto s : kScalars)
     if (later.*s) into.*s = later.*s;

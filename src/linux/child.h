@@ -34,6 +34,7 @@ struct ChildContext {
   std::vector<struct rlimit> rlimits;  // parallel to plan->limits.rlimits
   std::vector<int> rlimit_resources;
   seccomp::Program seccomp;
+  seccomp::Program seccomp_extra;      // landlock_only: the socket/IPC supplement
   int sync_read = -1;    // the supervisor writes one byte once the id maps are written
   int error_write = -1;  // ChildFailure records; close-on-exec
   int status_write = -1; // init sends the workload's wait status here

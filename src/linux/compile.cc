@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <sstream>
 
-#include "linux/transparent_plan.h"
 #include "linux/cgroup_plan.h"
+#include "linux/transparent_plan.h"
 #include "policy/policy.h"
 #include "proxy/env.h"
 
@@ -69,8 +69,10 @@ struct Compiler {
 };
 
 Status Compiler::resolve(const Grant& g, MountKind kind) {
+  // One look at the path (realpath), then questions about the real path only: the child opens it
+  // again refusing every symlink and checks its kind, so a later swap fails closed.
   auto real = host.realpath(g.path);
-  FileInfo fi = host.stat(g.path);
+  FileInfo fi = real ? host.stat(*real) : host.stat(g.path);
   if (!real || fi.kind == FileKind::missing) {
     if (kind == MountKind::hide) return Ok{};  // nothing there: nothing to mask
     if (kind == MountKind::tmpfs && fi.kind == FileKind::missing) {
@@ -91,10 +93,20 @@ Status Compiler::resolve(const Grant& g, MountKind kind) {
                      "drop this option");
   if (kind == MountKind::tmpfs && fi.kind != FileKind::dir)
     return invalid(g.origin, "--tmpfs needs a directory (or a path that does not exist yet)");
+  // A path that resolves through a link inside a --rw grant names whatever the workload (or any
+  // other writer there) last pointed that link at: refused, the real path must be granted.
+  if (*real != g.path)
+    for (const auto& w : p.rw) {
+      auto wreal = host.realpath(w.path);
+      bool inside = is_beneath(g.path, w.path) || (wreal && is_beneath(g.path, *wreal));
+      if (inside && w.path != g.path)
+        return invalid(g.origin, "resolves through a symbolic link inside " + w.origin + " (to " + *real + ")",
+                       "grant the real path, " + *real + ", if that is what you mean");
+    }
   MountStep s{kind, *real, *real, "", fi.kind == FileKind::dir, false, g.origin};
   if (kind == MountKind::tmpfs) s.source.clear();
   user.push_back(s);
-  if (*real != g.path && kind != MountKind::hide && host.lstat(g.path).kind == FileKind::symlink)
+  if (*real != g.path && kind != MountKind::hide)
     user.push_back(MountStep{MountKind::symlink, *real, g.path, "", false, false, g.origin + " (symlink)"});
   return Ok{};
 }
@@ -364,6 +376,10 @@ Status Compiler::environment(const std::vector<std::pair<std::string, std::strin
   std::vector<std::pair<std::string, std::string>> forced = {
       {"HOME", p.home.empty() ? "/" : p.home}, {"USER", user_name}, {"LOGNAME", user_name},
       {"SHELL", shell}, {"PWD", plan.cwd}};
+  if (plan.mechanism == Mechanism::landlock_only) {
+    forced[0].second = "<private>/home";
+    forced.emplace_back("TMPDIR", "<private>/tmp");
+  }
   if (plan.net.mode == NetPlan::Mode::proxy && plan.net.shim_port != 0)
     for (auto& kv : proxy::proxy_environment(plan.net.shim_port, plan.net.allow)) forced.push_back(std::move(kv));
   plan.env = policy::build_environment(p.env, caller_env, forced);
@@ -394,6 +410,10 @@ Status Compiler::resolve_command() {
     auto real = host.realpath(c);
     const MountStep* cov = real ? covering(*real) : nullptr;
     bool visible = cov && (cov->kind == MountKind::bind_ro || cov->kind == MountKind::bind_rw);
+    if (plan.mechanism == Mechanism::landlock_only)
+      visible = real && std::any_of(plan.landlock.rules.begin(), plan.landlock.rules.end(), [&](const LandlockRule& r) {
+                  return (r.access == Access::read_exec || r.access == Access::write) && is_beneath(*real, r.path);
+                });
     if (!visible) {
       if (found_outside.empty()) found_outside = c;
       continue;
@@ -417,6 +437,8 @@ Status Compiler::resolve_command() {
 
 }  // namespace
 
+const char* const* default_etc_entries() { return kEtcEntries; }
+
 Result<Plan> compile(const Policy& p, const HostView& host,
                      const std::vector<std::pair<std::string, std::string>>& caller_env) {
   Compiler c{p, host, {}, {}, {}};
@@ -425,6 +447,17 @@ Result<Plan> compile(const Policy& p, const HostView& host,
   c.plan.argv = p.argv;
   c.plan.seccomp.profile = p.seccomp;
   c.plan.limits = p.limits;
+  const bool userns = host.user_namespaces_allowed();
+  if (p.mechanism == Policy::Mechanism::namespaces && !userns)
+    return unavailable("--mechanism namespaces", "this host does not let cage create user namespaces",
+                       "see cage --check; or use --mechanism auto to fall back to Landlock alone");
+  if (p.mechanism == Policy::Mechanism::landlock || (p.mechanism == Policy::Mechanism::automatic && !userns)) {
+    if (auto s = compile_landlock_view(p, host, c.plan); !s) return s.error();
+    if (auto s = c.environment(caller_env); !s) return s.error();
+    if (auto s = c.resolve_command(); !s) return s.error();
+    if (auto s = compile_cgroups(c.plan, host); !s) return s.error();
+    return std::move(c.plan);
+  }
   for (const auto& g : p.ro)
     if (auto s = c.resolve(g, MountKind::bind_ro); !s) return s.error();
   for (const auto& g : p.rw)
@@ -436,6 +469,13 @@ Result<Plan> compile(const Policy& p, const HostView& host,
   if (auto s = c.default_view(); !s) return s.error();
   if (auto s = c.home_and_cwd(); !s) return s.error();
   if (auto s = c.merge(); !s) return s.error();
+  // cage's own binary stays read-only inside even beneath a --rw grant: a workload that rewrote it
+  // would run outside the sandbox the next time the caller starts cage.
+  if (auto self = host.self_exe()) {
+    const MountStep* cov = c.covering(*self);
+    if (cov && cov->kind == MountKind::bind_rw)
+      c.plan.mounts.push_back(MountStep{MountKind::bind_ro, *self, *self, "", false, false, "cage's own binary (read-only)"});
+  }
   // The start directory must exist inside even when its content is not shown (--no-cwd).
   if (!c.covering(c.plan.cwd) && c.plan.cwd != "/") {
     c.plan.mounts.push_back(MountStep{MountKind::dir, "", c.plan.cwd, "", true, false, "start directory (empty)"});

@@ -16,6 +16,12 @@ Result<Plan> compile(const policy::Policy& policy, const HostView& host,
 std::string render_text(const Plan& plan);
 toml::table render_table(const Plan& plan);
 
+// compile_landlock.cc: the view where user namespaces are blocked (Landlock + seccomp alone).
+Status compile_landlock_view(const policy::Policy& p, const HostView& host, Plan& plan);
+bool is_private_dir_rule(const LandlockRule& r);
+// The /etc entries of the default view (compile.cc).
+const char* const* default_etc_entries();
+
 // The default shim port inside the sandbox's own network namespace.
 inline constexpr uint16_t kShimPort = 3128;
 

@@ -103,6 +103,13 @@ Status compile_landlock_view(const Policy& p, const HostView& host, Plan& plan) 
   };
   if (auto s = grant(p.ro, Access::read_exec); !s) return s;
   if (auto s = grant(p.rw, Access::write); !s) return s;
+  // Landlock cannot take write access back beneath a grant, so cage's own binary must not lie in one:
+  // a workload that rewrote it would run outside the sandbox the next time the caller starts cage.
+  if (auto self = host.self_exe())
+    for (const auto& g : p.rw)
+      if (auto real = host.realpath(g.path); real && is_beneath(*self, *real))
+        return invalid(g.origin, "cage's own binary (" + *self + ") lies beneath this --rw grant",
+                       "install cage outside the directories you grant, or allow user namespaces");
   auto cwd = host.realpath(p.cwd);
   if (!cwd || host.stat(*cwd).kind != FileKind::dir)
     return invalid("--chdir " + p.cwd, "the start directory does not exist", "create it or pick another");

@@ -66,6 +66,11 @@ Status prepare(const Plan& plan, Prepared& p) {
   auto prog = seccomp::build_program(plan.seccomp);
   if (!prog) return prog.error();
   c.seccomp = std::move(*prog);
+  if (plan.mechanism == Mechanism::landlock_only) {
+    auto extra = seccomp::build_landlock_only_supplement();
+    if (!extra) return extra.error();
+    c.seccomp_extra = std::move(*extra);
+  }
   if (plan.net.mode == NetPlan::Mode::proxy) {
     UniqueFd self(::open("/proc/self/exe", O_RDONLY | O_CLOEXEC));
     if (!self.valid()) return unavailable("--net", "cannot open cage's own binary", "check /proc", errno);
@@ -231,7 +236,7 @@ Error clone_error(int err) {
 
 }  // namespace
 
-Result<RunOutcome> execute(const Plan& plan, const RunHooks& hooks) {
+Result<RunOutcome> execute_plan(const Plan& plan, const RunHooks& hooks) {
   Prepared prep;
   if (auto s = prepare(plan, prep); !s) return s.error();
   // The run's cgroups exist before the child does; the destructor removes them on every return below.
@@ -265,6 +270,7 @@ Result<RunOutcome> execute(const Plan& plan, const RunHooks& hooks) {
   }
   unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
   if (plan.net.mode != NetPlan::Mode::host) flags |= CLONE_NEWNET;
+  if (plan.mechanism == Mechanism::landlock_only) flags = 0;  // a plain fork: see fallback.cc
   long pid = ::syscall(SYS_clone, flags | SIGCHLD, nullptr, nullptr, nullptr, nullptr);
   if (pid == 0) {
     sigset_t all;
@@ -300,7 +306,7 @@ Result<RunOutcome> execute(const Plan& plan, const RunHooks& hooks) {
       reap(SIGKILL);
       return s.error();
     }
-  if (int e = write_id_maps(plan.ids, static_cast<int>(pid))) {
+  if (int e = plan.mechanism == Mechanism::landlock_only ? 0 : write_id_maps(plan.ids, static_cast<int>(pid))) {
     reap(SIGKILL);
     return unavailable("user namespaces", "writing the uid/gid maps failed", "run cage --check", e);
   }

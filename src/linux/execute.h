@@ -27,6 +27,8 @@ struct RunHooks {
 };
 
 Result<RunOutcome> execute(const Plan& plan, const RunHooks& hooks = {});
+// The namespaces path (execute.cc); execute() (fallback.cc) prepares a landlock_only plan first.
+Result<RunOutcome> execute_plan(const Plan& plan, const RunHooks& hooks);
 
 // cage --check: probes each mechanism; prints text or JSON, returns 0 only if full confinement works.
 int check_host(bool json);

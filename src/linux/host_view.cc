@@ -6,12 +6,15 @@
 #include <fcntl.h>
 #include <linux/landlock.h>
 #include <sys/stat.h>
+#include <sched.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstdlib>
 #include <vector>
 #include <cstdlib>
 
@@ -91,6 +94,29 @@ class RealHostView final : public HostView {
   bool writable(const std::string& path) const override { return ::access(path.c_str(), W_OK) == 0; }
   uint32_t uid() const override { return ::getuid(); }
   uint32_t gid() const override { return ::getgid(); }
+  bool user_namespaces_allowed() const override {
+    auto first = [this](const char* path) -> int {
+      auto t = read_file(path);
+      return t && !t->empty() ? std::atoi(t->c_str()) : -1;
+    };
+    if (first("/proc/sys/user/max_user_namespaces") == 0) return false;
+    if (::getuid() != 0 && first("/proc/sys/kernel/unprivileged_userns_clone") == 0) return false;
+    // Ubuntu 23.10+ (AppArmor denies it unless a profile, cage's own from the package, grants userns)
+    // and containers whose seccomp filter refuses unshare/clone: only there is a probe worth its
+    // fork; elsewhere the sysctls above decide.
+    auto status = read_file("/proc/self/status");
+    bool filtered = status && status->find("Seccomp:\t2") != std::string::npos;
+    if ((::getuid() != 0 && first("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1) || filtered) {
+      pid_t pid = ::fork();
+      if (pid == 0) _exit(::unshare(CLONE_NEWUSER) == 0 ? 0 : 1);
+      int st = 0;
+      while (pid > 0 && ::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+      }
+      return pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    }
+    return true;
+  }
+  std::optional<std::string> self_exe() const override { return realpath("/proc/self/exe"); }
   int landlock_abi() const override {
     long abi = ::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
     return abi < 0 ? 0 : static_cast<int>(abi);

@@ -30,6 +30,10 @@ class HostView {
   virtual uint32_t uid() const = 0;
   virtual uint32_t gid() const = 0;
   virtual int landlock_abi() const = 0;  // 0 when Landlock is unavailable
+  // False when a sysctl or LSM keeps this user from creating user namespaces (cheap: no probe).
+  virtual bool user_namespaces_allowed() const { return true; }
+  // The real path of the running cage binary (to keep it read-only inside), if known.
+  virtual std::optional<std::string> self_exe() const { return std::nullopt; }
   // cgroups (cgroup_plan.cc): may we create directories in / write to path? The cgroup layout itself
   // is read through read_file("/proc/self/cgroup"), ("/proc/self/mountinfo") and the cgroup files.
   virtual bool writable(const std::string& path) const { (void)path; return false; }

@@ -11,7 +11,10 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 
 #include "linux/child.h"
 #include "linux/net.h"
@@ -50,9 +53,35 @@ bool forwarded(int sig) {
   if (int e = drop_privileges(&step)) child_fail(c, step, e);
   int idx = -1;
   if (int e = landlock_restrict(plan.landlock, &step, &idx)) child_fail(c, step, e, idx);
+  if (plan.mechanism == Mechanism::landlock_only) {
+    // No pid namespace: the workload must not outlive cage's init.
+    if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) child_fail(c, ChildStep::signals, errno);
+    if (int e = seccomp::load_program(c.seccomp_extra)) child_fail(c, ChildStep::seccomp, e);
+  }
   if (int e = seccomp::load_program(c.seccomp)) child_fail(c, ChildStep::seccomp, e);
   ::execve(plan.exec_path.c_str(), c.argv.data(), c.envp.data());
   child_fail(c, ChildStep::exec, errno);
+}
+
+// Without a pid namespace nothing ends the workload's leftovers when init exits: kill every child
+// (orphans are reparented to init, a subreaper) until none is left.
+void kill_descendants() {
+  char path[64], buf[4096];
+  std::snprintf(path, sizeof path, "/proc/self/task/%d/children", static_cast<int>(::getpid()));
+  for (int round = 0; round < 10000; ++round) {
+    int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? ::read(fd, buf, sizeof buf - 1) : -1;
+    if (fd >= 0) ::close(fd);
+    if (n > 0) {
+      buf[n] = '\0';
+      for (char* p = buf; *p;) {
+        long pid = std::strtol(p, &p, 10);
+        if (pid > 0) ::kill(static_cast<pid_t>(pid), SIGKILL);
+        while (*p == ' ' || *p == '\n') ++p;
+      }
+    }
+    if (::waitpid(-1, nullptr, 0) < 0 && errno == ECHILD) return;
+  }
 }
 
 void wipe_environment() {
@@ -83,13 +112,18 @@ void run_init(const ChildContext& c) {
   if (n != 1) _exit(125);  // the supervisor is gone: nothing to report to
   ::close(c.sync_read);
   int idx = -1;
-  if (int e = build_root(c, &idx)) child_fail(c, ChildStep::mount_step, e, idx);
+  const bool namespaces = c.plan->mechanism == Mechanism::namespaces;
+  if (namespaces)
+    if (int e = build_root(c, &idx)) child_fail(c, ChildStep::mount_step, e, idx);
   for (int fd : c.source_fds)
     if (fd >= 0) ::close(fd);
   if (c.dev_null >= 0) ::close(c.dev_null);
   const Plan& plan = *c.plan;
-  if (::sethostname(plan.hostname.data(), plan.hostname.size()) != 0) child_fail(c, ChildStep::hostname, errno);
-  if (plan.net.mode != NetPlan::Mode::host)
+  if (namespaces && ::sethostname(plan.hostname.data(), plan.hostname.size()) != 0)
+    child_fail(c, ChildStep::hostname, errno);
+  // Without a pid namespace init is not pid 1: as a subreaper it still inherits every orphan.
+  if (!namespaces && ::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) child_fail(c, ChildStep::signals, errno);
+  if (namespaces && plan.net.mode != NetPlan::Mode::host)
     if (int e = bring_up_loopback()) child_fail(c, ChildStep::loopback, e);
   if (::prctl(PR_SET_DUMPABLE, 0) != 0) child_fail(c, ChildStep::signals, errno);
   if (plan.net.mode == NetPlan::Mode::proxy && plan.net.transparent.enabled)
@@ -119,13 +153,15 @@ void run_init(const ChildContext& c) {
         if (pid != child) continue;
         do n = ::write(c.status_write, &status, sizeof status);
         while (n < 0 && errno == EINTR);
+        if (!namespaces) kill_descendants();
         _exit(0);
       }
       continue;
     }
     // Forward only what the supervisor sent (si_pid 0: a sender outside this pid namespace, by
     // kill()); a terminal's signals already reached the workload's process group directly.
-    if (forwarded(sig) && si.si_code <= 0 && si.si_pid == 0) ::kill(child, sig);
+    if (forwarded(sig) && si.si_code <= 0 && (si.si_pid == 0 || (!namespaces && si.si_pid == ::getppid())))
+      ::kill(child, sig);
   }
 }
 

@@ -82,7 +82,7 @@ int landlock_restrict(const LandlockPlan& plan, ChildStep* step, int* failed_ind
   }
   // Without a network plan the namespace holds only its own loopback: local servers of the workload
   // (test suites) keep working, so TCP is handled only when the shim is the one way out.
-  if (plan.connect_tcp.empty() && plan.abi >= 4) attr.handled_access_net = 0;
+  if (plan.connect_tcp.empty() && !plan.deny_all_tcp && plan.abi >= 4) attr.handled_access_net = 0;
   *step = ChildStep::landlock_create;
   int rs = static_cast<int>(::syscall(SYS_landlock_create_ruleset, &attr, attr_size, 0));
   if (rs < 0) return errno;

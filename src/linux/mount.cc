@@ -40,38 +40,46 @@ bool staged(char* buf, size_t n, const std::string& target) {
   return len > 0 && static_cast<size_t>(len) < n;
 }
 
-// mkdir -p of every missing component, all inside cage's own tmpfs (compile guarantees it).
-int make_parents(char* path) {
-  for (char* p = path + std::strlen(kStage) + 1; *p; ++p) {
-    if (*p != '/') continue;
-    *p = '\0';
-    int rc = ::mkdir(path, 0755);
-    *p = '/';
-    if (rc != 0 && errno != EEXIST) return errno;
+int openat2_nofollow(int dirfd, const char* rel, int flags) {
+  struct open_how how {};
+  how.flags = static_cast<uint64_t>(flags) | O_CLOEXEC;
+  how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH;
+  return static_cast<int>(::syscall(SYS_openat2, dirfd, rel, &how, sizeof how));
+}
+
+// Opens the parent directory of target beneath root_fd, creating missing directories on the way,
+// one component at a time and refusing every symlink: a component swapped for a link (in a --rw
+// grant, by a process outside) can never make cage create or mount anything outside the view.
+// On success *leaf points at the last component inside buf.
+int open_parent(int root_fd, const std::string& target, char* buf, size_t n, const char** leaf, int* parent) {
+  if (target.size() + 1 > n || target.size() < 2) return ENAMETOOLONG;
+  std::memcpy(buf, target.c_str() + 1, target.size());  // without the leading '/', with the NUL
+  int cur = ::fcntl(root_fd, F_DUPFD_CLOEXEC, 0);
+  if (cur < 0) return errno;
+  char* comp = buf;
+  for (char* slash; (slash = std::strchr(comp, '/')) != nullptr; comp = slash + 1) {
+    *slash = '\0';
+    int next = openat2_nofollow(cur, comp, O_PATH | O_DIRECTORY);
+    if (next < 0 && errno == ENOENT && ::mkdirat(cur, comp, 0755) == 0) next = openat2_nofollow(cur, comp, O_PATH | O_DIRECTORY);
+    int e = errno;
+    *slash = '/';
+    ::close(cur);
+    if (next < 0) return e;
+    cur = next;
   }
+  *leaf = comp;
+  *parent = cur;
   return 0;
 }
 
-// Runs make(path); when a parent is missing, creates the parents and tries once more. Steps come
-// sorted by depth, so the parents usually exist and the common case costs one system call.
-template <class F>
-int with_parents(char* path, F make) {
-  int e = make(path);
-  if (e != ENOENT) return e;
-  if ((e = make_parents(path)) != 0) return e;
-  return make(path);
-}
-
-int ensure_mount_point(char* path, bool is_dir) {
+int ensure_mount_point(int parent, const char* leaf, bool is_dir) {
   struct stat st {};
-  if (::lstat(path, &st) == 0) return (S_ISDIR(st.st_mode) == is_dir) ? 0 : ENOTDIR;
-  if (is_dir) return with_parents(path, [](const char* p) { return ::mkdir(p, 0755) == 0 || errno == EEXIST ? 0 : errno; });
-  return with_parents(path, [](const char* p) {
-    int fd = ::open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-    if (fd < 0) return errno;
-    ::close(fd);
-    return 0;
-  });
+  if (::fstatat(parent, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0) return (S_ISDIR(st.st_mode) == is_dir) ? 0 : ENOTDIR;
+  if (is_dir) return ::mkdirat(parent, leaf, 0755) == 0 || errno == EEXIST ? 0 : errno;
+  int fd = ::openat(parent, leaf, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0) return errno;
+  ::close(fd);
+  return 0;
 }
 
 // Opens the target beneath the staged root refusing every symlink, and returns its magic-link path
@@ -94,14 +102,24 @@ int mount_tmpfs(const char* at, const char* mode, bool noexec) {
   return err_of(::mount("tmpfs", at, "tmpfs", kNoSuidDev | (noexec ? MS_NOEXEC : 0), opts));
 }
 
+// Attaches a detached tree (open_sources) at the target fd, with its flags set on the whole tree first.
+int attach(int tree, int target_fd, bool read_only) {
+  struct mount_attr attr {};
+  attr.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (read_only ? MOUNT_ATTR_RDONLY : 0);
+  if (::syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof attr) != 0) return errno;
+  if (::syscall(SYS_move_mount, tree, "", target_fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
+    return errno;
+  return 0;
+}
+
 int bind(const char* src, const char* at, const char* attr_path, bool read_only, bool nodev) {
   if (::mount(src, at, nullptr, MS_BIND | MS_REC, nullptr) != 0) return errno;
   uint64_t set = MOUNT_ATTR_NOSUID | (nodev ? MOUNT_ATTR_NODEV : 0) | (read_only ? MOUNT_ATTR_RDONLY : 0);
   return err_of(sys_mount_setattr(attr_path, AT_RECURSIVE, set));
 }
 
-int write_file(const char* path, const std::string& content) {
-  int fd = ::open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+int write_file(int parent, const char* leaf, const std::string& content) {
+  int fd = ::openat(parent, leaf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd < 0) return errno;
   size_t off = 0;
   while (off < content.size()) {
@@ -146,28 +164,37 @@ int build_dev(const char* at) {
   return err_of(sys_mount_setattr(at, 0, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC));
 }
 
+// Creates what a step needs at its target (a link, a file, a directory or a mount point) beneath
+// root_fd; see open_parent for why every component is opened without following links.
+int prepare_target(const MountStep& s, int root_fd) {
+  if (s.target == "/") return 0;  // the staging root itself
+  char rel[4096];
+  const char* leaf = nullptr;
+  int parent = -1;
+  if (int e = open_parent(root_fd, s.target, rel, sizeof rel, &leaf, &parent)) return e;
+  int e = 0;
+  switch (s.kind) {
+    case MountKind::symlink: e = ::symlinkat(s.source.c_str(), parent, leaf) == 0 ? 0 : errno; break;
+    case MountKind::file: e = write_file(parent, leaf, s.content); break;
+    case MountKind::proc_ro: break;  // exists in the proc instance
+    case MountKind::dir:
+    case MountKind::tmpfs:
+    case MountKind::proc:
+    case MountKind::dev: e = ensure_mount_point(parent, leaf, true); break;
+    case MountKind::bind_ro:
+    case MountKind::bind_rw:
+    case MountKind::hide: e = ensure_mount_point(parent, leaf, s.is_dir); break;
+  }
+  ::close(parent);
+  return e;
+}
+
 int apply_step(const ChildContext& c, size_t i, int root_fd) {
   const MountStep& s = c.plan->mounts[i];
   char at[4096], link[64];
   if (!staged(at, sizeof at, s.target)) return ENAMETOOLONG;
-  switch (s.kind) {
-    case MountKind::symlink:
-      return with_parents(at, [&s](const char* p) { return err_of(::symlink(s.source.c_str(), p)); });
-    case MountKind::file:
-      return with_parents(at, [&s](const char* p) { return write_file(p, s.content); });
-    case MountKind::dir:
-      return ensure_mount_point(at, true);
-    case MountKind::tmpfs:
-    case MountKind::bind_ro:
-    case MountKind::bind_rw:
-    case MountKind::proc:
-    case MountKind::proc_ro:
-    case MountKind::dev:
-    case MountKind::hide: break;
-  }
-  bool is_dir = s.kind == MountKind::tmpfs || s.kind == MountKind::proc || s.kind == MountKind::dev || s.is_dir;
-  if (s.kind != MountKind::proc_ro)
-    if (int e = ensure_mount_point(at, is_dir)) return e;
+  if (int e = prepare_target(s, root_fd)) return e;
+  if (s.kind == MountKind::symlink || s.kind == MountKind::file || s.kind == MountKind::dir) return 0;
   int tfd = -1;
   if (int e = open_target(s.target, root_fd, link, sizeof link, &tfd)) return e;
   int e = 0;
@@ -179,9 +206,7 @@ int apply_step(const ChildContext& c, size_t i, int root_fd) {
     }
     case MountKind::bind_ro:
     case MountKind::bind_rw: {
-      char src[64];
-      std::snprintf(src, sizeof src, "/proc/self/fd/%d", c.source_fds[i]);
-      e = bind(src, link, at, s.kind == MountKind::bind_ro, true);
+      e = attach(c.source_fds[i], tfd, s.kind == MountKind::bind_ro);
       break;
     }
     case MountKind::proc:
@@ -228,7 +253,17 @@ int open_sources(const ChildContext& c, int* failed_index) {
       *failed_index = static_cast<int>(i);
       return fd < 0 ? errno : ESTALE;
     }
-    c.source_fds[i] = fd;
+    // A detached copy of the source's mount tree, taken before the staging tmpfs exists: a grant of
+    // the staging directory itself (/tmp), or of an ancestor (/), cannot copy the stage into the view.
+    int tree = static_cast<int>(::syscall(SYS_open_tree, fd, "",
+                                          OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE));
+    int e = errno;
+    ::close(fd);
+    if (tree < 0) {
+      *failed_index = static_cast<int>(i);
+      return e;
+    }
+    c.source_fds[i] = tree;
   }
   c.dev_null = ::open("/dev/null", O_PATH | O_CLOEXEC);
   return c.dev_null < 0 ? errno : 0;
@@ -250,6 +285,12 @@ int build_root(const ChildContext& c, int* failed_index) {
       *failed_index = static_cast<int>(i);
       ::close(root_fd);
       return e;
+    }
+    // A grant of "/" now covers the staging root: later steps must start from the top mount.
+    if (steps[i].target == "/") {
+      ::close(root_fd);
+      root_fd = ::open(kStage, O_PATH | O_DIRECTORY | O_CLOEXEC);
+      if (root_fd < 0) return errno;
     }
   }
   // Read-only tmpfs (/etc) once populated; then the root itself.

@@ -51,6 +51,7 @@ struct LandlockPlan {
   std::vector<uint16_t> connect_tcp;  // TCP ports the workload may connect to (the shim's)
   bool scope_signals = true;          // ABI 6: no signals to processes outside the sandbox domain
   bool scope_abstract_unix = true;    // ABI 6: no abstract unix sockets outside the domain
+  bool deny_all_tcp = false;          // landlock_only: no TCP connect or bind at all (no private loopback)
 };
 
 struct IdMaps {
@@ -112,7 +113,14 @@ struct CgroupPlan {
   std::vector<Unenforced> unenforced;
 };
 
+// namespaces: the full sandbox. landlock_only: where user namespaces are blocked, Landlock +
+// seccomp + no_new_privs + rlimits on the host's own tree (src/linux/fallback.cc).
+enum class Mechanism { namespaces, landlock_only };
+
 struct Plan {
+  Mechanism mechanism = Mechanism::namespaces;
+  std::vector<std::string> degraded;  // landlock_only: elements lost, each accepted by --allow-degraded
+  std::vector<std::string> notes;     // landlock_only: differences that weaken nothing (private /tmp ...)
   std::vector<MountStep> mounts;  // in order; parents before children, masks after what they mask
   LandlockPlan landlock;
   IdMaps ids;

@@ -95,8 +95,14 @@ toml::table render_cgroup_table(const CgroupPlan& cg) {
 
 std::string render_text(const Plan& plan) {
   std::ostringstream o;
-  o << "platform: linux (user, mount, pid, ipc, uts, cgroup" << (plan.net.mode == NetPlan::Mode::host ? "" : ", net")
-    << " namespaces)\n";
+  if (plan.mechanism == Mechanism::landlock_only) {
+    o << "platform: linux, mechanism landlock_only (user namespaces are blocked: Landlock + seccomp alone)\n";
+    for (const auto& d : plan.degraded) o << "degraded: " << d << "  # accepted with --allow-degraded\n";
+    for (const auto& n : plan.notes) o << "note:     " << n << "\n";
+  } else {
+    o << "platform: linux (user, mount, pid, ipc, uts, cgroup" << (plan.net.mode == NetPlan::Mode::host ? "" : ", net")
+      << " namespaces)\n";
+  }
   o << "command:  " << quoted_argv(plan.argv) << "\n";
   o << "exec:     " << plan.exec_path << "\n";
   o << "cwd:      " << plan.cwd << "\n";
@@ -182,8 +188,14 @@ toml::table render_table(const Plan& plan) {
   if (plan.limits.cpu) limits.insert("cpu", *plan.limits.cpu);
   limits.insert("strict", plan.limits.strict);
   limits.insert("cgroup", render_cgroup_table(plan.cgroup));
+  toml::array degraded, notes;
+  for (const auto& d : plan.degraded) degraded.push_back(d);
+  for (const auto& n : plan.notes) notes.push_back(n);
   return toml::table{
       {"platform", "linux"},
+      {"mechanism", plan.mechanism == Mechanism::landlock_only ? "landlock_only" : "namespaces"},
+      {"degraded", std::move(degraded)},
+      {"notes", std::move(notes)},
       {"argv", std::move(argv)},
       {"exec", plan.exec_path},
       {"cwd", plan.cwd},

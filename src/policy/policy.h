@@ -34,6 +34,8 @@ struct PolicyInput {
   std::vector<Value> rlimits;
   std::optional<Value> memory, pids, cpu, timeout, seccomp, chdir, hostname;
   std::optional<Value> no_system, no_cwd, share_net, strict_limits;  // "true"/"false" with origin
+  std::optional<Value> mechanism;        // --mechanism auto|namespaces|landlock
+  std::vector<Value> allow_degraded;     // --allow-degraded pid,hide,...
   std::optional<Value> audit_file, audit_required;  // [audit] file, required (profiles; carried for audit)
   std::vector<std::string> argv;
 };
@@ -90,12 +92,21 @@ struct Policy {
   // synthetic addresses, for programs that ignore *_PROXY), or both (the default).
   enum class NetMode { both, proxy, transparent };
   NetMode net_mode = NetMode::both;
+  // Linux: namespaces + Landlock + seccomp (the full sandbox), or Landlock + seccomp alone where user
+  // namespaces are blocked. auto picks the best the host offers; a lost element is refused unless
+  // listed in allow_degraded.
+  enum class Mechanism { automatic, namespaces, landlock };
+  Mechanism mechanism = Mechanism::automatic;
+  std::vector<std::string> allow_degraded;
   Limits limits;
   SeccompProfile seccomp = SeccompProfile::default_profile;
   std::vector<std::string> argv;
 };
 
 Result<Policy> validate(const PolicyInput& in, const Context& ctx);
+// What --allow-degraded may name: pid (host processes visible, no pid namespace), hide (--hide
+// cannot mask beneath a grant), tmpfs (--tmpfs paths are not mounted).
+extern const char* const kDegradableElements[3];
 
 // Path helpers (paths.cc): "~" expansion, joining to a base, lexical cleaning. Pure string work.
 Result<std::string> absolute_path(const Value& v, const std::string& home);

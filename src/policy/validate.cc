@@ -272,6 +272,32 @@ Status validate_misc(const PolicyInput& in, const Context& ctx, Policy& p) {
     else
       return invalid(where(*in.seccomp), "unknown seccomp profile", "use default, relaxed or none");
   }
+  if (in.mechanism) {
+    const auto& t = in.mechanism->text;
+    if (t == "auto")
+      p.mechanism = Policy::Mechanism::automatic;
+    else if (t == "namespaces")
+      p.mechanism = Policy::Mechanism::namespaces;
+    else if (t == "landlock")
+      p.mechanism = Policy::Mechanism::landlock;
+    else
+      return invalid(where(*in.mechanism), "unknown mechanism", "use auto, namespaces or landlock");
+  }
+  for (const auto& v : in.allow_degraded) {
+    std::string item;
+    for (size_t i = 0; i <= v.text.size(); ++i) {
+      if (i < v.text.size() && v.text[i] != ',') {
+        item += v.text[i];
+        continue;
+      }
+      bool known = false;
+      for (const char* e : kDegradableElements) known = known || item == e;
+      if (!known)
+        return invalid(where(v), "unknown element '" + item + "'", "use a comma-separated list of pid, hide, tmpfs");
+      p.allow_degraded.push_back(item);
+      item.clear();
+    }
+  }
   if (in.no_system) {
     auto b = parse_bool(*in.no_system);
     if (!b) return b.error();
@@ -302,6 +328,8 @@ Status validate_misc(const PolicyInput& in, const Context& ctx, Policy& p) {
 }
 
 }  // namespace
+
+const char* const kDegradableElements[3] = {"pid", "hide", "tmpfs"};
 
 Result<Policy> validate(const PolicyInput& in, const Context& ctx) {
   Policy p;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# PENDING (fails today; not globbed). Attack: a process with --rw $work/rw (an earlier sandbox, or any
+
 # host process of the user) swaps paths beneath the grant while cage starts.
 #  A. $work/rw/x swaps between a real directory (marker "inside") and a symlink to $work/outside
 #     (marker "outside") with renameat2(RENAME_EXCHANGE); cage runs --rw $work/rw --ro $work/rw/x.
@@ -12,7 +12,7 @@
 #     Today: mount.cc ensure_mount_point()/make_parents() lstat and mkdir the staged target path,
 #     following symlinks in its components (only open_target uses RESOLVE_NO_SYMLINKS), so cage
 #     creates $victim/b on the host (as root: anywhere, e.g. an empty /etc/nologin for a file grant).
-. "$(dirname "$0")/../lib.bash"
+. "$(dirname "$0")/lib.bash"
 require_sandbox
 mkdir -p "$work/rw/x" "$work/outside" "$work/rw/a/b"
 echo outside >"$work/outside/marker"
