@@ -387,11 +387,18 @@ Status Loader::top(const Doc& d, const toml::table& t, Layer& includes, Layer& o
       auto v = str(d, n, key);
       if (!v) return v.error();
       own.input.hostname = *v;
+    } else if (key == "mechanism") {  // auto | namespaces | landlock (--mechanism)
+      auto v = str(d, n, key);
+      if (!v) return v.error();
+      own.input.mechanism = *v;
+    } else if (key == "allow_degraded") {  // ["pid", "hide", "tmpfs"] (--allow-degraded)
+      if (auto st = str_list(d, n, key, own.input.allow_degraded); !st) return st;
     } else if (key == "fs" || key == "env" || key == "net" || key == "limits" || key == "seccomp" ||
                key == "audit") {
       if (auto s = section(d, n, key, own); !s) return s;
     } else {
-      return unknown(d, k, "", "version include run hostname [fs] [env] [net] [limits] [seccomp] [audit]");
+      return unknown(d, k, "",
+                     "version include run hostname mechanism allow_degraded [fs] [env] [net] [limits] [seccomp] [audit]");
     }
   }
   return Ok{};
@@ -618,6 +625,12 @@ std::string print_profile(const PolicyInput& in, const std::string& home) {
     root.insert("run", std::move(run));
   }
   if (in.hostname) put_str(root, "hostname", in.hostname->text);
+  if (in.mechanism) put_str(root, "mechanism", in.mechanism->text);
+  if (!in.allow_degraded.empty()) {
+    toml::array deg;
+    for (const auto& v : in.allow_degraded) deg.push_back(esc(v.text));
+    root.insert("allow_degraded", std::move(deg));
+  }
   toml::table fs;
   for (const auto& slot : kFsLists)
     if (!(in.*(slot.list)).empty()) fs.insert(slot.key, strings(in.*(slot.list), path_text));

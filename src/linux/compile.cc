@@ -95,7 +95,7 @@ Status Compiler::resolve(const Grant& g, MountKind kind) {
     return invalid(g.origin, "--tmpfs needs a directory (or a path that does not exist yet)");
   // A path that resolves through a link inside a --rw grant names whatever the workload (or any
   // other writer there) last pointed that link at: refused, the real path must be granted.
-  if (*real != g.path)
+  if (*real != policy::resolve_dot_dot(g.path))
     for (const auto& w : p.rw) {
       auto wreal = host.realpath(w.path);
       bool inside = is_beneath(g.path, w.path) || (wreal && is_beneath(g.path, *wreal));
@@ -106,7 +106,9 @@ Status Compiler::resolve(const Grant& g, MountKind kind) {
   MountStep s{kind, *real, *real, "", fi.kind == FileKind::dir, false, g.origin};
   if (kind == MountKind::tmpfs) s.source.clear();
   user.push_back(s);
-  if (*real != g.path && kind != MountKind::hide)
+  // A granted link also appears where it was named, pointing at what is bound (a convenience only:
+  // what is mounted was decided above from the real path).
+  if (*real != g.path && kind != MountKind::hide && host.lstat(g.path).kind == FileKind::symlink)
     user.push_back(MountStep{MountKind::symlink, *real, g.path, "", false, false, g.origin + " (symlink)"});
   return Ok{};
 }

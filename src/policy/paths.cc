@@ -46,6 +46,23 @@ Result<std::string> absolute_path(const Value& v, const std::string& home) {
   return lexically_clean(p);
 }
 
+std::string resolve_dot_dot(const std::string& abs) {
+  std::string out;
+  for (size_t i = 0; i < abs.size();) {
+    size_t j = abs.find('/', i);
+    if (j == std::string::npos) j = abs.size();
+    std::string part = abs.substr(i, j - i);
+    i = j + 1;
+    if (part.empty() || part == ".") continue;
+    if (part == "..") {
+      out.resize(out.rfind('/') == std::string::npos ? 0 : out.rfind('/'));
+      continue;
+    }
+    out += "/" + part;
+  }
+  return out.empty() ? "/" : out;
+}
+
 bool is_beneath(const std::string& path, const std::string& dir) {
   if (dir == "/") return !path.empty() && path[0] == '/';
   if (path.size() < dir.size() || path.compare(0, dir.size(), dir) != 0) return false;

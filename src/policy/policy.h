@@ -111,6 +111,8 @@ extern const char* const kDegradableElements[3];
 // Path helpers (paths.cc): "~" expansion, joining to a base, lexical cleaning. Pure string work.
 Result<std::string> absolute_path(const Value& v, const std::string& home);
 std::string lexically_clean(const std::string& abs);
+// ".." taken lexically (what the path means when no component is a symbolic link).
+std::string resolve_dot_dot(const std::string& abs);
 bool is_beneath(const std::string& path, const std::string& dir);  // path == dir or inside it
 
 // Environment (env.cc): the environment the workload starts with.

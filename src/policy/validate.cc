@@ -120,15 +120,28 @@ Result<Rlimit> parse_rlimit(const Value& v) {
   std::string val = v.text.substr(eq + 1);
   auto colon = val.find(':');
   std::string soft = val.substr(0, colon), hard = colon == std::string::npos ? soft : val.substr(colon + 1);
-  auto one = [](const std::string& s, uint64_t& out) {
+  // A number, optionally with a binary size suffix (fsize=1G, stack=8M), or unlimited.
+  auto one = [](std::string s, uint64_t& out) {
     if (s == "unlimited" || s == "infinity") {
       out = UINT64_MAX;
       return true;
     }
-    return parse_u64(s, out);
+    int shift = 0;
+    if (!s.empty()) {
+      const std::string units = "KMGT";
+      if (auto i = units.find(static_cast<char>(std::toupper(static_cast<unsigned char>(s.back()))));
+          i != std::string::npos) {
+        shift = 10 * static_cast<int>(i + 1);
+        s.pop_back();
+      }
+    }
+    if (!parse_u64(s, out)) return false;
+    if (shift && out > (UINT64_MAX >> shift)) return false;
+    out <<= shift;
+    return true;
   };
   if (!one(soft, r.soft) || !one(hard, r.hard))
-    return invalid(where(v), "limit is not a number", "write NAME=N, NAME=SOFT:HARD or NAME=unlimited");
+    return invalid(where(v), "limit is not a number", "write NAME=N, NAME=SOFT:HARD, N with K/M/G/T, or unlimited");
   if (r.soft > r.hard) return invalid(where(v), "soft limit is above the hard limit");
   return r;
 }

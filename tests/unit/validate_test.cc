@@ -95,7 +95,13 @@ TEST(Validate, TimeoutAndRlimits) {
     b.timeout = v(bad, "--timeout");
     expect_invalid(b, "--timeout");
   }
-  for (const char* bad : {"nofile", "bogus=1", "nofile=abc", "nofile=10:5"}) {
+  auto sized = with_cmd();
+  sized.rlimits = {v("fsize=1G:2G", "--rlimit")};
+  auto ps = validate(sized, ctx());
+  ASSERT_TRUE(ps);
+  EXPECT_EQ(ps->limits.rlimits[0].soft, 1ull << 30);
+  EXPECT_EQ(ps->limits.rlimits[0].hard, 2ull << 30);
+  for (const char* bad : {"nofile", "bogus=1", "nofile=abc", "nofile=10:5", "fsize=1Q", "fsize=99999999T"}) {
     auto b = with_cmd();
     b.rlimits = {v(bad, "--rlimit")};
     expect_invalid(b, "--rlimit");
