@@ -6,6 +6,8 @@
 // to the supervisor; nothing here parses traffic. Proven by tests/integration/net_transparent_*.sh.
 #include "linux/netns.h"
 
+#include "common/send_fd.h"
+
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <netinet/in.h>
@@ -20,24 +22,6 @@ namespace cage::lx::net {
 namespace {
 
 constexpr int kLoopbackIfindex = 1;  // lo is always ifindex 1 in a new network namespace
-
-int send_fd(int channel, int fd, char kind) {
-  iovec iov{&kind, 1};
-  alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))] = {};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = ctl;
-  msg.msg_controllen = sizeof ctl;
-  cmsghdr* c = CMSG_FIRSTHDR(&msg);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int));
-  std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
-  while (sendmsg(channel, &msg, MSG_NOSIGNAL) < 0)
-    if (errno != EINTR) return errno;
-  return 0;
-}
 
 void add_attr(nlmsghdr* nh, unsigned short type, const void* data, unsigned short len) {
   auto* rta = reinterpret_cast<rtattr*>(reinterpret_cast<char*>(nh) + NLMSG_ALIGN(nh->nlmsg_len));

@@ -6,6 +6,8 @@
 // Proven by tests/integration/net_*.sh.
 #include "shim/shim.h"
 
+#include "common/send_fd.h"
+
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -25,24 +27,7 @@ int fd_arg(const char* s) {
 }
 
 // One message per connection: a byte of payload (SEQPACKET needs one) and the fd.
-bool pass_fd(int channel, int fd) {
-  char byte = 'c';
-  iovec iov{&byte, 1};
-  alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))] = {};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = ctl;
-  msg.msg_controllen = sizeof ctl;
-  cmsghdr* c = CMSG_FIRSTHDR(&msg);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int));
-  std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
-  while (sendmsg(channel, &msg, MSG_NOSIGNAL) < 0)
-    if (errno != EINTR) return false;
-  return true;
-}
+bool pass_fd(int channel, int fd) { return send_fd(channel, fd, 'c') == 0; }
 
 }  // namespace
 
