@@ -36,7 +36,9 @@ else
 fi
 
 # Fork bomb: contained, the host keeps forking quickly, and everything is gone afterwards.
-bomb='b() { b | b & }; b; sleep 3'
+# The function's name is unique to this run: the root and user variants of this test may run at once.
+f="bomb$$"
+bomb="$f() { $f | $f & }; $f; sleep 3"
 start=$(date +%s)
 run --pids 64 --timeout 20 --result "$work/bomb.json" --audit "$work/bomb.log" -- sh -c "$bomb" >/dev/null 2>"$work/err" &
 cage_pid=$!
@@ -57,7 +59,7 @@ else
   grep -q "cage: warning: --pids 64 is not enforced by a cgroup" "$work/err" || fail "no --pids warning"
 fi
 sleep 0.5
-if pgrep -f 'b [|] b &' >/dev/null; then fail "fork bomb processes survived the run"; fi
+if pgrep -f "$f [|] $f &" >/dev/null; then fail "fork bomb processes survived the run"; fi
 no_stale_cgroups
 
 # --cpu: a cgroup quota where usable (plan shows it), otherwise a warning that nothing enforces it.
