@@ -47,7 +47,7 @@ class PrivateDir {
     ::rmdir(path_.c_str());
   }
   Status create() {
-    char tmpl[] = "/tmp/cage-XXXXXX";
+    char tmpl[] = "/tmp/cage-private.XXXXXX";
     if (!::mkdtemp(tmpl)) return unavailable("/tmp", "cannot create the run's private directory", "check /tmp", errno);
     path_ = tmpl;
     for (const char* sub : {"/home", "/tmp"})

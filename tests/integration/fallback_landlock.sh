@@ -15,7 +15,7 @@ echo data > "$d/ro/f"
 echo secret > "$d/secret"
 probe_dir=$(dirname "$CAGE_PROBE")
 L=("$CAGE" --mechanism landlock --no-cwd)
-before=$(find /tmp -maxdepth 1 -name "cage-*" -user "$(id -u)" 2>/dev/null | wc -l)  # this user's only: the root and user variants run at once
+before=$(find /tmp -maxdepth 1 -name "cage-private.*" -user "$(id -u)" 2>/dev/null | wc -l)  # this user's only: the root and user variants run at once
 
 # Pid isolation is lost without namespaces: refused until accepted, naming the element.
 if "${L[@]}" --ro "$d/ro" -- true 2>"$d/err"; then fail "ran without accepting the loss of pid isolation"; fi
@@ -38,7 +38,7 @@ if "${A[@]}" -- sh -c "echo x > $d/ro/y" 2>/dev/null; then fail "wrote into a --
 if "${A[@]}" -- sh -c "echo x > $d/out/y" 2>/dev/null; then fail "wrote outside the grants"; fi
 [ ! -e "$d/ro/y" ] && [ ! -e "$d/out/y" ] || fail "denied write reached the host"
 # HOME and TMPDIR are private, writable, and gone afterwards.
-"${A[@]}" -- sh -c 'echo h > "$HOME/h" && echo t > "$TMPDIR/t" && case "$HOME" in /tmp/cage-*) ;; *) exit 9;; esac' \
+"${A[@]}" -- sh -c 'echo h > "$HOME/h" && echo t > "$TMPDIR/t" && case "$HOME" in /tmp/cage-private.*) ;; *) exit 9;; esac' \
   || fail "private HOME/TMPDIR unusable"
 # Network: no TCP to a host loopback service, no UDP, no unix sockets.
 port=$(( 20000 + RANDOM % 20000 ))
@@ -56,7 +56,7 @@ if "${A[@]}" -- kill -0 "$sleeper" 2>/dev/null; then fail "signalled a host proc
 kill -0 "$sleeper" || fail "host process died"
 # The environment is still scrubbed.
 [ "$(SECRET_TOKEN=s3 "${A[@]}" -- sh -c 'echo "${SECRET_TOKEN:-none}"')" = none ] || fail "secret env leaked"
-after=$(find /tmp -maxdepth 1 -name "cage-*" -user "$(id -u)" 2>/dev/null | wc -l)
+after=$(find /tmp -maxdepth 1 -name "cage-private.*" -user "$(id -u)" 2>/dev/null | wc -l)
 [ "$before" = "$after" ] || fail "private directories left behind in /tmp"
 
 # For real: a user namespace where no further user namespace can be made, as on hardened hosts.
