@@ -4,6 +4,8 @@
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
+
+#include "common/send_fd.h"
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -39,22 +41,7 @@ int connect_to(uint16_t port) {
   return s;
 }
 
-void send_fd(int channel, int fd) {
-  char b = 'c';
-  iovec iov{&b, 1};
-  alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))] = {};
-  msghdr m{};
-  m.msg_iov = &iov;
-  m.msg_iovlen = 1;
-  m.msg_control = ctl;
-  m.msg_controllen = sizeof ctl;
-  cmsghdr* c = CMSG_FIRSTHDR(&m);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int));
-  memcpy(CMSG_DATA(c), &fd, sizeof fd);
-  ASSERT_EQ(sendmsg(channel, &m, 0), 1);
-}
+void send_fd(int channel, int fd) { ASSERT_EQ(cage::send_fd(channel, fd, 'c'), 0); }
 
 std::string read_all(int fd) {
   std::string s;

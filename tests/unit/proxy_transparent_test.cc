@@ -3,6 +3,8 @@
 // with synthetic addresses and relays plain TCP connects by their original destination.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
+
+#include "common/send_fd.h"
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -46,21 +48,7 @@ int connect_to(uint32_t addr, uint16_t port) {
   return s;
 }
 
-void pass(int channel, int fd, char kind) {
-  iovec iov{&kind, 1};
-  alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))] = {};
-  msghdr m{};
-  m.msg_iov = &iov;
-  m.msg_iovlen = 1;
-  m.msg_control = ctl;
-  m.msg_controllen = sizeof ctl;
-  cmsghdr* c = CMSG_FIRSTHDR(&m);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int));
-  memcpy(CMSG_DATA(c), &fd, sizeof fd);
-  ASSERT_EQ(sendmsg(channel, &m, 0), 1);
-}
+void pass(int channel, int fd, char kind) { ASSERT_EQ(cage::send_fd(channel, fd, kind), 0); }
 
 std::string dns_query(const std::string& name, uint16_t qtype) {
   std::string m = {0x42, 0x42, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0};
