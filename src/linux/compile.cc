@@ -16,6 +16,20 @@
 
 namespace cage::lx {
 
+// A path that resolves through a link inside a --rw grant names whatever the workload (or any other
+// writer there) last pointed that link at: refused, the real path must be granted. Both mechanisms.
+Status refuse_link_inside_rw(const policy::Policy& p, const HostView& host, const policy::Grant& g, const std::string& real) {
+  if (real == policy::resolve_dot_dot(g.path)) return Ok{};
+  for (const auto& w : p.rw) {
+    auto wreal = host.realpath(w.path);
+    bool inside = policy::is_beneath(g.path, w.path) || (wreal && policy::is_beneath(g.path, *wreal));
+    if (inside && w.path != g.path)
+      return invalid(g.origin, "resolves through a symbolic link inside " + w.origin + " (to " + real + ")",
+                     "grant the real path, " + real + ", if that is what you mean");
+  }
+  return Ok{};
+}
+
 namespace {
 
 using policy::Grant;
@@ -93,16 +107,7 @@ Status Compiler::resolve(const Grant& g, MountKind kind) {
                      "drop this option");
   if (kind == MountKind::tmpfs && fi.kind != FileKind::dir)
     return invalid(g.origin, "--tmpfs needs a directory (or a path that does not exist yet)");
-  // A path that resolves through a link inside a --rw grant names whatever the workload (or any
-  // other writer there) last pointed that link at: refused, the real path must be granted.
-  if (*real != policy::resolve_dot_dot(g.path))
-    for (const auto& w : p.rw) {
-      auto wreal = host.realpath(w.path);
-      bool inside = is_beneath(g.path, w.path) || (wreal && is_beneath(g.path, *wreal));
-      if (inside && w.path != g.path)
-        return invalid(g.origin, "resolves through a symbolic link inside " + w.origin + " (to " + *real + ")",
-                       "grant the real path, " + *real + ", if that is what you mean");
-    }
+  if (auto s = refuse_link_inside_rw(p, host, g, *real); !s) return s;
   MountStep s{kind, *real, *real, "", fi.kind == FileKind::dir, false, g.origin};
   if (kind == MountKind::tmpfs) s.source.clear();
   user.push_back(s);
@@ -384,6 +389,9 @@ Status Compiler::environment(const std::vector<std::pair<std::string, std::strin
   }
   if (plan.net.mode == NetPlan::Mode::proxy && plan.net.shim_port != 0)
     for (auto& kv : proxy::proxy_environment(plan.net.shim_port, plan.net.allow)) forced.push_back(std::move(kv));
+  if (plan.loopback_proxy)  // port and secret are known at run time: fallback.cc fills them in
+    for (auto& kv : proxy::proxy_environment_with_secret(kProxyPortMark, kProxySecretMark, plan.net.allow))
+      forced.push_back(std::move(kv));
   plan.env = policy::build_environment(p.env, caller_env, forced);
   if (std::none_of(plan.env.begin(), plan.env.end(), [](const std::string& e) { return e.rfind("PATH=", 0) == 0; }))
     plan.env.insert(plan.env.begin(), "PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin");

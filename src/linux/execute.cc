@@ -67,11 +67,11 @@ Status prepare(const Plan& plan, Prepared& p) {
   if (!prog) return prog.error();
   c.seccomp = std::move(*prog);
   if (plan.mechanism == Mechanism::landlock_only) {
-    auto extra = seccomp::build_landlock_only_supplement();
+    auto extra = seccomp::build_landlock_only_supplement(plan.net.mode == NetPlan::Mode::host, plan.allow_metadata);
     if (!extra) return extra.error();
     c.seccomp_extra = std::move(*extra);
   }
-  if (plan.net.mode == NetPlan::Mode::proxy) {
+  if (plan.net.mode == NetPlan::Mode::proxy && !plan.loopback_proxy) {
     UniqueFd self(::open("/proc/self/exe", O_RDONLY | O_CLOEXEC));
     if (!self.valid()) return unavailable("--net", "cannot open cage's own binary", "check /proc", errno);
     c.self_exe = self.get();
@@ -250,7 +250,7 @@ Result<RunOutcome> execute_plan(const Plan& plan, const RunHooks& hooks) {
   if (!sync) return sync.error();
   if (!errp) return errp.error();
   if (!status) return status.error();
-  auto chan = net::prepare(plan.net);
+  auto chan = plan.loopback_proxy ? Result<net::Channel>(net::Channel{}) : net::prepare(plan.net);
   if (!chan) return chan.error();
   ChildContext& c = prep.ctx;
   c.sync_read = sync->r.get();
@@ -312,8 +312,9 @@ Result<RunOutcome> execute_plan(const Plan& plan, const RunHooks& hooks) {
   }
   std::unique_ptr<net::Supervisor> proxy;
   if (plan.net.mode == NetPlan::Mode::proxy) {
-    auto s = hooks.net ? net::start(plan.net, std::move(chan->supervisor_end), hooks.net)
-                       : net::start(plan.net, std::move(chan->supervisor_end));
+    auto s = plan.loopback_proxy ? net::start_loopback(plan.net, UniqueFd(::dup(hooks.proxy_listener)), hooks.proxy_secret, hooks.net)
+             : hooks.net         ? net::start(plan.net, std::move(chan->supervisor_end), hooks.net)
+                                 : net::start(plan.net, std::move(chan->supervisor_end));
     if (!s) {
       reap(SIGKILL);
       return s.error();

@@ -12,6 +12,7 @@
 
 #include "linux/compile.h"
 #include "linux/execute.h"
+#include "linux/net.h"
 
 namespace cage::lx {
 
@@ -61,9 +62,8 @@ class PrivateDir {
   std::string path_;
 };
 
-void substitute(std::string& s, const std::string& dir) {
-  const std::string key = "<private>";
-  if (auto i = s.find(key); i != std::string::npos) s.replace(i, key.size(), dir);
+void substitute(std::string& s, const std::string& key, const std::string& value) {
+  for (size_t i = s.find(key); i != std::string::npos; i = s.find(key, i + value.size())) s.replace(i, key.size(), value);
 }
 
 }  // namespace
@@ -75,8 +75,23 @@ Result<RunOutcome> execute(const Plan& plan, const RunHooks& hooks) {
   Plan local = plan;
   for (auto& r : local.landlock.rules)
     if (is_private_dir_rule(r)) r.path = dir.path();
-  for (auto& e : local.env) substitute(e, dir.path());
-  return execute_plan(local, hooks);
+  for (auto& e : local.env) substitute(e, "<private>", dir.path());
+  // --net: the proxy on the host's loopback, its port the only one Landlock lets the workload reach.
+  RunHooks with_proxy = hooks;
+  net::LoopbackProxy proxy;
+  if (plan.loopback_proxy) {
+    auto lp = net::listen_loopback();
+    if (!lp) return lp.error();
+    proxy = std::move(*lp);
+    local.landlock.connect_tcp.push_back(proxy.port);
+    for (auto& e : local.env) {
+      substitute(e, kProxyPortMark, std::to_string(proxy.port));
+      substitute(e, kProxySecretMark, proxy.secret);
+    }
+    with_proxy.proxy_listener = proxy.listener.get();
+    with_proxy.proxy_secret = proxy.secret;
+  }
+  return execute_plan(local, with_proxy);
 }
 
 }  // namespace cage::lx

@@ -56,6 +56,68 @@ if "${A[@]}" -- kill -0 "$sleeper" 2>/dev/null; then fail "signalled a host proc
 kill -0 "$sleeper" || fail "host process died"
 # The environment is still scrubbed.
 [ "$(SECRET_TOKEN=s3 "${A[@]}" -- sh -c 'echo "${SECRET_TOKEN:-none}"')" = none ] || fail "secret env leaked"
+# Ways around Landlock's TCP hooks are closed: Fast Open, listen() without bind, non-TCP stream
+# protocols, other address families. The plain TCP socket (the twin) is still allowed.
+out=$("${A[@]}" -- python3 -c "
+import socket
+for name, f in [('tfo', lambda: socket.socket().sendto(b'x', socket.MSG_FASTOPEN, ('127.0.0.1', $port))),
+                ('listen', lambda: socket.socket().listen(1)),
+                ('sctp', lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM, 132)),
+                ('mptcp', lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM, 262)),
+                ('dccp', lambda: socket.socket(socket.AF_INET, 6, 0)),
+                ('vsock', lambda: socket.socket(40, socket.SOCK_STREAM)),
+                ('tcp', lambda: socket.socket(socket.AF_INET6, socket.SOCK_STREAM | socket.SOCK_NONBLOCK, 6))]:
+    try:
+        f(); print(name, 'ALLOWED')
+    except OSError as e:
+        print(name, 'denied')" 2>&1)
+[ "$(echo $out)" = "tfo denied listen denied sctp denied mptcp denied dccp denied vsock denied tcp ALLOWED" ] ||
+  fail "TCP side doors: $(echo $out)"
+# chmod, chown and xattrs (ACLs) are outside Landlock: refused unless accepted with metadata.
+chmod 644 "$d/ro/f"
+if "${A[@]}" -- chmod 666 "$d/ro/f" 2>/dev/null; then fail "chmod of a --ro file worked"; fi
+[ "$(stat -c %a "$d/ro/f")" = 644 ] || fail "--ro file's mode changed"
+"${L[@]}" --allow-degraded pid,metadata --rw "$d/rw" -- chmod 600 "$d/rw/x" || fail "twin: chmod with metadata accepted failed"
+[ "$(stat -c %a "$d/rw/x")" = 600 ] || fail "twin: chmod did not land"
+# Elements Landlock cannot enforce are refused, each by name: a --ro beneath a --rw, --hostname.
+mkdir -p "$d/rw/sub"
+if "${L[@]}" --allow-degraded pid --rw "$d/rw" --ro "$d/rw/sub" -- true 2>"$d/err"; then fail "nested --ro ran"; fi
+grep -q "nested-ro" "$d/err" || fail "nested --ro refusal unclear: $(cat "$d/err")"
+if "${L[@]}" --allow-degraded pid --hostname box -- true 2>"$d/err"; then fail "--hostname ran"; fi
+grep -q "hostname" "$d/err" || fail "--hostname refusal unclear: $(cat "$d/err")"
+# --share-net is the host network on purpose: UDP works there.
+"${L[@]}" --allow-degraded pid --share-net -- python3 -c "import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM)" ||
+  fail "--share-net: UDP refused"
+
+# --net: the proxy on the host's loopback, reachable only on its own port and only with the run's secret.
+if "${A[@]}" --net "127.0.0.1:$port" -- true 2>"$d/err"; then fail "--net ran without accepting net-port"; fi
+grep -q "net-port" "$d/err" || fail "--net refusal unclear: $(cat "$d/err")"
+N=("${A[@]}" --allow-degraded pid,net-port)
+www=$(( 20000 + RANDOM % 20000 ))
+mkdir "$d/www" && head -c 3000000 /dev/urandom >"$d/www/blob"
+(cd "$d/www" && exec python3 -m http.server "$www" --bind 127.0.0.1 >/dev/null 2>&1) &
+web=$!
+for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$www/" && break; sleep 0.1; done
+out=$("${N[@]}" --net "127.0.0.1:$www" -- sh -c "
+  curl -sS http://127.0.0.1:$www/blob | sha256sum | cut -c1-16
+  curl -sS --socks5-hostname "\${ALL_PROXY#socks5h://}" http://127.0.0.1:$www/blob | sha256sum | cut -c1-16
+  curl -sS -o /dev/null -w '%{http_code}\n' http://127.0.0.1:$port/
+  curl -sS --noproxy \"*\" -o /dev/null http://127.0.0.1:$www/ 2>/dev/null && echo direct-reached || echo direct-refused
+  case \"\$HTTPS_PROXY\" in http://cage:*@127.0.0.1:*) echo url-ok ;; esac" 2>/dev/null)
+want=$(sha256sum <"$d/www/blob" | cut -c1-16)
+[ "$(echo $out)" = "$want $want 403 direct-refused url-ok" ] || fail "--net via the loopback proxy: $(echo $out) (want $want)"
+# Another local process cannot use the run's proxy: without the secret it gets 407 / SOCKS refusal.
+"${N[@]}" --net "127.0.0.1:$www" -- sh -c 'echo "${HTTP_PROXY##*:}" > '"$d/rw/port"'; sleep 3' &
+runner=$!
+for _ in $(seq 30); do [ -s "$d/rw/port" ] && break; sleep 0.1; done
+pp=$(cat "$d/rw/port")
+code=$(curl -s -o /dev/null -w '%{http_code}' -x "http://127.0.0.1:$pp" "http://127.0.0.1:$www/")
+[ "$code" = 407 ] || fail "an outsider used the run's proxy without the secret (HTTP $code)"
+code=$(curl -s -o /dev/null -w '%{http_code}' -x "http://cage:wrong@127.0.0.1:$pp" "http://127.0.0.1:$www/")
+[ "$code" = 407 ] || fail "a wrong secret was accepted (HTTP $code)"
+if curl -s -o /dev/null --socks5-hostname "127.0.0.1:$pp" "http://127.0.0.1:$www/"; then fail "SOCKS5 without the secret worked"; fi
+wait "$runner"
+kill "$web" 2>/dev/null
 after=$(find /tmp -maxdepth 1 -name "cage-private.*" -user "$(id -u)" 2>/dev/null | wc -l)
 [ "$before" = "$after" ] || fail "private directories left behind in /tmp"
 
