@@ -367,6 +367,7 @@ void Compiler::landlock_rules() {
         for (const char* d : {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"})
           r.push_back(LandlockRule{d, Access::dev_rw, false, "minimal /dev"});
         r.push_back(LandlockRule{"/dev/pts", Access::dev_rw, true, "terminals"});
+        r.push_back(LandlockRule{"/dev/console", Access::dev_rw, false, "the caller's terminal, when there is one"});
         r.push_back(LandlockRule{"/dev/shm", Access::write, true, "shared memory"});
         break;
       case MountKind::hide:
@@ -486,8 +487,11 @@ Result<Plan> compile(const Policy& p, const HostView& host,
     if (cov && cov->kind == MountKind::bind_rw)
       c.plan.mounts.push_back(MountStep{MountKind::bind_ro, *self, *self, "", false, false, "cage's own binary (read-only)"});
   }
-  // The start directory must exist inside even when its content is not shown (--no-cwd).
-  if (!c.covering(c.plan.cwd) && c.plan.cwd != "/") {
+  // The start directory must exist inside even when its content is not shown (--no-cwd), also
+  // beneath a fresh tmpfs (a start in /tmp/x or /var/tmp/x).
+  const MountStep* cwd_cover = c.covering(c.plan.cwd);
+  if ((!cwd_cover || cwd_cover->kind == MountKind::tmpfs) && c.plan.cwd != "/" &&
+      !(cwd_cover && cwd_cover->target == c.plan.cwd)) {
     c.plan.mounts.push_back(MountStep{MountKind::dir, "", c.plan.cwd, "", true, false, "start directory (empty)"});
     std::stable_sort(c.plan.mounts.begin(), c.plan.mounts.end(),
                      [](const MountStep& a, const MountStep& b) { return depth_of(a.target) < depth_of(b.target); });
