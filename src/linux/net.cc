@@ -59,6 +59,7 @@ class ProxySupervisor final : public Supervisor {
 // Default sink: quiet, except denials, which the user needs to see to fix their allowlist.
 void print_denials(const proxy::NetEvent& e) {
   if (e.decision != proxy::Decision::denied) return;
+  if (e.status == 407) return;  // a client's first try before it answers the Basic challenge (audit keeps it)
   std::string msg = e.reason.rfind("cage: ", 0) == 0 ? e.reason.substr(6) : e.reason;
   std::fprintf(stderr, "cage: net: denied (%s) %s\n", e.protocol.c_str(), msg.c_str());
 }
