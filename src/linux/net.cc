@@ -56,6 +56,8 @@ class ProxySupervisor final : public Supervisor {
   std::thread thread_;
 };
 
+}  // namespace
+
 // Default sink: quiet, except denials, which the user needs to see to fix their allowlist.
 void print_denials(const proxy::NetEvent& e) {
   if (e.decision != proxy::Decision::denied) return;
@@ -63,6 +65,8 @@ void print_denials(const proxy::NetEvent& e) {
   std::string msg = e.reason.rfind("cage: ", 0) == 0 ? e.reason.substr(6) : e.reason;
   std::fprintf(stderr, "cage: net: denied (%s) %s\n", e.protocol.c_str(), msg.c_str());
 }
+
+namespace {
 
 // Each tunnel holds three or four fds (two sockets, two pipes); the default soft limit of 1024
 // would cap the proxy at ~250 concurrent connections.

@@ -28,6 +28,7 @@ class Supervisor {
 // Returns a null Supervisor when plan.mode is not proxy. The default sink prints denials to stderr
 // ("cage: net: denied ..."); the audit log passes its own.
 Result<std::unique_ptr<Supervisor>> start(const NetPlan& plan, UniqueFd supervisor_end);
+void print_denials(const proxy::NetEvent& e);  // the default sink
 Result<std::unique_ptr<Supervisor>> start(const NetPlan& plan, UniqueFd supervisor_end, proxy::EventSink sink);
 
 // landlock_only (no network namespace): the proxy listens on the host's 127.0.0.1, on a port the
