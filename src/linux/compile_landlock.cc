@@ -54,9 +54,6 @@ Status compile_landlock_view(const Policy& p, const HostView& host, Plan& plan) 
       {"hostname", p.hostname != "cage", "--hostname needs a UTS namespace: the host's name shows"},
       {"nested-ro", nested_ro, "a --ro grant beneath a --rw grant stays writable: Landlock cannot take write "
                                "access away beneath a grant"},
-      {"net-port", !p.net.empty() && !p.share_net,
-       "--net without a network namespace: Landlock allows TCP connect by port, not by address, so the "
-       "workload can reach any host on the proxy's port number (a fresh random port each run)"},
   };
   std::string refused, remedy;
   for (const auto& l : losses) {
@@ -83,6 +80,15 @@ Status compile_landlock_view(const Policy& p, const HostView& host, Plan& plan) 
     plan.net.mode = NetPlan::Mode::proxy;
     plan.net.allow = p.net;
     plan.loopback_proxy = true;
+    // connect() is checked by the supervisor through seccomp user notification (connect_notify.h),
+    // which reads the workload's memory and takes its socket: ptrace access Yama may forbid.
+    auto scope = host.read_file("/proc/sys/kernel/yama/ptrace_scope");
+    int level = scope && !scope->empty() ? (*scope)[0] - '0' : 0;
+    if (level >= 3 || (level == 2 && host.uid() != 0))
+      return unavailable("--net", "without a network namespace cage checks each connect() of the workload, which "
+                                  "needs ptrace access to it; kernel.yama.ptrace_scope is " + std::to_string(level),
+                         "allow user namespaces, or lower kernel.yama.ptrace_scope (1 lets a parent check its "
+                         "descendants), or drop --net");
     if (p.net_mode == Policy::NetMode::transparent)
       return unavailable("--net-mode", "transparent egress needs a network namespace",
                          "use --net-mode proxy (the default), or allow user namespaces");
@@ -149,7 +155,9 @@ Status compile_landlock_view(const Policy& p, const HostView& host, Plan& plan) 
   plan.landlock.deny_all_tcp = !p.share_net;
   if (plan.loopback_proxy)
     plan.notes.push_back("--net: the proxy listens on a 127.0.0.1 port chosen at run time and serves only "
-                         "requests that carry the run's secret (in the *_PROXY URLs); programs that ignore "
+                         "requests that carry the run's secret (in the *_PROXY URLs); every connect() of the "
+                         "workload is checked by cage (seccomp user notification) and only that address is "
+                         "reached; programs that ignore "
                          "the proxy variables fail at once (no transparent egress without a network namespace)");
   plan.landlock.abi = host.landlock_abi();
   plan.landlock.no_symlinks = true;

@@ -20,6 +20,7 @@
 #include <cstring>
 
 #include "linux/child.h"
+#include "linux/connect_notify.h"
 #include "linux/net.h"
 
 namespace cage::lx {
@@ -250,7 +251,7 @@ Result<RunOutcome> execute_plan(const Plan& plan, const RunHooks& hooks) {
   if (!sync) return sync.error();
   if (!errp) return errp.error();
   if (!status) return status.error();
-  auto chan = plan.loopback_proxy ? Result<net::Channel>(net::Channel{}) : net::prepare(plan.net);
+  auto chan = net::prepare(plan.net);  // landlock_only: carries the connect() listener (connect_notify.h)
   if (!chan) return chan.error();
   ChildContext& c = prep.ctx;
   c.sync_read = sync->r.get();
@@ -311,6 +312,15 @@ Result<RunOutcome> execute_plan(const Plan& plan, const RunHooks& hooks) {
     return unavailable("user namespaces", "writing the uid/gid maps failed", "run cage --check", e);
   }
   std::unique_ptr<net::Supervisor> proxy;
+  std::unique_ptr<connect_notify::Mediator> mediator;
+  if (plan.loopback_proxy) {
+    auto m = connect_notify::start(std::move(chan->supervisor_end), hooks.proxy_port);
+    if (!m) {
+      reap(SIGKILL);
+      return m.error();
+    }
+    mediator = std::move(*m);
+  }
   if (plan.net.mode == NetPlan::Mode::proxy) {
     auto s = plan.loopback_proxy ? net::start_loopback(plan.net, UniqueFd(::dup(hooks.proxy_listener)), hooks.proxy_secret, hooks.net)
              : hooks.net         ? net::start(plan.net, std::move(chan->supervisor_end), hooks.net)
@@ -330,6 +340,7 @@ Result<RunOutcome> execute_plan(const Plan& plan, const RunHooks& hooks) {
   Supervise sup{static_cast<int>(pid), sigfd.get(), errp->r.get(), status->r.get(), plan, hooks};
   sup.run();
   proxy.reset();
+  mediator.reset();
   sigprocmask(SIG_SETMASK, &old, nullptr);
   RunOutcome out;
   if (cg) {

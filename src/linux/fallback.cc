@@ -120,6 +120,7 @@ Result<RunOutcome> execute(const Plan& plan, const RunHooks& hooks) {
       substitute(e, kProxySecretMark, proxy.secret);
     }
     with_proxy.proxy_listener = proxy.listener.get();
+    with_proxy.proxy_port = proxy.port;
     with_proxy.proxy_secret = proxy.secret;
   }
   return execute_plan(local, with_proxy);

@@ -89,10 +89,8 @@ grep -q "hostname" "$d/err" || fail "--hostname refusal unclear: $(cat "$d/err")
 "${L[@]}" --allow-degraded pid --share-net -- python3 -c "import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM)" ||
   fail "--share-net: UDP refused"
 
-# --net: the proxy on the host's loopback, reachable only on its own port and only with the run's secret.
-if "${A[@]}" --net "127.0.0.1:$port" -- true 2>"$d/err"; then fail "--net ran without accepting net-port"; fi
-grep -q "net-port" "$d/err" || fail "--net refusal unclear: $(cat "$d/err")"
-N=("${A[@]}" --allow-degraded pid,net-port)
+# --net: the proxy on the host's loopback, reachable only at its own address and only with the run's secret.
+N=("${A[@]}")
 www=$(( 20000 + RANDOM % 20000 ))
 mkdir "$d/www" && head -c 3000000 /dev/urandom >"$d/www/blob"
 (cd "$d/www" && exec python3 -m http.server "$www" --bind 127.0.0.1 >/dev/null 2>&1) &
@@ -117,6 +115,26 @@ code=$(curl -s -o /dev/null -w '%{http_code}' -x "http://cage:wrong@127.0.0.1:$p
 [ "$code" = 407 ] || fail "a wrong secret was accepted (HTTP $code)"
 if curl -s -o /dev/null --socks5-hostname "127.0.0.1:$pp" "http://127.0.0.1:$www/"; then fail "SOCKS5 without the secret worked"; fi
 wait "$runner"
+# Landlock alone would let the workload reach ANY host on the proxy's port number; cage checks each
+# connect(): a service on 127.0.0.2 at that very port stays unreachable, the proxy stays reachable.
+rm -f "$d/rw/port" "$d/rw/go"
+"${N[@]}" --net "127.0.0.1:$www" -- sh -c "echo \"\${HTTP_PROXY##*:}\" > $d/rw/port
+  while [ ! -e $d/rw/go ]; do sleep 0.1; done
+  '$CAGE_PROBE' connect 127.0.0.2 \"\${HTTP_PROXY##*:}\" >/dev/null 2>&1 && echo other-reached || echo other-refused
+  curl -sS -o /dev/null -w '%{http_code}\n' http://127.0.0.1:$www/" >"$d/same-port" 2>/dev/null &
+runner=$!
+for _ in $(seq 50); do [ -s "$d/rw/port" ] && break; sleep 0.1; done
+pp=$(cat "$d/rw/port")
+python3 -c "
+import socket, time
+s = socket.socket(); s.bind(('127.0.0.2', $pp)); s.listen(); time.sleep(10)" &
+other=$!
+for _ in $(seq 50); do "$CAGE_PROBE" connect 127.0.0.2 "$pp" >/dev/null 2>&1 && break; sleep 0.1; done
+"$CAGE_PROBE" connect 127.0.0.2 "$pp" >/dev/null 2>&1 || fail "twin: the same-port service is unreachable from the host"
+touch "$d/rw/go"
+wait "$runner"
+kill "$other" 2>/dev/null
+[ "$(echo $(cat "$d/same-port"))" = "other-refused 200" ] || fail "same port, other host: $(cat "$d/same-port")"
 kill "$web" 2>/dev/null
 after=$(find /tmp -maxdepth 1 -name "cage-private.*" -user "$(id -u)" 2>/dev/null | wc -l)
 [ "$after" -le "$before" ] || fail "private directories left behind in /tmp"
