@@ -50,6 +50,10 @@ Result<Program> build_landlock_only_supplement(bool host_network, bool allow_met
     rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(sendmsg), 1, SCMP_A2_32(SCMP_CMP_MASKED_EQ, MSG_FASTOPEN, MSG_FASTOPEN));
     rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(sendmmsg), 1, SCMP_A3_32(SCMP_CMP_MASKED_EQ, MSG_FASTOPEN, MSG_FASTOPEN));
     rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(listen), 0);
+    // io_uring's connect does not pass seccomp's view of connect() (connect_notify.h), whatever
+    // --seccomp profile was chosen: refused here too.
+    for (int sys : {SCMP_SYS(io_uring_setup), SCMP_SYS(io_uring_enter), SCMP_SYS(io_uring_register)})
+      rc |= seccomp_rule_add(ctx, deny, sys, 0);
   }
   for (int sys : {SCMP_SYS(shmget), SCMP_SYS(semget), SCMP_SYS(msgget)}) rc |= seccomp_rule_add(ctx, deny, sys, 0);
   // Landlock has no right for a file's mode, owner or extended attributes (POSIX ACLs among them):
