@@ -164,4 +164,13 @@ if unshare -Ur true 2>/dev/null; then
     fail "--mechanism namespaces ran where user namespaces are blocked"
   fi
 fi
+# For real, the container way: an outer seccomp filter refusing unshare/clone(CLONE_NEWUSER), as
+# Docker's and Kubernetes' default profiles do. cage notices, falls back, and still enforces.
+out=$("$CAGE_PROBE" deny-userns "$CAGE" --allow-degraded pid --ro "$d/ro" --ro "$probe_dir" -- sh -c \
+      "cat '$d/ro/f'; cat '$d/secret' 2>/dev/null || echo secret-denied; '$CAGE_PROBE' write '$d/out/z' >/dev/null 2>&1 || echo write-denied" 2>&1)
+[ "$(echo $out)" = "data secret-denied write-denied" ] || fail "under a container-like seccomp filter: $out"
+"$CAGE_PROBE" deny-userns "$CAGE" --allow-degraded pid --dry-run -- true | grep -q landlock_only ||
+  fail "the container-like filter was not detected"
+if "$CAGE_PROBE" deny-userns "$CAGE" --mechanism namespaces -- true 2>"$d/err"; then fail "namespaces ran under the filter"; fi
+grep -q spawn_sandbox_unavailable "$d/err" || fail "refusal under the filter: $(cat "$d/err")"
 echo "fallback: ok"
