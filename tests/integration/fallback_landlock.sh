@@ -166,7 +166,7 @@ if unshare -Ur true 2>/dev/null; then
 fi
 # For real, the container way: an outer seccomp filter refusing unshare/clone(CLONE_NEWUSER), as
 # Docker's and Kubernetes' default profiles do. cage notices, falls back, and still enforces.
-out=$("$CAGE_PROBE" deny-userns "$CAGE" --allow-degraded pid --ro "$d/ro" --ro "$probe_dir" -- sh -c \
+out=$("$CAGE_PROBE" deny-userns "$CAGE" --no-cwd --allow-degraded pid --ro "$d/ro" --ro "$probe_dir" -- sh -c \
       "cat '$d/ro/f'; cat '$d/secret' 2>/dev/null || echo secret-denied; '$CAGE_PROBE' write '$d/out/z' >/dev/null 2>&1 || echo write-denied" 2>&1)
 [ "$(echo $out)" = "data secret-denied write-denied" ] || fail "under a container-like seccomp filter: $out"
 "$CAGE_PROBE" deny-userns "$CAGE" --allow-degraded pid --dry-run -- true | grep -q landlock_only ||
