@@ -16,6 +16,17 @@
 
 namespace cage::lx {
 
+// The start directory is shown read-only unless that would show far more than a project: the root,
+// $HOME and its ancestors (~/.ssh and friends), and the shared directories where other programs
+// keep their sockets (/tmp/.X11-unix, tmux, ssh-agent, /run/user/N/bus...): a read-only view does
+// not stop connect() to a socket, and those would reach outside the sandbox.
+bool cwd_too_wide(const std::string& cwd, const std::string& home) {
+  if (cwd == "/" || (!home.empty() && policy::is_beneath(home, cwd))) return true;
+  for (const char* shared : {"/tmp", "/var/tmp", "/dev/shm", "/run", "/var/run", "/run/user"})
+    if (cwd == shared) return true;
+  return cwd.rfind("/run/user/", 0) == 0 && cwd.find('/', 10) == std::string::npos;  // /run/user/N
+}
+
 // A path that resolves through a link inside a --rw grant names whatever the workload (or any other
 // writer there) last pointed that link at: refused, the real path must be granted. Both mechanisms.
 Status refuse_link_inside_rw(const policy::Policy& p, const HostView& host, const policy::Grant& g, const std::string& real) {
@@ -292,7 +303,7 @@ Status Compiler::home_and_cwd() {
   plan.cwd = *cwd;
   // The current directory is shown read-only, except where that would show far more than a project:
   // the root, or $HOME itself and its ancestors (which hold ~/.ssh and friends).
-  bool too_wide = *cwd == "/" || (!home.empty() && is_beneath(home, *cwd));
+  bool too_wide = cwd_too_wide(*cwd, home);
   bool show_cwd = p.cwd_visible && !too_wide && !granted(*cwd);
   if (p.system_view && !home.empty() && home != "/" && !granted(home))
     user.push_back(MountStep{MountKind::tmpfs, "", home, "", true, false, "private empty $HOME"});

@@ -149,7 +149,7 @@ Status compile_landlock_view(const Policy& p, const HostView& host, Plan& plan) 
     return invalid("--chdir " + p.cwd, "the start directory does not exist", "create it or pick another");
   plan.cwd = *cwd;
   std::string home = p.home.empty() ? "" : host.realpath(p.home).value_or(p.home);
-  bool too_wide = *cwd == "/" || (!home.empty() && is_beneath(home, *cwd));
+  bool too_wide = cwd_too_wide(*cwd, home);
   if (p.cwd_visible && !too_wide) plan.landlock.rules.push_back(LandlockRule{*cwd, Access::read_exec, true, "current directory (read-only)"});
   plan.landlock.rules.push_back(LandlockRule{kPrivateDir, Access::write, true, "private HOME and TMPDIR"});
   plan.landlock.deny_all_tcp = !p.share_net;

@@ -28,4 +28,14 @@ else
 fi
 cage_run --ro "$work/ro" --hide "$work/ro/sock" -- "$py" -c "$code" "$work/ro/sock"
 grep -q CONNECTED <<<"$out" && fail "connected to a host socket masked by --hide" || pass "--hide socket refused ($out)"
+# Started from /tmp (where X11, tmux and ssh-agent keep their sockets): the implicit read-only grant
+# of the start directory does not apply there, so a server socket in the host's /tmp is not reachable.
+shared_sock=/tmp/cage-escape-sock.$$
+"$py" -c '
+import socket, sys, time
+p = socket.socket(socket.AF_UNIX); p.bind(sys.argv[1]); p.listen(16); time.sleep(60)' "$shared_sock" &
+at_exit "kill $!; rm -f '$shared_sock'"
+for _ in $(seq 50); do [ -S "$shared_sock" ] && break; sleep 0.1; done
+out=$(cd /tmp && "$CAGE" ${mech[@]+"${mech[@]}"} --ro "$probe_dir" -- "$py" -c "$code" "$shared_sock" 2>&1 </dev/null)
+grep -q CONNECTED <<<"$out" && fail "started from /tmp, reached a host socket in /tmp" || pass "start in /tmp: host sockets there unreachable ($out)"
 finish
