@@ -102,19 +102,8 @@ class Impl final : public Mediator {
   void run() {
     if (!wait_for(channel_.get())) return;
     char tag = 0;
-    iovec iov{&tag, 1};
-    alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))];
-    msghdr msg{};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = ctl;
-    msg.msg_controllen = sizeof ctl;
-    if (::recvmsg(channel_.get(), &msg, MSG_CMSG_CLOEXEC) <= 0 || tag != 'n') return;
-    cmsghdr* c = CMSG_FIRSTHDR(&msg);
-    if (!c || c->cmsg_type != SCM_RIGHTS) return;
-    int fd;
-    std::memcpy(&fd, CMSG_DATA(c), sizeof fd);
-    listener_.reset(fd);
+    listener_.reset(recv_fd(channel_.get(), &tag));
+    if (!listener_.valid() || tag != 'n') return;
     while (wait_for(listener_.get()))
       if (!answer()) return;
   }
