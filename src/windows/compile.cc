@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 
 #include "proxy/env.h"
 
@@ -57,20 +58,33 @@ Status add_grant(WinPlan& plan, const policy::Grant& g, AclChange::Kind kind, co
   return Ok{};
 }
 
+// WFP cannot match "this process tree", but ALE_USER_ID runs an access check of the connecting token
+// against a security descriptor. The run's token carries run_sid as a restricting SID, and a deny ACE
+// for a restricting SID fails the token's second (restricted) access check: so "D:(D;;CC;;;run)(A;;CC;;;WD)"
+// grants every token except the run's. Every other process is permitted by the weight-15 filter in
+// cage's sublayer (other sublayers still decide for it as before); the run falls through to the proxy
+// permit and the blocks below it.
 void network(WinPlan& plan, const policy::Policy& p, uint16_t port) {
+  using F = WfpFilter;
+  using C = WfpCondition;
   if (p.share_net) {
     plan.gaps.push_back("--share-net: the host network, unfiltered");
     return;
   }
-  plan.wfp = true;
-  const std::string who = "ALE_USER_ID matches the run's token";
-  if (!p.net.empty())
-    plan.filters.push_back(WfpFilter{"FWPM_LAYER_ALE_AUTH_CONNECT_V4", "PERMIT", 15,
-                                     who + "; IP_PROTOCOL=TCP; IP_REMOTE_ADDRESS=127.0.0.1; IP_REMOTE_PORT=" +
-                                         std::to_string(port),
-                                     "--net: cage's proxy"});
-  for (const char* layer : {"FWPM_LAYER_ALE_AUTH_CONNECT_V4", "FWPM_LAYER_ALE_AUTH_CONNECT_V6"})
-    plan.filters.push_back(WfpFilter{layer, "BLOCK", 14, who, "no network but the proxy"});
+  plan.wfp.enabled = true;
+  const std::string not_this_run = "D:(D;;CC;;;" + plan.token.run_sid + ")(A;;CC;;;WD)";
+  for (auto layer : {F::Layer::ale_auth_connect_v4, F::Layer::ale_auth_connect_v6})
+    plan.wfp.filters.push_back(F{layer, F::Action::permit, 15, {C{C::Field::ale_user_id, 0, not_this_run}},
+                                 "any other process: not cage's business"});
+  if (plan.proxy)
+    plan.wfp.filters.push_back(F{F::Layer::ale_auth_connect_v4, F::Action::permit, 14,
+                                 {C{C::Field::ip_protocol, 6, ""}, C{C::Field::ip_remote_address_v4, 0x7f000001, ""},
+                                  C{C::Field::ip_remote_port, port, ""}},
+                                 "--net: TCP to cage's proxy on 127.0.0.1:" + std::to_string(port)});
+  for (auto layer : {F::Layer::ale_auth_connect_v4, F::Layer::ale_auth_connect_v6})
+    plan.wfp.filters.push_back(F{layer, F::Action::block, 0, {}, "the run: no network but the proxy"});
+  plan.gaps.push_back("network: on a real Windows host only --self-test shows that WFP tells the run's "
+                      "connections apart from the rest of the machine's");
 }
 
 void limits(WinPlan& plan, const policy::Limits& l, const WinHostFacts& facts) {
@@ -91,7 +105,36 @@ void limits(WinPlan& plan, const policy::Limits& l, const WinHostFacts& facts) {
   for (const auto& r : l.rlimits) plan.gaps.push_back(r.origin + ": Windows has no resource limit of this kind");
 }
 
+std::string run_id(const WinHostFacts& facts) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%u-%08x%08x", facts.pid, facts.nonce[0], facts.nonce[1]);
+  return buf;
+}
+
 }  // namespace
+
+std::string run_sid_of(const WinHostFacts& facts) {
+  return "S-1-9-" + std::to_string(facts.nonce[0]) + "-" + std::to_string(facts.nonce[1]) + "-" +
+         std::to_string(facts.pid);
+}
+
+std::string insert_ace(const std::string& dacl, const std::string& ace) {
+  if (dacl.rfind("D:", 0) != 0) return "D:" + ace;  // no DACL part at all: an empty one plus ours
+  if (dacl.find("NO_ACCESS_CONTROL") != std::string::npos) return dacl;  // NULL DACL: all allowed already
+  size_t pos = dacl.find('(');
+  if (pos == std::string::npos) return dacl + ace;  // "D:P" alone: an empty DACL
+  // Explicit deny ACEs come first; ours goes before the first ACE that is not one.
+  while (pos < dacl.size() && dacl[pos] == '(') {
+    size_t end = dacl.find(')', pos);
+    if (end == std::string::npos) break;
+    std::string body = dacl.substr(pos + 1, end - pos - 1);
+    std::string type = body.substr(0, body.find(';'));
+    std::string flags = body.substr(type.size() + 1, body.find(';', type.size() + 1) - type.size() - 1);
+    if ((type != "D" && type != "OD") || flags.find("ID") != std::string::npos) break;
+    pos = end + 1;
+  }
+  return dacl.substr(0, pos) + ace + dacl.substr(pos);
+}
 
 std::string posix_form(const std::string& text) {
   std::string s = text;
@@ -186,6 +229,15 @@ Result<WinPlan> compile(const policy::Policy& p, const WinHostFacts& facts,
   WinPlan plan;
   plan.argv = p.argv;
   plan.proxy_port = facts.proxy_port ? facts.proxy_port : 3128;
+  plan.proxy = !p.net.empty() && !p.share_net;
+  plan.token.run_sid = run_sid_of(facts);
+  const std::string local = facts.localappdata.empty() ? facts.userprofile + "\\AppData\\Local" : facts.localappdata;
+  const std::string id = run_id(facts);
+  plan.journal.dir = local + "\\cage\\restore";
+  plan.journal.file = plan.journal.dir + "\\run-" + id + ".journal";
+  // Only the caller and SYSTEM, not inherited from LOCALAPPDATA, labelled Low so the run can write it.
+  plan.temp.path = local + "\\cage\\tmp\\run-" + id;
+  plan.temp.sddl = "D:P(A;OICI;FA;;;<USER>)(A;OICI;FA;;;SY)S:(ML;OICI;NW;;;LW)";
   for (const auto& a : p.argv) plan.command_line += (plan.command_line.empty() ? "" : " ") + quote_argument(a);
   auto cwd = to_windows_path(p.cwd, facts, "--chdir " + p.cwd);
   if (!cwd) return cwd.error();
@@ -208,11 +260,9 @@ Result<WinPlan> compile(const policy::Policy& p, const WinHostFacts& facts,
   if (!p.home.empty())
     if (auto h = to_windows_path(p.home, facts, "HOME"); h) profile = *h;
   std::vector<std::pair<std::string, std::string>> forced = {{"USERPROFILE", profile}};
-  if (!facts.private_tmp.empty()) {
-    forced.emplace_back("TEMP", facts.private_tmp);
-    forced.emplace_back("TMP", facts.private_tmp);
-  }
-  if (!p.net.empty() && !p.share_net)
+  forced.emplace_back("TEMP", plan.temp.path);
+  forced.emplace_back("TMP", plan.temp.path);
+  if (plan.proxy)
     for (auto& kv : proxy::proxy_environment(plan.proxy_port, p.net)) forced.push_back(std::move(kv));
   plan.env = win::build_environment(p.env, caller_env, forced);
   return plan;

@@ -22,6 +22,11 @@ Result<win::WinPlan> plan_of(std::vector<std::string> words, win::WinHostFacts f
   facts.on_windows = true;
   facts.home_posix = home;
   facts.userprofile = "C:\\Users\\ann";
+  if (!facts.pid) {
+    facts.pid = 7;
+    facts.nonce[0] = 0xabc;
+    facts.nonce[1] = 0x12;
+  }
   if (!facts.kind) facts.kind = [](const std::string& path) { return path.find('.') == std::string::npos ? 'd' : 'f'; };
   return win::compile(*p, facts, env);
 }
@@ -51,6 +56,9 @@ TEST(WindowsPlan, TokenIsRestrictedAndLow) {
   auto calls = win::calls_of(*plan);
   EXPECT_EQ(arg(call(calls, "CreateRestrictedToken"), "flags"), "DISABLE_MAX_PRIVILEGE|LUA_TOKEN (0x5)");
   EXPECT_EQ(arg(call(calls, "SetTokenInformation"), "sid"), "S-1-16-4096");
+  EXPECT_EQ(plan->token.run_sid, "S-1-9-2748-18-7");
+  EXPECT_EQ(arg(call(calls, "CreateRestrictedToken"), "SidsToRestrict"),
+            "the caller's user and groups, and S-1-9-2748-18-7");
 }
 
 TEST(WindowsPlan, JobKillsOnCloseAndNeverBreaksAway) {
@@ -80,7 +88,8 @@ TEST(WindowsPlan, LimitsMapOntoTheJob) {
   EXPECT_EQ(arg(limits, "ActiveProcessLimit"), "64");
   EXPECT_EQ(arg(limits, "JobMemoryLimit"), std::to_string(512ull << 20));
   EXPECT_EQ(arg(call(calls, "SetInformationJobObject", 2), "CpuRate"), "2500");  // 1 of 4 CPUs
-  EXPECT_EQ(arg(call(calls, "WaitForSingleObject"), "timeout"), "30000 ms");
+  EXPECT_EQ(arg(call(calls, "WaitForMultipleObjects"), "timeout"), "30000 ms");
+  EXPECT_EQ(plan->timeout_ms, 30000u);
 }
 
 TEST(WindowsPlan, RwGetsLowLabelAndUserAceHideGetsNoReadUp) {
@@ -99,25 +108,91 @@ TEST(WindowsPlan, RwGetsLowLabelAndUserAceHideGetsNoReadUp) {
 }
 
 TEST(WindowsPlan, WfpBlocksAllButTheProxy) {
+  using F = win::WfpFilter;
+  using C = win::WfpCondition;
   win::WinHostFacts facts;
   facts.proxy_port = 50123;
   auto none = plan_of({"--", "curl.exe"}, facts);
   ASSERT_TRUE(none);
-  ASSERT_TRUE(none->wfp);
-  for (const auto& f : none->filters) EXPECT_EQ(f.action, "BLOCK");
+  ASSERT_TRUE(none->wfp.enabled);
+  EXPECT_FALSE(none->proxy);
+  EXPECT_EQ(none->wfp.session_flags, 0x1u);  // FWPM_SESSION_FLAG_DYNAMIC
+  ASSERT_EQ(none->wfp.filters.size(), 4u);   // not-the-run permit and block, v4 and v6
+  for (const auto& f : none->wfp.filters)
+    if (f.action == F::Action::permit) {
+      ASSERT_EQ(f.conditions.size(), 1u);
+      EXPECT_EQ(f.conditions[0].field, C::Field::ale_user_id);
+      EXPECT_EQ(f.conditions[0].sddl, "D:(D;;CC;;;S-1-9-2748-18-7)(A;;CC;;;WD)");
+    } else {
+      EXPECT_TRUE(f.conditions.empty());
+      EXPECT_EQ(f.weight, 0);
+    }
+
   auto net = plan_of({"--net", "example.com:443", "--", "curl.exe"}, facts);
   ASSERT_TRUE(net);
+  EXPECT_TRUE(net->proxy);
   auto calls = win::calls_of(*net);
-  EXPECT_EQ(arg(call(calls, "FwpmEngineOpen0"), "session.flags"), "FWPM_SESSION_FLAG_DYNAMIC");
-  auto* permit = call(calls, "FwpmFilterAdd0");
-  EXPECT_EQ(arg(permit, "action"), "PERMIT");
-  EXPECT_NE(arg(permit, "conditions").find("IP_REMOTE_ADDRESS=127.0.0.1; IP_REMOTE_PORT=50123"), std::string::npos);
-  EXPECT_EQ(arg(call(calls, "FwpmFilterAdd0", 1), "action"), "BLOCK");
-  EXPECT_EQ(arg(call(calls, "FwpmFilterAdd0", 2), "layer"), "FWPM_LAYER_ALE_AUTH_CONNECT_V6");
-  EXPECT_GT(std::stoi(arg(permit, "weight")), std::stoi(arg(call(calls, "FwpmFilterAdd0", 1), "weight")));
+  EXPECT_EQ(arg(call(calls, "FwpmEngineOpen0"), "session.flags"), "FWPM_SESSION_FLAG_DYNAMIC (0x1)");
+  EXPECT_LT(index_of(calls, "FwpmTransactionBegin0"), index_of(calls, "FwpmFilterAdd0"));
+  EXPECT_LT(index_of(calls, "FwpmFilterAdd0"), index_of(calls, "FwpmTransactionCommit0"));
+  EXPECT_LT(index_of(calls, "StartProxy"), index_of(calls, "CreateProcessAsUserW"));
+  EXPECT_LT(index_of(calls, "FwpmTransactionCommit0"), index_of(calls, "CreateProcessAsUserW"));
+  auto* others = call(calls, "FwpmFilterAdd0", 0);
+  EXPECT_EQ(arg(others, "action"), "FWP_ACTION_PERMIT");
+  EXPECT_EQ(arg(others, "weight"), "15");
+  auto* proxy = call(calls, "FwpmFilterAdd0", 2);
+  EXPECT_EQ(arg(proxy, "action"), "FWP_ACTION_PERMIT");
+  EXPECT_EQ(arg(proxy, "layer"), "FWPM_LAYER_ALE_AUTH_CONNECT_V4");
+  EXPECT_EQ(arg(proxy, "conditions"), "IP_PROTOCOL=6; IP_REMOTE_ADDRESS=127.0.0.1; IP_REMOTE_PORT=50123");
+  EXPECT_EQ(arg(proxy, "weight"), "14");
+  auto* block4 = call(calls, "FwpmFilterAdd0", 3);
+  auto* block6 = call(calls, "FwpmFilterAdd0", 4);
+  EXPECT_EQ(arg(block4, "action"), "FWP_ACTION_BLOCK");
+  EXPECT_EQ(arg(block6, "action"), "FWP_ACTION_BLOCK");
+  EXPECT_EQ(arg(block6, "layer"), "FWPM_LAYER_ALE_AUTH_CONNECT_V6");
+  EXPECT_EQ(arg(block4, "weight"), "0");
+  bool proxy_env = false;
+  for (const auto& e : net->env) proxy_env |= e == "HTTPS_PROXY=http://127.0.0.1:50123";
+  EXPECT_TRUE(proxy_env);
+
   auto shared = plan_of({"--share-net", "--", "curl.exe"});
   ASSERT_TRUE(shared);
-  EXPECT_FALSE(shared->wfp);
+  EXPECT_FALSE(shared->wfp.enabled);
+  EXPECT_EQ(index_of(win::calls_of(*shared), "FwpmEngineOpen0"), win::calls_of(*shared).size());
+}
+
+TEST(WindowsPlan, JournalAndTempAreTheRunsOwn) {
+  auto plan = plan_of({"--rw", "out", "--", "cmd.exe"});
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan->journal.dir, "C:\\Users\\ann\\AppData\\Local\\cage\\restore");
+  EXPECT_EQ(plan->journal.file, plan->journal.dir + "\\run-7-00000abc00000012.journal");
+  EXPECT_EQ(plan->temp.path, "C:\\Users\\ann\\AppData\\Local\\cage\\tmp\\run-7-00000abc00000012");
+  EXPECT_NE(plan->temp.sddl.find("S:(ML;OICI;NW;;;LW)"), std::string::npos);
+  EXPECT_EQ(plan->temp.sddl.rfind("D:P(", 0), 0u) << "not inherited from LOCALAPPDATA";
+  auto has = [&](const std::string& e) { return std::find(plan->env.begin(), plan->env.end(), e) != plan->env.end(); };
+  EXPECT_TRUE(has("TEMP=" + plan->temp.path));
+  EXPECT_TRUE(has("TMP=" + plan->temp.path));
+  auto calls = win::calls_of(*plan);
+  // Orphans first, then the journal, and only then the first descriptor change.
+  EXPECT_EQ(index_of(calls, "RestoreOrphanedJournals"), 0u);
+  EXPECT_LT(index_of(calls, "CreateFileW"), index_of(calls, "SetNamedSecurityInfoW"));
+  EXPECT_EQ(calls.back().api, "Cleanup");
+  win::WinHostFacts facts;
+  facts.localappdata = "D:\\Local";
+  auto moved = plan_of({"--", "cmd.exe"}, facts);
+  ASSERT_TRUE(moved);
+  EXPECT_EQ(moved->journal.dir, "D:\\Local\\cage\\restore");
+}
+
+TEST(WindowsAcl, InsertAceKeepsCanonicalOrder) {
+  const std::string ace = "(A;OICI;0x1301bf;;;S-1-5-21-1)";
+  EXPECT_EQ(win::insert_ace("D:AI(A;ID;FA;;;SY)", ace), "D:AI" + ace + "(A;ID;FA;;;SY)");
+  EXPECT_EQ(win::insert_ace("D:P(D;;WD;;;WD)(A;;FA;;;SY)", ace), "D:P(D;;WD;;;WD)" + ace + "(A;;FA;;;SY)");
+  // An inherited deny is not explicit: ours still precedes it, as Windows' own editors place it.
+  EXPECT_EQ(win::insert_ace("D:(D;ID;WD;;;WD)", ace), "D:" + ace + "(D;ID;WD;;;WD)");
+  EXPECT_EQ(win::insert_ace("D:P", ace), "D:P" + ace);
+  EXPECT_EQ(win::insert_ace("", ace), "D:" + ace);
+  EXPECT_EQ(win::insert_ace("D:NO_ACCESS_CONTROL", ace), "D:NO_ACCESS_CONTROL");
 }
 
 TEST(WindowsPaths, TildeSlashesAndUnmappable) {
