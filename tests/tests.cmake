@@ -19,6 +19,7 @@ add_executable(cage_unit_tests
   tests/unit/linux_compile_test.cc
   tests/unit/macos_sbpl_test.cc
   tests/unit/windows_plan_test.cc
+  tests/unit/windows_journal_test.cc
   tests/unit/cli_test.cc
   tests/unit/profile_test.cc
   tests/unit/seccomp_test.cc
