@@ -50,6 +50,10 @@ class UniqueHandle {
 // LocalAlloc'd memory from the security APIs (ConvertStringSidToSidW, ...).
 struct LocalFreer {
   void* p = nullptr;
+  LocalFreer() = default;
+  explicit LocalFreer(void* q) : p(q) {}
+  LocalFreer(const LocalFreer&) = delete;
+  LocalFreer& operator=(const LocalFreer&) = delete;
   ~LocalFreer() {
     if (p) ::LocalFree(p);
   }
