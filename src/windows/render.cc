@@ -91,6 +91,9 @@ void wfp_calls(const WinPlan& plan, std::vector<WinCall>& c) {
 
 std::vector<WinCall> calls_of(const WinPlan& plan) {
   std::vector<WinCall> c;
+  if (plan.proxy)  // first: its port is part of the plan (filters, HTTPS_PROXY)
+    c.push_back(WinCall{"StartProxy", {{"listen", "127.0.0.1:" + std::to_string(plan.proxy_port)}},
+                        "cage's proxy, with the --net allowlist, in cage's own process"});
   c.push_back(WinCall{"RestoreOrphanedJournals", {{"dir", plan.journal.dir}},
                       "put back what a crashed run changed (journals no live run holds open)"});
   c.push_back(WinCall{"CreateFileW",
@@ -106,9 +109,6 @@ std::vector<WinCall> calls_of(const WinPlan& plan) {
                         a.why});
   c.push_back(WinCall{"CreateDirectoryW", {{"path", plan.temp.path}, {"sddl", plan.temp.sddl}},
                       "the run's TEMP; removed at exit (links inside are removed, never followed)"});
-  if (plan.proxy)
-    c.push_back(WinCall{"StartProxy", {{"listen", "127.0.0.1:" + std::to_string(plan.proxy_port)}},
-                        "cage's proxy, with the --net allowlist, in cage's own process"});
   token_and_job_calls(plan, c);
   wfp_calls(plan, c);
   c.push_back(WinCall{"CreateProcessAsUserW",

@@ -174,7 +174,7 @@ TEST(WindowsPlan, JournalAndTempAreTheRunsOwn) {
   EXPECT_TRUE(has("TMP=" + plan->temp.path));
   auto calls = win::calls_of(*plan);
   // Orphans first, then the journal, and only then the first descriptor change.
-  EXPECT_EQ(index_of(calls, "RestoreOrphanedJournals"), 0u);
+  EXPECT_EQ(index_of(calls, "RestoreOrphanedJournals"), 0u);  // no --net: no proxy before it
   EXPECT_LT(index_of(calls, "CreateFileW"), index_of(calls, "SetNamedSecurityInfoW"));
   EXPECT_EQ(calls.back().api, "Cleanup");
   win::WinHostFacts facts;
