@@ -84,11 +84,10 @@ struct Run {
 Error spawn_failed(DWORD code, const WinPlan& plan) {
   const std::string program = plan.argv.empty() ? std::string() : plan.argv.front();
   if (code == ERROR_FILE_NOT_FOUND || code == ERROR_PATH_NOT_FOUND)
-    return Error{ErrorClass::not_found, program + ": command not found", "check the name and PATH", program,
-                 static_cast<int>(code)};
+    return Error{ErrorClass::not_found, program + ": command not found", "check the name and PATH", program, 0};
   if (code == ERROR_ACCESS_DENIED || code == ERROR_BAD_EXE_FORMAT)
     return Error{ErrorClass::exec_failed, program + ": cannot execute (" + describe(code) + ")",
-                 "check that it is a Windows program the restricted token may read", program, static_cast<int>(code)};
+                 "check that it is a Windows program the restricted token may read", program, 0};
   return call_failed("CreateProcessAsUserW", code, program, "report this with `cage --self-test`");
 }
 

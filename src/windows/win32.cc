@@ -38,7 +38,8 @@ std::string describe(DWORD code) {
 }
 
 Error call_failed(const std::string& api, DWORD code, const std::string& input, const std::string& remedy) {
-  return unavailable(input, api + " failed: " + describe(code), remedy, static_cast<int>(code));
+  // The Windows code is in the reason; sys_errno is for errno values (strerror would misname it).
+  return unavailable(input, api + " failed: " + describe(code), remedy);
 }
 
 }  // namespace cage::win
