@@ -81,12 +81,16 @@ int probe_connect(const std::string& host, const std::string& port, bool via_pro
 }  // namespace
 
 int probe_main(const std::vector<std::string>& args) {
-  // args: cage --probe write PATH | read PATH | connect HOST PORT | connect-proxy HOST PORT
+  // args: cage --probe write PATH | read PATH | sleep MS | connect HOST PORT | connect-proxy HOST PORT
   if (args.size() == 4 && args[2] == "write") return probe_write(args[3]);
   if (args.size() == 4 && args[2] == "read") return probe_read(args[3]);
+  if (args.size() == 4 && args[2] == "sleep") {  // for --timeout checks
+    ::Sleep(static_cast<DWORD>(std::strtoul(args[3].c_str(), nullptr, 10)));
+    return 0;
+  }
   if (args.size() == 5 && args[2] == "connect") return probe_connect(args[3], args[4], false);
   if (args.size() == 5 && args[2] == "connect-proxy") return probe_connect(args[3], args[4], true);
-  std::fprintf(stderr, "cage --probe: write PATH | read PATH | connect HOST PORT | connect-proxy HOST PORT\n");
+  std::fprintf(stderr, "cage --probe: write PATH | read PATH | sleep MS | connect HOST PORT | connect-proxy HOST PORT\n");
   return 2;
 }
 

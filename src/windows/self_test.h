@@ -8,7 +8,7 @@ namespace cage::win {
 // Runs cage.exe itself on a list of denied actions and their allowed twins; one PASS/FAIL/SKIP line
 // each; 0 only if none failed.
 int self_test(bool json);
-// `cage --probe write PATH | read PATH | connect HOST PORT | connect-proxy HOST PORT`.
+// `cage --probe write PATH | read PATH | sleep MS | connect HOST PORT | connect-proxy HOST PORT`.
 int probe_main(const std::vector<std::string>& args);
 
 }  // namespace cage::win
