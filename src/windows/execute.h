@@ -20,3 +20,12 @@ Result<int> execute(const WinPlan& plan);
 bool under_wine();
 
 }  // namespace cage::win
+
+namespace cage::win {
+
+// A whole run on this host: cage's proxy (with --net), the host facts, compile, execute.
+Result<int> run(const policy::Policy& pol, const Environ& env);
+// --dry-run on Windows itself: the plan with this host's facts (paths checked, real CPU count).
+Result<std::string> dry_run(const policy::Policy& pol, const Environ& env, bool json);
+
+}  // namespace cage::win
