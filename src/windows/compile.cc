@@ -249,7 +249,9 @@ Result<WinPlan> compile(const policy::Policy& p, const WinHostFacts& facts,
   for (const auto& g : p.hide)
     if (auto s = add_grant(plan, g, AclChange::Kind::no_read_up, facts); !s) return s.error();
   plan.gaps.push_back("reads: the Low-integrity token reads whatever your account can read (the home "
-                      "included), except --hide paths");
+                      "included) and the registry, except --hide paths");
+  plan.gaps.push_back("writes: what Windows labels Low (AppData\\LocalLow) stays writable; other Low-integrity "
+                      "processes of yours can write the --rw paths during the run");
   if (!p.system_view) plan.gaps.push_back("--no-system: Windows system directories stay readable");
   network(plan, p, plan.proxy_port);
   limits(plan, p.limits, facts);
