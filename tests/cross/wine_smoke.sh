@@ -34,6 +34,8 @@ cleanup() { wineserver -k >/dev/null 2>&1; rm -rf "$work"; }
 trap cleanup EXIT
 timeout 300 wine wineboot -i >/dev/null 2>&1 || { echo "SKIP: wineboot failed (a 64-bit Wine is needed)"; exit 77; }
 
+mkdir -p "$WINEPREFIX/drive_c/smoke"
+cd "$WINEPREFIX/drive_c/smoke"  # C:\smoke for the runs below
 failures=0 n=0
 pass() { n=$((n + 1)); echo "PASS $1"; }
 fail() { n=$((n + 1)); failures=$((failures + 1)); echo "FAIL $1"; [ -n "${2:-}" ] && sed 's/^/    /' "$2" | head -20; }
@@ -78,10 +80,18 @@ took=$(( $(date +%s) - start ))
   fail "--timeout (exit $rc after ${took}s)" "$work/err"
 
 mkdir -p "$WINEPREFIX/drive_c/smoke/out"
+# --ro adds an access entry (DACL): journaled, made, restored, journal deleted.
+cage --share-net --ro 'C:/smoke/out' -- "$exe" --probe read 'C:\smoke'
+[ $rc = 0 ] && pass "--ro run: access entry journaled and restored" || fail "--ro run (exit $rc)" "$work/err"
+[ -z "$(find "$local_dir/cage" -mindepth 2 2>/dev/null | head -1)" ] && pass "--ro run: journal deleted, TEMP removed" ||
+  fail "--ro run left its journal or TEMP behind"
+# --rw sets a Low label. Wine 8 refuses to read labels (GetNamedSecurityInfoW: access denied), so the
+# run must be refused cleanly; a Wine that can, must grant the write.
 cage --share-net --rw 'C:/smoke/out' -- "$exe" --probe write 'C:\smoke\out\f.txt'
-[ $rc = 0 ] && [ -f "$WINEPREFIX/drive_c/smoke/out/f.txt" ] && pass "--rw run: granted write (labels set and restored)" ||
-  fail "--rw run (exit $rc)" "$work/err"
-[ -z "$(find "$local_dir/cage" -mindepth 2 2>/dev/null | head -1)" ] && pass "--rw run: journal deleted, TEMP removed" ||
+if [ $rc = 0 ] && [ -f "$WINEPREFIX/drive_c/smoke/out/f.txt" ]; then pass "--rw run: label set, write granted, restored"
+elif [ $rc = 125 ] && grep -q 'GetNamedSecurityInfoW' "$work/err"; then pass "--rw run: refused, as Wine cannot read labels (exit 125)"
+else fail "--rw run (exit $rc)" "$work/err"; fi
+[ -z "$(find "$local_dir/cage" -mindepth 2 2>/dev/null | head -1)" ] && pass "--rw run: nothing left behind" ||
   fail "--rw run left its journal or TEMP behind"
 
 # A crashed run's journal (no process holds it): the next start restores its entries and deletes it.
