@@ -1,0 +1,34 @@
+// The macOS backend behind src/main.cc: sandbox-exec with the SBPL profile from macos::compile
+// (src/macos/execute.cc carries a run out).
+#include <iostream>
+
+#include "backend/backend.h"
+#include "macos/compile.h"
+
+namespace cage::backend {
+
+const char* host_os() { return "macos"; }
+
+int internal_entry(int, char**) { return -1; }
+
+int check(bool) {
+  return fail(unavailable("--check", "not implemented on macOS yet", "use --self-test"), false);
+}
+
+int self_test(const std::vector<std::string>&, bool json) {
+  return fail(unavailable("--self-test", "not implemented on macOS yet", "use --dry-run to see the plan"), json);
+}
+
+int dry_run(const policy::Policy& pol, const Environ& env, bool json, bool json_errors) {
+  auto text = macos::render_dry_run(pol, env, json);
+  if (!text) return fail(text.error(), json_errors);
+  std::cout << *text;
+  return 0;
+}
+
+int run(const policy::Policy&, const Environ&, bool json_errors) {
+  return fail(unavailable("cage", "the macOS executor is not built yet", "use --dry-run to see the plan"),
+              json_errors);
+}
+
+}  // namespace cage::backend
