@@ -54,6 +54,7 @@ int run(const std::vector<std::string>& args) {
   policy::Context ctx{cwd, "", env};
   for (const auto& [k, v] : env)
     if (k == "HOME") ctx.home = v;
+  backend::adapt_input(inv->input, ctx);
   if (inv->mode == cli::Mode::print_profile) {  // validated as a run would be, then printed
     auto probe = inv->input;
     if (probe.argv.empty()) probe.argv = {"true"};

@@ -26,6 +26,9 @@ int internal_entry(int argc, char** argv);
 std::vector<std::string> arguments(int argc, char** argv);
 Environ environment();
 std::string current_dir();  // empty if it cannot be known
+// The parsed input and the context in the Policy layer's path form, before validation. Windows:
+// "C:\\x" and "c:/x" become "/C:/x", the home is %USERPROFILE%. POSIX hosts: nothing to do.
+void adapt_input(policy::PolicyInput& in, policy::Context& ctx);
 
 // --result / --audit: opened before validation (a failing run is still reported). A backend without
 // reporting refuses these options rather than drop them silently.

@@ -20,6 +20,8 @@ Environ environment() {
   return env;
 }
 
+void adapt_input(policy::PolicyInput&, policy::Context&) {}
+
 std::string current_dir() {
   char buf[4096];
   return ::getcwd(buf, sizeof buf) ? std::string(buf) : std::string();

@@ -4,10 +4,13 @@
 #include <windows.h>
 #include <shellapi.h>
 
+#include <cstring>
 #include <iostream>
 
 #include "backend/backend.h"
 #include "windows/compile.h"
+#include "windows/execute.h"
+#include "windows/self_test.h"
 
 namespace cage::backend {
 
@@ -25,7 +28,11 @@ std::string utf8(const wchar_t* w, int len) {
 
 const char* host_os() { return "windows"; }
 
-int internal_entry(int, char**) { return -1; }
+// `cage --probe ...`: the self-test's workload (src/windows/probe.cc).
+int internal_entry(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "--probe") == 0) return win::probe_main(arguments(argc, argv));
+  return -1;
+}
 
 std::vector<std::string> arguments(int argc, char** argv) {
   int n = 0;
@@ -58,24 +65,31 @@ std::string current_dir() {
   return utf8(buf, static_cast<int>(n));
 }
 
-int check(bool) {
-  return fail(unavailable("--check", "not implemented on Windows yet", "use --dry-run to see the plan"), false);
+void adapt_input(policy::PolicyInput& in, policy::Context& ctx) {
+  win::normalize_input(in);
+  ctx.cwd = win::posix_form(ctx.cwd);
+  ctx.home.clear();  // a POSIX-style HOME (Git Bash's "/c/Users/ann") is not the profile directory
+  for (const auto& [k, v] : ctx.environ)
+    if (_stricmp(k.c_str(), "USERPROFILE") == 0 && !v.empty()) ctx.home = win::posix_form(v);
 }
 
-int self_test(const std::vector<std::string>&, bool json) {
-  return fail(unavailable("--self-test", "not implemented on Windows yet", "use --dry-run to see the plan"), json);
+int check(bool) {
+  return fail(unavailable("--check", "not implemented on Windows yet", "use --dry-run or --self-test"), false);
 }
+
+int self_test(const std::vector<std::string>&, bool json) { return win::self_test(json); }
 
 int dry_run(const policy::Policy& pol, const Environ& env, bool json, bool json_errors) {
-  auto text = win::render_dry_run(pol, env, json);
+  auto text = win::dry_run(pol, env, json);
   if (!text) return fail(text.error(), json_errors);
   std::cout << *text;
   return 0;
 }
 
-int run(const policy::Policy&, const Environ&, bool json_errors) {
-  return fail(unavailable("cage", "the Windows executor is not built yet", "use --dry-run to see the plan"),
-              json_errors);
+int run(const policy::Policy& pol, const Environ& env, bool json_errors) {
+  auto status = win::run(pol, env);
+  if (!status) return fail(status.error(), json_errors);
+  return *status;
 }
 
 }  // namespace cage::backend

@@ -97,7 +97,7 @@ std::vector<WinCall> calls_of(const WinPlan& plan) {
   c.push_back(WinCall{"RestoreOrphanedJournals", {{"dir", plan.journal.dir}},
                       "put back what a crashed run changed (journals no live run holds open)"});
   c.push_back(WinCall{"CreateFileW",
-                      {{"path", plan.journal.file}, {"share", "0 (held exclusively while the run lives)"}},
+                      {{"path", plan.journal.file}, {"share", "FILE_SHARE_READ (held open while the run lives: a live run's journal cannot be opened exclusively)"}},
                       "restore journal: each descriptor is saved here before it is changed"});
   for (const auto& a : plan.acl)
     c.push_back(WinCall{"SetNamedSecurityInfoW",

@@ -49,6 +49,10 @@ cage --version
 cage --no-such-flag
 [ $rc = 125 ] && grep -q usage_error "$work/err" && pass "unknown flag: usage_error, exit 125" || fail "unknown flag (exit $rc)" "$work/err"
 
+local_dir=$(ls -d "$WINEPREFIX"/drive_c/users/*/AppData/Local | head -1)  # %LOCALAPPDATA%
+user_dir=${local_dir%/AppData/Local}                                           # %USERPROFILE%
+mkdir -p "$WINEPREFIX/drive_c/cage-smoke/out" "$user_dir/proj"
+# On Windows --dry-run checks the grants exist (a missing --rw path is invalid_policy), so they do.
 cage --dry-run --target windows --rw 'C:/cage-smoke/out' --pids 16 --memory 256M -- cmd.exe /c echo hi
 if [ $rc = 0 ] && grep -q 'CreateRestrictedToken' "$work/out" && grep -q 'LimitFlags = 0x2608' "$work/out" &&
    grep -q 'S:(ML;OICI;NW;;;LW)' "$work/out"; then pass "--dry-run --target windows"; else fail "--dry-run --target windows (exit $rc)" "$work/err"; fi
@@ -57,7 +61,6 @@ cage --dry-run --json --rw '~/proj' -- cmd.exe
   pass "--dry-run on the host: ~ is %USERPROFILE%" || fail "--dry-run --json (exit $rc)" "$work/out"
 
 # A real run needs WFP, which Wine lacks: refused, nothing left behind.
-local_dir=$(ls -d "$WINEPREFIX"/drive_c/users/*/AppData/Local | head -1)
 cage -- cmd.exe /c exit 0
 if [ $rc = 125 ] && grep -q 'spawn_sandbox_unavailable' "$work/err" && grep -q 'FwpmEngineOpen0' "$work/err"; then
   pass "run without --share-net: refused (no WFP under Wine), exit 125"
@@ -80,8 +83,9 @@ took=$(( $(date +%s) - start ))
   fail "--timeout (exit $rc after ${took}s)" "$work/err"
 
 mkdir -p "$WINEPREFIX/drive_c/smoke/out"
+echo data >"$WINEPREFIX/drive_c/smoke/out/r.txt"
 # --ro adds an access entry (DACL): journaled, made, restored, journal deleted.
-cage --share-net --ro 'C:/smoke/out' -- "$exe" --probe read 'C:\smoke'
+cage --share-net --ro 'C:/smoke/out' -- "$exe" --probe read 'C:\smoke\out\r.txt'
 [ $rc = 0 ] && pass "--ro run: access entry journaled and restored" || fail "--ro run (exit $rc)" "$work/err"
 [ -z "$(find "$local_dir/cage" -mindepth 2 2>/dev/null | head -1)" ] && pass "--ro run: journal deleted, TEMP removed" ||
   fail "--ro run left its journal or TEMP behind"
@@ -97,7 +101,7 @@ else fail "--rw run (exit $rc)" "$work/err"; fi
 # A crashed run's journal (no process holds it): the next start restores its entries and deletes it.
 mkdir -p "$local_dir/cage/restore" "$local_dir/cage/tmp/run-1-dead/sub"
 printf 'cage-restore-journal 1\nremove_tree\tC:\\users\\%s\\AppData\\Local\\cage\\tmp\\run-1-dead\t\n' \
-  "$(basename "$(dirname "$(dirname "$local_dir")")")" >"$local_dir/cage/restore/run-1-dead.journal"
+  "$(basename "$user_dir")" >"$local_dir/cage/restore/run-1-dead.journal"
 cage --share-net -- cmd.exe /c exit 0
 if [ $rc = 0 ] && [ ! -e "$local_dir/cage/restore/run-1-dead.journal" ] && [ ! -e "$local_dir/cage/tmp/run-1-dead" ]; then
   pass "orphaned journal: restored and deleted on the next start"
