@@ -184,6 +184,29 @@ TEST(WindowsPlan, JournalAndTempAreTheRunsOwn) {
   EXPECT_EQ(moved->journal.dir, "D:\\Local\\cage\\restore");
 }
 
+// The executor follows calls_of: nothing is changed before the journal exists, the workload is
+// created only once every restriction is in place, and it runs only once it is in the job.
+TEST(WindowsPlan, CallOrderIsFailClosed) {
+  win::WinHostFacts facts;
+  facts.proxy_port = 40000;
+  auto plan = plan_of({"--rw", "out", "--hide", "secret.txt", "--net", "example.com:443", "--cpu", "1", "--", "cmd.exe"},
+                      facts);
+  ASSERT_TRUE(plan) << plan.error().reason;
+  auto calls = win::calls_of(*plan);
+  const size_t journal = index_of(calls, "CreateFileW"), spawn = index_of(calls, "CreateProcessAsUserW");
+  for (const char* api : {"SetNamedSecurityInfoW", "CreateDirectoryW"}) EXPECT_LT(journal, index_of(calls, api)) << api;
+  for (const char* api : {"SetNamedSecurityInfoW", "CreateDirectoryW", "CreateRestrictedToken", "SetTokenInformation",
+                          "CreateJobObjectW", "SetInformationJobObject", "FwpmTransactionCommit0", "StartProxy"})
+    EXPECT_LT(index_of(calls, api), spawn) << api;
+  EXPECT_LT(index_of(calls, "ResumeThread"), index_of(calls, "WaitForMultipleObjects"));
+  EXPECT_EQ(arg(call(calls, "SetInformationJobObject", 2), "ControlFlags"), "ENABLE|HARD_CAP (0x5)");
+  EXPECT_NE(arg(call(calls, "WaitForMultipleObjects"), "").find("<no arg"), std::string::npos);
+  EXPECT_NE(call(calls, "WaitForMultipleObjects")->why.find("exit 124"), std::string::npos);
+  EXPECT_NE(call(calls, "WaitForMultipleObjects")->why.find("exit 130"), std::string::npos);
+  // Two label changes (out, secret.txt) and the access entry for out: three journaled changes.
+  EXPECT_EQ(plan->acl.size(), 3u);
+}
+
 TEST(WindowsAcl, InsertAceKeepsCanonicalOrder) {
   const std::string ace = "(A;OICI;0x1301bf;;;S-1-5-21-1)";
   EXPECT_EQ(win::insert_ace("D:AI(A;ID;FA;;;SY)", ace), "D:AI" + ace + "(A;ID;FA;;;SY)");
