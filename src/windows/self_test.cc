@@ -159,7 +159,7 @@ int self_test(bool json) {
   int failed = 0;
   if (!have_listener) std::printf("SKIP network checks: no listener on 127.0.0.1 (%s)\n", describe(::WSAGetLastError()).c_str());
   if (under_wine())
-    std::printf("NOTE running under Wine: it enforces no token restrictions and has no WFP; runs are refused\n");
+    std::printf("NOTE running under Wine: it enforces no token restrictions, labels or job limits and has no WFP, so checks fail here\n");
   for (auto& c : checks) {
     std::vector<std::string> args = c.args;
     // The workload is this cage.exe in probe mode: "--", "--probe", ... becomes "--", <self>, "--probe", ...
