@@ -13,6 +13,8 @@ add_executable(cage_unit_tests
   tests/unit/proxy_socks5_test.cc
   tests/unit/proxy_env_test.cc
   tests/unit/proxy_server_test.cc
+  tests/unit/proxy_relay_copy_test.cc
+  tests/unit/proxy_loopback_test.cc
   tests/unit/proxy_dns_test.cc
   tests/unit/proxy_transparent_test.cc
   tests/unit/linux_transparent_test.cc

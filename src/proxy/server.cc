@@ -8,13 +8,13 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 
 #include <cerrno>
 #include <cstring>
 
 #include "proxy/relay.h"
+#include "proxy/socket_compat.h"
 #include "proxy/socks5.h"
 
 namespace cage::proxy {
@@ -102,7 +102,7 @@ int write_from(int fd, std::string& buf, uint64_t* counter = nullptr) {
 }  // namespace
 
 Server::Server(Allowlist allow, ServerOptions opt, EventSink sink)
-    : allow_(std::move(allow)), opt_(opt), sink_(std::move(sink)), wake_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
+    : allow_(std::move(allow)), opt_(opt), sink_(std::move(sink)) {
   poller_.add(wake_.get(), kWake);
   if (resolver_.notify_fd() >= 0) poller_.add(resolver_.notify_fd(), kResolver);
 }
@@ -118,8 +118,7 @@ int Server::add_channel(UniqueFd channel) {
 
 void Server::stop() {
   stopping_ = true;
-  uint64_t one = 1;
-  if (write(wake_.get(), &one, sizeof one) < 0) { /* counter saturated: already woken */ }
+  wake_.signal();
 }
 
 int Server::run() {
@@ -481,7 +480,7 @@ void Server::try_connect(Conn& c) {
       std::memcpy(&s6->sin6_addr, a.data(), 16);
       len = sizeof *s6;
     }
-    UniqueFd s(socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+    UniqueFd s(open_stream_socket(ss.ss_family));
     if (!s.valid()) {
       c.last_connect_errno = errno;
       continue;

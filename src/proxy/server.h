@@ -19,6 +19,7 @@
 #include "proxy/poller.h"
 #include "proxy/resolver.h"
 #include "proxy/synthetic.h"
+#include "proxy/waker.h"
 
 namespace cage::proxy {
 
@@ -84,7 +85,8 @@ class Server {
   EventSink sink_;
   Poller poller_;
   Resolver resolver_;
-  UniqueFd channel_, wake_;
+  UniqueFd channel_;
+  Waker wake_;
   std::atomic<bool> stopping_{false};
   std::atomic<size_t> live_{0};
   uint64_t next_id_ = 1;
