@@ -186,8 +186,9 @@ Result<int> execute(const WinPlan& plan) {
   }
   g_stop = ::CreateEventW(nullptr, TRUE, FALSE, nullptr);
   g_cleaned = ::CreateEventW(nullptr, TRUE, FALSE, nullptr);
-  if (!g_stop || !g_cleaned || !::SetConsoleCtrlHandler(on_console_event, TRUE))
-    return call_failed("SetConsoleCtrlHandler", ::GetLastError(), "Ctrl-C", "");
+  if (!g_stop || !g_cleaned) return call_failed("CreateEventW", ::GetLastError(), "Ctrl-C", "");
+  // Without a console there is no Ctrl-C to pass on; the job still dies with cage (KILL_ON_JOB_CLOSE).
+  ::SetConsoleCtrlHandler(on_console_event, TRUE);
   struct Unhook {  // also on the error paths: clean up, then let a waiting close handler return
     Run& r;
     ~Unhook() {
