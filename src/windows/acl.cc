@@ -14,7 +14,8 @@ namespace cage::win {
 
 namespace {
 
-const std::string kRemedy = "check that you own the path (changing its label needs WRITE_OWNER), or drop the grant";
+const std::string kRemedy =
+    "check that you own the path (changing its label needs WRITE_OWNER), or drop the grant";
 
 std::string replace_user(std::string sddl, const std::string& sid) {
   for (size_t p; (p = sddl.find("<USER>")) != std::string::npos;) sddl.replace(p, 6, sid);
@@ -37,13 +38,15 @@ SECURITY_INFORMATION info_of(JournalEntry::Kind k) {
 
 Result<std::string> read_descriptor(const std::string& path, JournalEntry::Kind kind) {
   PSECURITY_DESCRIPTOR sd = nullptr;
-  DWORD rc = ::GetNamedSecurityInfoW(wide(path).c_str(), SE_FILE_OBJECT, info_of(kind), nullptr, nullptr, nullptr,
-                                     nullptr, &sd);
+  DWORD rc = ::GetNamedSecurityInfoW(wide(path).c_str(), SE_FILE_OBJECT, info_of(kind), nullptr, nullptr,
+                                     nullptr, nullptr, &sd);
   if (rc != ERROR_SUCCESS) return call_failed("GetNamedSecurityInfoW", rc, path, kRemedy);
   LocalFreer free_sd(sd);
   wchar_t* text = nullptr;
-  if (!::ConvertSecurityDescriptorToStringSecurityDescriptorW(sd, SDDL_REVISION_1, info_of(kind), &text, nullptr))
-    return call_failed("ConvertSecurityDescriptorToStringSecurityDescriptorW", ::GetLastError(), path, kRemedy);
+  if (!::ConvertSecurityDescriptorToStringSecurityDescriptorW(sd, SDDL_REVISION_1, info_of(kind), &text,
+                                                              nullptr))
+    return call_failed("ConvertSecurityDescriptorToStringSecurityDescriptorW", ::GetLastError(), path,
+                       kRemedy);
   LocalFreer free_text(text);
   return narrow(text);
 }
@@ -52,9 +55,10 @@ Result<std::string> read_descriptor(const std::string& path, JournalEntry::Kind 
 Status write_descriptor(const std::string& path, JournalEntry::Kind kind, const std::string& sddl) {
   PSECURITY_DESCRIPTOR sd = nullptr;
   std::string text = sddl.empty() ? std::string(kind == JournalEntry::Kind::label ? "S:" : "D:") : sddl;
-  if (!::ConvertStringSecurityDescriptorToSecurityDescriptorW(wide(text).c_str(), SDDL_REVISION_1, &sd, nullptr))
-    return call_failed("ConvertStringSecurityDescriptorToSecurityDescriptorW", ::GetLastError(), path + " " + text,
-                       kRemedy);
+  if (!::ConvertStringSecurityDescriptorToSecurityDescriptorW(wide(text).c_str(), SDDL_REVISION_1, &sd,
+                                                              nullptr))
+    return call_failed("ConvertStringSecurityDescriptorToSecurityDescriptorW", ::GetLastError(),
+                       path + " " + text, kRemedy);
   LocalFreer free_sd(sd);
   BOOL present = FALSE, defaulted = FALSE;
   PACL acl = nullptr;
@@ -71,7 +75,8 @@ Status write_descriptor(const std::string& path, JournalEntry::Kind kind, const 
     SECURITY_DESCRIPTOR_CONTROL control = 0;
     DWORD revision = 0;
     ::GetSecurityDescriptorControl(sd, &control, &revision);
-    info |= (control & SE_DACL_PROTECTED) ? PROTECTED_DACL_SECURITY_INFORMATION : UNPROTECTED_DACL_SECURITY_INFORMATION;
+    info |= (control & SE_DACL_PROTECTED) ? PROTECTED_DACL_SECURITY_INFORMATION
+                                          : UNPROTECTED_DACL_SECURITY_INFORMATION;
   }
   std::wstring wpath = wide(path);
   DWORD rc = ::SetNamedSecurityInfoW(wpath.data(), SE_FILE_OBJECT, info, nullptr, nullptr,
@@ -86,10 +91,12 @@ bool undo_entry(const JournalEntry& e) {
   switch (e.kind) {
     case JournalEntry::Kind::dacl:
     case JournalEntry::Kind::label: {
-      if (::GetFileAttributesW(wide(e.path).c_str()) == INVALID_FILE_ATTRIBUTES) return true;  // gone: nothing to restore
+      if (::GetFileAttributesW(wide(e.path).c_str()) == INVALID_FILE_ATTRIBUTES)
+        return true;  // gone: nothing to restore
       return static_cast<bool>(write_descriptor(e.path, e.kind, e.saved));
     }
-    case JournalEntry::Kind::remove_tree: return remove_tree(wide(e.path));
+    case JournalEntry::Kind::remove_tree:
+      return remove_tree(wide(e.path));
   }
   return false;
 }
@@ -98,7 +105,8 @@ bool undo_entry(const JournalEntry& e) {
 
 bool remove_tree(const std::wstring& path) {
   DWORD attrs = ::GetFileAttributesW(path.c_str());
-  if (attrs == INVALID_FILE_ATTRIBUTES) return ::GetLastError() == ERROR_FILE_NOT_FOUND || ::GetLastError() == ERROR_PATH_NOT_FOUND;
+  if (attrs == INVALID_FILE_ATTRIBUTES)
+    return ::GetLastError() == ERROR_FILE_NOT_FOUND || ::GetLastError() == ERROR_PATH_NOT_FOUND;
   bool ok = true;
   WIN32_FIND_DATAW fd;
   HANDLE find = ::FindFirstFileW((path + L"\\*").c_str(), &fd);
@@ -108,12 +116,13 @@ bool remove_tree(const std::wstring& path) {
       if (name == L"." || name == L"..") continue;
       std::wstring child = path + L"\\" + name;
       if (fd.dwFileAttributes & FILE_ATTRIBUTE_READONLY)
-        ::SetFileAttributesW(child.c_str(), fd.dwFileAttributes & ~static_cast<DWORD>(FILE_ATTRIBUTE_READONLY));
+        ::SetFileAttributesW(child.c_str(),
+                             fd.dwFileAttributes & ~static_cast<DWORD>(FILE_ATTRIBUTE_READONLY));
       // A junction or symbolic link is removed itself, never entered: the workload may have pointed
       // one at the user's documents.
       if (fd.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT)
         ok &= (fd.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) ? ::RemoveDirectoryW(child.c_str()) != 0
-                                                              : ::DeleteFileW(child.c_str()) != 0;
+                                                               : ::DeleteFileW(child.c_str()) != 0;
       else if (fd.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY)
         ok &= remove_tree(child);
       else
@@ -126,16 +135,18 @@ bool remove_tree(const std::wstring& path) {
 
 Result<std::unique_ptr<AclSession>> AclSession::open(const JournalPlan& plan, std::string user_sid) {
   if (!create_dirs(plan.dir))
-    return call_failed("CreateDirectoryW", ::GetLastError(), plan.dir, "check that %LOCALAPPDATA% is writable");
+    return call_failed("CreateDirectoryW", ::GetLastError(), plan.dir,
+                       "check that %LOCALAPPDATA% is writable");
   std::unique_ptr<AclSession> s(new AclSession);
   s->path_ = plan.file;
   s->user_sid_ = std::move(user_sid);
   // Share mode: read only. While this handle lives no other cage can open the journal exclusively,
   // which is how restore_orphaned_journals tells a live run from a crashed one.
-  s->file_ = UniqueHandle(::CreateFileW(wide(plan.file).c_str(), GENERIC_WRITE, FILE_SHARE_READ, nullptr, CREATE_NEW,
-                                        FILE_ATTRIBUTE_NORMAL, nullptr));
+  s->file_ = UniqueHandle(::CreateFileW(wide(plan.file).c_str(), GENERIC_WRITE, FILE_SHARE_READ, nullptr,
+                                        CREATE_NEW, FILE_ATTRIBUTE_NORMAL, nullptr));
   if (!s->file_)
-    return call_failed("CreateFileW", ::GetLastError(), plan.file, "remove a stale journal by hand after checking it");
+    return call_failed("CreateFileW", ::GetLastError(), plan.file,
+                       "remove a stale journal by hand after checking it");
   std::string head = format_journal_header();
   DWORD n = 0;
   if (!::WriteFile(s->file_.get(), head.data(), static_cast<DWORD>(head.size()), &n, nullptr) ||
@@ -144,13 +155,15 @@ Result<std::unique_ptr<AclSession>> AclSession::open(const JournalPlan& plan, st
   return s;
 }
 
-AclSession::~AclSession() { undo(); }
+AclSession::~AclSession() {
+  undo();
+}
 
 Status AclSession::record(const JournalEntry& e) {
   std::string line = format_journal_entry(e);
   DWORD n = 0;
-  if (!::WriteFile(file_.get(), line.data(), static_cast<DWORD>(line.size()), &n, nullptr) || n != line.size() ||
-      !::FlushFileBuffers(file_.get()))
+  if (!::WriteFile(file_.get(), line.data(), static_cast<DWORD>(line.size()), &n, nullptr) ||
+      n != line.size() || !::FlushFileBuffers(file_.get()))
     return call_failed("WriteFile", ::GetLastError(), path_, "check free space in %LOCALAPPDATA%");
   done_.push_back(e);
   return Ok{};
@@ -180,12 +193,14 @@ Status AclSession::make_temp(const TempPlan& plan) {
   if (auto s = record(JournalEntry{JournalEntry::Kind::remove_tree, plan.path, ""}); !s) return s;
   PSECURITY_DESCRIPTOR sd = nullptr;
   std::string sddl = replace_user(plan.sddl, user_sid_);
-  if (!::ConvertStringSecurityDescriptorToSecurityDescriptorW(wide(sddl).c_str(), SDDL_REVISION_1, &sd, nullptr))
+  if (!::ConvertStringSecurityDescriptorToSecurityDescriptorW(wide(sddl).c_str(), SDDL_REVISION_1, &sd,
+                                                              nullptr))
     return call_failed("ConvertStringSecurityDescriptorToSecurityDescriptorW", ::GetLastError(), sddl, "");
   LocalFreer free_sd(sd);
   SECURITY_ATTRIBUTES sa{sizeof sa, sd, FALSE};
   if (!::CreateDirectoryW(wide(plan.path).c_str(), &sa))
-    return call_failed("CreateDirectoryW", ::GetLastError(), plan.path, "check that %LOCALAPPDATA% is writable");
+    return call_failed("CreateDirectoryW", ::GetLastError(), plan.path,
+                       "check that %LOCALAPPDATA% is writable");
   return Ok{};
 }
 
@@ -208,7 +223,8 @@ std::vector<std::string> restore_orphaned_journals(const std::string& dir) {
   do {
     std::string path = dir + "\\" + narrow(fd.cFileName);
     // No sharing: this fails while the run that owns the journal is alive.
-    UniqueHandle h(::CreateFileW(wide(path).c_str(), GENERIC_READ, 0, nullptr, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, nullptr));
+    UniqueHandle h(::CreateFileW(wide(path).c_str(), GENERIC_READ, 0, nullptr, OPEN_EXISTING,
+                                 FILE_ATTRIBUTE_NORMAL, nullptr));
     if (!h) continue;
     std::string text;
     char buf[4096];

@@ -18,10 +18,26 @@ using policy::is_beneath;
 
 // Passed through when set: what Windows programs need to start (SystemRoot for DLL loading, ComSpec,
 // PATHEXT) and the terminal/locale set of the Linux build.
-const char* const kPassedEnv[] = {"PATH", "PATHEXT", "SYSTEMROOT", "SYSTEMDRIVE", "WINDIR", "COMSPEC",
-                                  "NUMBER_OF_PROCESSORS", "PROCESSOR_ARCHITECTURE", "PROCESSOR_IDENTIFIER",
-                                  "OS", "USERNAME", "TERM", "COLORTERM", "LANG", "LC_*", "TZ", "NO_COLOR",
-                                  "COLUMNS", "LINES", nullptr};
+const char* const kPassedEnv[] = {"PATH",
+                                  "PATHEXT",
+                                  "SYSTEMROOT",
+                                  "SYSTEMDRIVE",
+                                  "WINDIR",
+                                  "COMSPEC",
+                                  "NUMBER_OF_PROCESSORS",
+                                  "PROCESSOR_ARCHITECTURE",
+                                  "PROCESSOR_IDENTIFIER",
+                                  "OS",
+                                  "USERNAME",
+                                  "TERM",
+                                  "COLORTERM",
+                                  "LANG",
+                                  "LC_*",
+                                  "TZ",
+                                  "NO_COLOR",
+                                  "COLUMNS",
+                                  "LINES",
+                                  nullptr};
 
 std::string upper(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -36,7 +52,8 @@ Status add_grant(WinPlan& plan, const policy::Grant& g, AclChange::Kind kind, co
   if (!path) return path.error();
   char k = facts.kind ? facts.kind(*path) : 'd';
   if (k == 0 && kind != AclChange::Kind::no_read_up)
-    return invalid(g.origin, "no such file or directory (" + *path + ")", "create it first, or check the path");
+    return invalid(g.origin, "no such file or directory (" + *path + ")",
+                   "create it first, or check the path");
   if (k == 0) return Ok{};  // nothing to hide
   const bool dir = k == 'd';
   const char* inherit = dir ? "OICI" : "";
@@ -44,15 +61,18 @@ Status add_grant(WinPlan& plan, const policy::Grant& g, AclChange::Kind kind, co
     case AclChange::Kind::low_label:
       // The Low label lets the Low token write; the explicit ACE covers grants only reachable through
       // a group, which the token holds deny-only.
-      plan.acl.push_back(AclChange{kind, *path, dir, std::string("S:(ML;") + inherit + ";NW;;;LW)", g.origin});
+      plan.acl.push_back(
+          AclChange{kind, *path, dir, std::string("S:(ML;") + inherit + ";NW;;;LW)", g.origin});
       plan.acl.push_back(AclChange{AclChange::Kind::allow_user, *path, dir,
                                    std::string("D:(A;") + inherit + ";0x1301bf;;;<USER>)", g.origin});
       break;
     case AclChange::Kind::allow_user:
-      plan.acl.push_back(AclChange{kind, *path, dir, std::string("D:(A;") + inherit + ";0x1200a9;;;<USER>)", g.origin});
+      plan.acl.push_back(
+          AclChange{kind, *path, dir, std::string("D:(A;") + inherit + ";0x1200a9;;;<USER>)", g.origin});
       break;
     case AclChange::Kind::no_read_up:
-      plan.acl.push_back(AclChange{kind, *path, dir, std::string("S:(ML;") + inherit + ";NWNRNX;;;ME)", g.origin});
+      plan.acl.push_back(
+          AclChange{kind, *path, dir, std::string("S:(ML;") + inherit + ";NWNRNX;;;ME)", g.origin});
       break;
   }
   return Ok{};
@@ -74,17 +94,24 @@ void network(WinPlan& plan, const policy::Policy& p, uint16_t port) {
   plan.wfp.enabled = true;
   const std::string not_this_run = "D:(D;;CC;;;" + plan.token.run_sid + ")(A;;CC;;;WD)";
   for (auto layer : {F::Layer::ale_auth_connect_v4, F::Layer::ale_auth_connect_v6})
-    plan.wfp.filters.push_back(F{layer, F::Action::permit, 15, {C{C::Field::ale_user_id, 0, not_this_run}},
+    plan.wfp.filters.push_back(F{layer,
+                                 F::Action::permit,
+                                 15,
+                                 {C{C::Field::ale_user_id, 0, not_this_run}},
                                  "any other process: not cage's business"});
   if (plan.proxy)
-    plan.wfp.filters.push_back(F{F::Layer::ale_auth_connect_v4, F::Action::permit, 14,
-                                 {C{C::Field::ip_protocol, 6, ""}, C{C::Field::ip_remote_address_v4, 0x7f000001, ""},
-                                  C{C::Field::ip_remote_port, port, ""}},
-                                 "--net: TCP to cage's proxy on 127.0.0.1:" + std::to_string(port)});
+    plan.wfp.filters.push_back(
+        F{F::Layer::ale_auth_connect_v4,
+          F::Action::permit,
+          14,
+          {C{C::Field::ip_protocol, 6, ""}, C{C::Field::ip_remote_address_v4, 0x7f000001, ""},
+           C{C::Field::ip_remote_port, port, ""}},
+          "--net: TCP to cage's proxy on 127.0.0.1:" + std::to_string(port)});
   for (auto layer : {F::Layer::ale_auth_connect_v4, F::Layer::ale_auth_connect_v6})
     plan.wfp.filters.push_back(F{layer, F::Action::block, 0, {}, "the run: no network but the proxy"});
-  plan.gaps.push_back("network: on a real Windows host only --self-test shows that WFP tells the run's "
-                      "connections apart from the rest of the machine's");
+  plan.gaps.push_back(
+      "network: on a real Windows host only --self-test shows that WFP tells the run's "
+      "connections apart from the rest of the machine's");
 }
 
 void limits(WinPlan& plan, const policy::Limits& l, const WinHostFacts& facts) {
@@ -102,7 +129,8 @@ void limits(WinPlan& plan, const policy::Limits& l, const WinHostFacts& facts) {
     plan.job.cpu_rate = static_cast<uint32_t>(std::clamp(share, 1.0, 10000.0));
   }
   if (l.timeout_ms) plan.timeout_ms = *l.timeout_ms;
-  for (const auto& r : l.rlimits) plan.gaps.push_back(r.origin + ": Windows has no resource limit of this kind");
+  for (const auto& r : l.rlimits)
+    plan.gaps.push_back(r.origin + ": Windows has no resource limit of this kind");
 }
 
 std::string run_id(const WinHostFacts& facts) {
@@ -158,12 +186,14 @@ void normalize_input(policy::PolicyInput& in) {
   }
 }
 
-Result<std::string> to_windows_path(const std::string& posix, const WinHostFacts& facts, const std::string& input) {
+Result<std::string> to_windows_path(const std::string& posix, const WinHostFacts& facts,
+                                    const std::string& input) {
   auto backslashed = [](std::string s) {
     std::replace(s.begin(), s.end(), '/', '\\');
     return s;
   };
-  if (posix.size() >= 3 && posix[0] == '/' && std::isalpha(static_cast<unsigned char>(posix[1])) && posix[2] == ':') {
+  if (posix.size() >= 3 && posix[0] == '/' && std::isalpha(static_cast<unsigned char>(posix[1])) &&
+      posix[2] == ':') {
     std::string rest = posix.substr(3);
     return std::string(1, static_cast<char>(std::toupper(static_cast<unsigned char>(posix[1])))) + ":" +
            (rest.empty() ? "\\" : backslashed(rest));
@@ -198,7 +228,8 @@ std::vector<std::string> build_environment(const policy::EnvPolicy& env,
                                            const std::vector<std::pair<std::string, std::string>>& forced) {
   std::vector<std::pair<std::string, std::string>> out;
   auto put = [&out](const std::string& k, const std::string& v) {
-    auto it = std::find_if(out.begin(), out.end(), [&](const auto& kv) { return upper(kv.first) == upper(k); });
+    auto it =
+        std::find_if(out.begin(), out.end(), [&](const auto& kv) { return upper(kv.first) == upper(k); });
     if (it != out.end())
       it->second = v;  // the first spelling of the name stays ("Path")
     else
@@ -207,7 +238,8 @@ std::vector<std::string> build_environment(const policy::EnvPolicy& env,
   auto passed = [&env](const std::string& name) {
     for (const char* const* d = kPassedEnv; *d; ++d)
       if (name_match(*d, name)) return true;
-    return std::any_of(env.pass.begin(), env.pass.end(), [&](const std::string& p) { return name_match(p, name); });
+    return std::any_of(env.pass.begin(), env.pass.end(),
+                       [&](const std::string& p) { return name_match(p, name); });
   };
   for (const auto& [k, v] : host)
     if (passed(k)) put(k, v);
@@ -231,14 +263,16 @@ Result<WinPlan> compile(const policy::Policy& p, const WinHostFacts& facts,
   plan.proxy_port = facts.proxy_port ? facts.proxy_port : 3128;
   plan.proxy = !p.net.empty() && !p.share_net;
   plan.token.run_sid = run_sid_of(facts);
-  const std::string local = facts.localappdata.empty() ? facts.userprofile + "\\AppData\\Local" : facts.localappdata;
+  const std::string local =
+      facts.localappdata.empty() ? facts.userprofile + "\\AppData\\Local" : facts.localappdata;
   const std::string id = run_id(facts);
   plan.journal.dir = local + "\\cage\\restore";
   plan.journal.file = plan.journal.dir + "\\run-" + id + ".journal";
   // Only the caller and SYSTEM, not inherited from LOCALAPPDATA, labelled Low so the run can write it.
   plan.temp.path = local + "\\cage\\tmp\\run-" + id;
   plan.temp.sddl = "D:P(A;OICI;FA;;;<USER>)(A;OICI;FA;;;SY)S:(ML;OICI;NW;;;LW)";
-  for (const auto& a : p.argv) plan.command_line += (plan.command_line.empty() ? "" : " ") + quote_argument(a);
+  for (const auto& a : p.argv)
+    plan.command_line += (plan.command_line.empty() ? "" : " ") + quote_argument(a);
   auto cwd = to_windows_path(p.cwd, facts, "--chdir " + p.cwd);
   if (!cwd) return cwd.error();
   plan.cwd = *cwd;
@@ -248,10 +282,12 @@ Result<WinPlan> compile(const policy::Policy& p, const WinHostFacts& facts,
     if (auto s = add_grant(plan, g, AclChange::Kind::low_label, facts); !s) return s.error();
   for (const auto& g : p.hide)
     if (auto s = add_grant(plan, g, AclChange::Kind::no_read_up, facts); !s) return s.error();
-  plan.gaps.push_back("reads: the Low-integrity token reads whatever your account can read (the home "
-                      "included) and the registry, except --hide paths");
-  plan.gaps.push_back("writes: what Windows labels Low (AppData\\LocalLow) stays writable; other Low-integrity "
-                      "processes of yours can write the --rw paths during the run");
+  plan.gaps.push_back(
+      "reads: the Low-integrity token reads whatever your account can read (the home "
+      "included) and the registry, except --hide paths");
+  plan.gaps.push_back(
+      "writes: what Windows labels Low (AppData\\LocalLow) stays writable; other Low-integrity "
+      "processes of yours can write the --rw paths during the run");
   if (!p.system_view) plan.gaps.push_back("--no-system: Windows system directories stay readable");
   network(plan, p, plan.proxy_port);
   limits(plan, p.limits, facts);

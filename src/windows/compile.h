@@ -28,12 +28,12 @@ inline constexpr const char* kMediumIntegritySid = "S-1-16-8192";
 inline constexpr const char* kEveryoneSid = "S-1-1-0";
 
 struct WinHostFacts {
-  bool on_windows = false;     // false: a cross-target dry-run; paths map as Wine maps them (Z:)
-  std::string home_posix;      // the Policy's home ("/C:/Users/ann", or $HOME elsewhere)
-  std::string userprofile = "C:\\Users\\user";     // %USERPROFILE%, what "~" maps to
-  std::string localappdata;    // %LOCALAPPDATA%; empty: <userprofile>\AppData\Local
+  bool on_windows = false;  // false: a cross-target dry-run; paths map as Wine maps them (Z:)
+  std::string home_posix;   // the Policy's home ("/C:/Users/ann", or $HOME elsewhere)
+  std::string userprofile = "C:\\Users\\user";  // %USERPROFILE%, what "~" maps to
+  std::string localappdata;                     // %LOCALAPPDATA%; empty: <userprofile>\AppData\Local
   unsigned cpu_count = 1;
-  uint16_t proxy_port = 0;     // 0: not known yet (dry-run; 3128 shown)
+  uint16_t proxy_port = 0;  // 0: not known yet (dry-run; 3128 shown)
   // This run's identity: names its journal and temp directory and the marker SID its token carries.
   uint32_t pid = 0;
   uint32_t nonce[2] = {0, 0};  // random on a real run
@@ -55,8 +55,8 @@ struct JobPlan {
   uint32_t active_processes = 0;  // with kJobLimitActiveProcess
   uint64_t job_memory = 0;        // bytes, with kJobLimitJobMemory
   uint32_t ui_restrictions = kUiLimitAll;
-  uint32_t cpu_rate_flags = 0;    // kCpuRateEnable | kCpuRateHardCap with cpu_rate
-  uint32_t cpu_rate = 0;          // 1/100 percent of the whole machine (10000 = all CPUs)
+  uint32_t cpu_rate_flags = 0;  // kCpuRateEnable | kCpuRateHardCap with cpu_rate
+  uint32_t cpu_rate = 0;        // 1/100 percent of the whole machine (10000 = all CPUs)
 };
 
 // A change to one path's security descriptor. The old descriptor is written to the restore journal
@@ -65,7 +65,8 @@ struct AclChange {
   enum class Kind { low_label, allow_user, no_read_up } kind = Kind::low_label;
   std::string path;  // Windows form
   bool is_dir = true;
-  std::string sddl;  // the ACE added ("D:(A;...)") or the label set ("S:(ML;...)"), <USER> for the caller's SID
+  std::string
+      sddl;  // the ACE added ("D:(A;...)") or the label set ("S:(ML;...)"), <USER> for the caller's SID
   std::string why;
 };
 
@@ -91,13 +92,13 @@ struct WfpCondition {
 struct WfpFilter {
   enum class Layer { ale_auth_connect_v4, ale_auth_connect_v6 } layer = Layer::ale_auth_connect_v4;
   enum class Action { permit, block } action = Action::block;
-  uint8_t weight = 0;  // within cage's own sublayer: the highest matching weight decides
+  uint8_t weight = 0;                    // within cage's own sublayer: the highest matching weight decides
   std::vector<WfpCondition> conditions;  // all must match
   std::string why;
 };
 
 struct WfpPlan {
-  bool enabled = false;  // open a dynamic session, add a sublayer and `filters` in one transaction
+  bool enabled = false;          // open a dynamic session, add a sublayer and `filters` in one transaction
   uint32_t session_flags = 0x1;  // FWPM_SESSION_FLAG_DYNAMIC: everything goes when the session closes
   std::vector<WfpFilter> filters;
 };
@@ -117,11 +118,11 @@ struct WinPlan {
   WfpPlan wfp;
   std::vector<std::string> env;  // NAME=VALUE
   std::vector<std::string> argv;
-  std::string command_line;      // argv quoted for CreateProcessAsUserW (CommandLineToArgvW rules)
-  std::string cwd;               // Windows form
-  uint64_t timeout_ms = 0;       // walltime: TerminateJobObject, exit 124
+  std::string command_line;  // argv quoted for CreateProcessAsUserW (CommandLineToArgvW rules)
+  std::string cwd;           // Windows form
+  uint64_t timeout_ms = 0;   // walltime: TerminateJobObject, exit 124
   uint16_t proxy_port = 0;
-  bool proxy = false;            // start cage's proxy (with the Policy's allowlist) before the workload
+  bool proxy = false;             // start cage's proxy (with the Policy's allowlist) before the workload
   std::vector<std::string> gaps;  // what this plan cannot enforce on Windows, said in --dry-run
 };
 
@@ -130,7 +131,8 @@ inline constexpr int kExitTimeout = 124, kExitInterrupted = 130;
 
 // "/C:/x/y" -> "C:\x\y"; under the home -> %USERPROFILE%\...; on a non-Windows host every other
 // absolute path maps through Wine's Z: drive. Anything else cannot be mapped: invalid_policy.
-Result<std::string> to_windows_path(const std::string& posix, const WinHostFacts& facts, const std::string& input);
+Result<std::string> to_windows_path(const std::string& posix, const WinHostFacts& facts,
+                                    const std::string& input);
 // "C:\x", "c:/x" -> "/C:/x"; backslashes become slashes; "~\x" -> "~/x". For values given on Windows.
 std::string posix_form(const std::string& text);
 void normalize_input(policy::PolicyInput& in);
@@ -155,6 +157,7 @@ std::string render_text(const WinPlan& plan);
 std::string render_json(const WinPlan& plan);
 // --dry-run --target windows on any host.
 Result<std::string> render_dry_run(const policy::Policy& policy,
-                                   const std::vector<std::pair<std::string, std::string>>& caller_env, bool json);
+                                   const std::vector<std::pair<std::string, std::string>>& caller_env,
+                                   bool json);
 
 }  // namespace cage::win

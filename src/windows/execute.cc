@@ -62,7 +62,8 @@ struct Run {
       ::TerminateJobObject(job.get(), 1);
       for (int i = 0; i < 100; ++i) {
         JOBOBJECT_BASIC_ACCOUNTING_INFORMATION acct{};
-        if (!::QueryInformationJobObject(job.get(), JobObjectBasicAccountingInformation, &acct, sizeof acct, nullptr) ||
+        if (!::QueryInformationJobObject(job.get(), JobObjectBasicAccountingInformation, &acct, sizeof acct,
+                                         nullptr) ||
             acct.ActiveProcesses == 0)
           break;
         ::Sleep(20);
@@ -84,7 +85,8 @@ struct Run {
 Error spawn_failed(DWORD code, const WinPlan& plan) {
   const std::string program = plan.argv.empty() ? std::string() : plan.argv.front();
   if (code == ERROR_FILE_NOT_FOUND || code == ERROR_PATH_NOT_FOUND)
-    return Error{ErrorClass::not_found, program + ": command not found", "check the name and PATH", program, 0};
+    return Error{ErrorClass::not_found, program + ": command not found", "check the name and PATH", program,
+                 0};
   if (code == ERROR_ACCESS_DENIED || code == ERROR_BAD_EXE_FORMAT)
     return Error{ErrorClass::exec_failed, program + ": cannot execute (" + describe(code) + ")",
                  "check that it is a Windows program the restricted token may read", program, 0};
@@ -101,7 +103,9 @@ Status spawn(Run& run, const WinPlan& plan) {
   const DWORD ids[] = {STD_INPUT_HANDLE, STD_OUTPUT_HANDLE, STD_ERROR_HANDLE};
   for (int i = 0; i < 3; ++i) {
     HANDLE h = ::GetStdHandle(ids[i]);
-    if (!h || h == INVALID_HANDLE_VALUE || !::SetHandleInformation(h, HANDLE_FLAG_INHERIT, HANDLE_FLAG_INHERIT)) continue;
+    if (!h || h == INVALID_HANDLE_VALUE ||
+        !::SetHandleInformation(h, HANDLE_FLAG_INHERIT, HANDLE_FLAG_INHERIT))
+      continue;
     *slots[i] = h;
     if (std::find(inherit.begin(), inherit.end(), h) == inherit.end()) inherit.push_back(h);
   }
@@ -134,7 +138,8 @@ Status spawn(Run& run, const WinPlan& plan) {
   if (!::AssignProcessToJobObject(run.job.get(), run.process.get())) {
     DWORD code = ::GetLastError();
     ::TerminateProcess(run.process.get(), 125);
-    return call_failed("AssignProcessToJobObject", code, "job", "run cage outside a job that forbids nesting");
+    return call_failed("AssignProcessToJobObject", code, "job",
+                       "run cage outside a job that forbids nesting");
   }
   if (::ResumeThread(run.thread.get()) == static_cast<DWORD>(-1))
     return call_failed("ResumeThread", ::GetLastError(), "spawn", "");
@@ -144,7 +149,8 @@ Status spawn(Run& run, const WinPlan& plan) {
 
 int wait_for(Run& run, const WinPlan& plan) {
   HANDLE objects[] = {run.process.get(), g_stop};
-  DWORD timeout = plan.timeout_ms ? static_cast<DWORD>(std::min<uint64_t>(plan.timeout_ms, 0xfffffffeull)) : INFINITE;
+  DWORD timeout =
+      plan.timeout_ms ? static_cast<DWORD>(std::min<uint64_t>(plan.timeout_ms, 0xfffffffeull)) : INFINITE;
   DWORD r = ::WaitForMultipleObjects(2, objects, FALSE, timeout);
   if (r == WAIT_OBJECT_0) {
     DWORD code = 0;
@@ -163,7 +169,8 @@ int wait_for(Run& run, const WinPlan& plan) {
 }  // namespace
 
 Result<int> execute(const WinPlan& plan) {
-  for (const auto& problem : restore_orphaned_journals(plan.journal.dir)) std::cerr << "cage: warning: " << problem << "\n";
+  for (const auto& problem : restore_orphaned_journals(plan.journal.dir))
+    std::cerr << "cage: warning: " << problem << "\n";
   auto user = caller_user_sid();
   if (!user) return user.error();
   Run run;

@@ -8,9 +8,12 @@ namespace {
 
 const char* name_of(JournalEntry::Kind k) {
   switch (k) {
-    case JournalEntry::Kind::dacl: return "dacl";
-    case JournalEntry::Kind::label: return "label";
-    case JournalEntry::Kind::remove_tree: return "remove_tree";
+    case JournalEntry::Kind::dacl:
+      return "dacl";
+    case JournalEntry::Kind::label:
+      return "label";
+    case JournalEntry::Kind::remove_tree:
+      return "remove_tree";
   }
   return "?";
 }
@@ -26,7 +29,9 @@ bool kind_of(const std::string& s, JournalEntry::Kind& k) {
 
 }  // namespace
 
-std::string format_journal_header() { return std::string(kJournalHeader) + "\n"; }
+std::string format_journal_header() {
+  return std::string(kJournalHeader) + "\n";
+}
 
 std::string format_journal_entry(const JournalEntry& e) {
   return std::string(name_of(e.kind)) + "\t" + e.path + "\t" + e.saved + "\n";

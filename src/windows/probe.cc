@@ -21,7 +21,8 @@ int report(const char* what, DWORD code) {
 }
 
 int probe_write(const std::string& path) {
-  HANDLE h = ::CreateFileW(wide(path).c_str(), GENERIC_WRITE, 0, nullptr, CREATE_NEW, FILE_ATTRIBUTE_NORMAL, nullptr);
+  HANDLE h = ::CreateFileW(wide(path).c_str(), GENERIC_WRITE, 0, nullptr, CREATE_NEW, FILE_ATTRIBUTE_NORMAL,
+                           nullptr);
   if (h == INVALID_HANDLE_VALUE) return report("write", ::GetLastError());
   DWORD n = 0;
   BOOL ok = ::WriteFile(h, "ok\n", 3, &n, nullptr);
@@ -41,7 +42,8 @@ int probe_read(const std::string& path) {
 // Connects to host:port; with `via_proxy`, to HTTPS_PROXY's port first, asking it for CONNECT host:port.
 int probe_connect(const std::string& host, const std::string& port, bool via_proxy) {
   WSADATA wsa;
-  if (::WSAStartup(MAKEWORD(2, 2), &wsa) != 0) return report("WSAStartup", static_cast<DWORD>(::WSAGetLastError()));
+  if (::WSAStartup(MAKEWORD(2, 2), &wsa) != 0)
+    return report("WSAStartup", static_cast<DWORD>(::WSAGetLastError()));
   std::string target_port = port;
   if (via_proxy) {  // "http://127.0.0.1:PORT"
     const char* proxy = std::getenv("HTTPS_PROXY");
@@ -90,7 +92,9 @@ int probe_main(const std::vector<std::string>& args) {
   }
   if (args.size() == 5 && args[2] == "connect") return probe_connect(args[3], args[4], false);
   if (args.size() == 5 && args[2] == "connect-proxy") return probe_connect(args[3], args[4], true);
-  std::fprintf(stderr, "cage --probe: write PATH | read PATH | sleep MS | connect HOST PORT | connect-proxy HOST PORT\n");
+  std::fprintf(
+      stderr,
+      "cage --probe: write PATH | read PATH | sleep MS | connect HOST PORT | connect-proxy HOST PORT\n");
   return 2;
 }
 

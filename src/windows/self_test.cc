@@ -67,12 +67,14 @@ Outcome run_cage(const std::vector<std::string>& args) {
   return out;
 }
 
-bool exists(const std::string& path) { return ::GetFileAttributesW(wide(path).c_str()) != INVALID_FILE_ATTRIBUTES; }
+bool exists(const std::string& path) {
+  return ::GetFileAttributesW(wide(path).c_str()) != INVALID_FILE_ATTRIBUTES;
+}
 
 struct Check {
   std::string name;
-  std::vector<std::string> args;  // cage's arguments; the workload is `cage --probe ...`
-  int want;                       // the probe's status: 0 done, 1 denied
+  std::vector<std::string> args;           // cage's arguments; the workload is `cage --probe ...`
+  int want;                                // the probe's status: 0 done, 1 denied
   std::function<std::string()> host_side;  // "" if the host-side effect is as expected
 };
 
@@ -95,8 +97,8 @@ struct Listener {
     a.sin_family = AF_INET;
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     int len = sizeof a;
-    if (s == INVALID_SOCKET || ::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(s, 16) != 0 ||
-        ::getsockname(s, reinterpret_cast<sockaddr*>(&a), &len) != 0)
+    if (s == INVALID_SOCKET || ::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+        ::listen(s, 16) != 0 || ::getsockname(s, reinterpret_cast<sockaddr*>(&a), &len) != 0)
       return false;
     port = ntohs(a.sin_port);
     t = std::thread([this] {
@@ -137,29 +139,47 @@ int self_test(bool json) {
   // The file checks run with --share-net so that they show the token and the labels whether or not
   // WFP is available (adding filters needs an elevated prompt); the network checks need WFP.
   std::vector<Check> checks = {
-      {"allowed write inside --rw", {"--share-net", "--rw", granted, "--", "--probe", "write", granted + "\\ok.txt"}, 0,
+      {"allowed write inside --rw",
+       {"--share-net", "--rw", granted, "--", "--probe", "write", granted + "\\ok.txt"},
+       0,
        file_is(granted + "\\ok.txt", true)},
       {"denied write outside the grants",
-       {"--share-net", "--rw", granted, "--", "--probe", "write", outside + "\\no.txt"}, 1,
+       {"--share-net", "--rw", granted, "--", "--probe", "write", outside + "\\no.txt"},
+       1,
        file_is(outside + "\\no.txt", false)},
-      {"denied write to a --ro grant", {"--share-net", "--ro", outside, "--", "--probe", "write", outside + "\\ro.txt"},
-       1, file_is(outside + "\\ro.txt", false)},
-      {"allowed read of a --ro grant", {"--share-net", "--ro", granted, "--", "--probe", "read", granted + "\\ok.txt"},
-       0, none},
+      {"denied write to a --ro grant",
+       {"--share-net", "--ro", outside, "--", "--probe", "write", outside + "\\ro.txt"},
+       1,
+       file_is(outside + "\\ro.txt", false)},
+      {"allowed read of a --ro grant",
+       {"--share-net", "--ro", granted, "--", "--probe", "read", granted + "\\ok.txt"},
+       0,
+       none},
   };
   if (have_listener) {
     checks.push_back({"allowed direct TCP with --share-net",
-                      {"--share-net", "--", "--probe", "connect", "127.0.0.1", port}, 0, none});
-    checks.push_back({"denied direct TCP to 127.0.0.1", {"--", "--probe", "connect", "127.0.0.1", port}, 1, none});
+                      {"--share-net", "--", "--probe", "connect", "127.0.0.1", port},
+                      0,
+                      none});
+    checks.push_back(
+        {"denied direct TCP to 127.0.0.1", {"--", "--probe", "connect", "127.0.0.1", port}, 1, none});
     checks.push_back({"denied direct TCP past the proxy",
-                      {"--net", "127.0.0.1:" + port, "--", "--probe", "connect", "127.0.0.1", port}, 1, none});
+                      {"--net", "127.0.0.1:" + port, "--", "--probe", "connect", "127.0.0.1", port},
+                      1,
+                      none});
     checks.push_back({"allowed TCP through the proxy",
-                      {"--net", "127.0.0.1:" + port, "--", "--probe", "connect-proxy", "127.0.0.1", port}, 0, none});
+                      {"--net", "127.0.0.1:" + port, "--", "--probe", "connect-proxy", "127.0.0.1", port},
+                      0,
+                      none});
   }
   int failed = 0;
-  if (!have_listener) std::printf("SKIP network checks: no listener on 127.0.0.1 (%s)\n", describe(::WSAGetLastError()).c_str());
+  if (!have_listener)
+    std::printf("SKIP network checks: no listener on 127.0.0.1 (%s)\n",
+                describe(::WSAGetLastError()).c_str());
   if (under_wine())
-    std::printf("NOTE running under Wine: it enforces no token restrictions, labels or job limits and has no WFP, so checks fail here\n");
+    std::printf(
+        "NOTE running under Wine: it enforces no token restrictions, labels or job limits and has no WFP, so "
+        "checks fail here\n");
   for (auto& c : checks) {
     std::vector<std::string> args = c.args;
     // The workload is this cage.exe in probe mode: "--", "--probe", ... becomes "--", <self>, "--probe", ...
@@ -173,12 +193,14 @@ int self_test(bool json) {
     const bool ok = o.status == c.want && host.empty();
     failed += !ok;
     if (json)
-      std::printf("{\"check\":\"%s\",\"result\":\"%s\",\"status\":%d}\n", c.name.c_str(), ok ? "PASS" : "FAIL", o.status);
+      std::printf("{\"check\":\"%s\",\"result\":\"%s\",\"status\":%d}\n", c.name.c_str(),
+                  ok ? "PASS" : "FAIL", o.status);
     else if (ok)
       std::printf("PASS %s\n", c.name.c_str());
     else
       std::printf("FAIL %s: exit %d (wanted %d)%s%s\n", c.name.c_str(), o.status, c.want,
-                  host.empty() ? "" : ("; " + host).c_str(), o.output.empty() ? "" : (": " + one_line(o.output)).c_str());
+                  host.empty() ? "" : ("; " + host).c_str(),
+                  o.output.empty() ? "" : (": " + one_line(o.output)).c_str());
   }
   remove_tree(wide(root));
   std::printf("%s: %d of %zu checks failed\n", failed ? "FAIL" : "PASS", failed, checks.size());

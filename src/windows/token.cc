@@ -25,7 +25,8 @@ Result<std::vector<unsigned char>> token_info(HANDLE token, TOKEN_INFORMATION_CL
 bool is_everyone(PSID sid) {
   SID_IDENTIFIER_AUTHORITY world = SECURITY_WORLD_SID_AUTHORITY;
   PSID everyone = nullptr;
-  if (!::AllocateAndInitializeSid(&world, 1, SECURITY_WORLD_RID, 0, 0, 0, 0, 0, 0, 0, &everyone)) return false;
+  if (!::AllocateAndInitializeSid(&world, 1, SECURITY_WORLD_RID, 0, 0, 0, 0, 0, 0, 0, &everyone))
+    return false;
   bool same = ::EqualSid(sid, everyone);
   ::FreeSid(everyone);
   return same;
@@ -76,8 +77,8 @@ Result<UniqueHandle> make_restricted_token(const TokenPlan& plan) {
   restrict.push_back({run_sid, 0});
 
   HANDLE restricted = nullptr;
-  if (!::CreateRestrictedToken(own.get(), plan.flags, static_cast<DWORD>(disable.size()), disable.data(), 0, nullptr,
-                               static_cast<DWORD>(restrict.size()), restrict.data(), &restricted))
+  if (!::CreateRestrictedToken(own.get(), plan.flags, static_cast<DWORD>(disable.size()), disable.data(), 0,
+                               nullptr, static_cast<DWORD>(restrict.size()), restrict.data(), &restricted))
     return call_failed("CreateRestrictedToken", ::GetLastError(), "token", remedy);
   UniqueHandle token(restricted);
 
@@ -88,8 +89,7 @@ Result<UniqueHandle> make_restricted_token(const TokenPlan& plan) {
   TOKEN_MANDATORY_LABEL tml{};
   tml.Label.Sid = label;
   tml.Label.Attributes = SE_GROUP_INTEGRITY;
-  if (!::SetTokenInformation(token.get(), TokenIntegrityLevel, &tml,
-                             sizeof tml + ::GetLengthSid(label)))
+  if (!::SetTokenInformation(token.get(), TokenIntegrityLevel, &tml, sizeof tml + ::GetLengthSid(label)))
     return call_failed("SetTokenInformation(TokenIntegrityLevel)", ::GetLastError(), "token", remedy);
   return token;
 }

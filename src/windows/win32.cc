@@ -19,18 +19,22 @@ std::string narrow(const std::wstring& utf16) {
                                 nullptr);
   std::string out(static_cast<size_t>(n > 0 ? n : 0), '\0');
   if (n > 0)
-    ::WideCharToMultiByte(CP_UTF8, 0, utf16.data(), static_cast<int>(utf16.size()), out.data(), n, nullptr, nullptr);
+    ::WideCharToMultiByte(CP_UTF8, 0, utf16.data(), static_cast<int>(utf16.size()), out.data(), n, nullptr,
+                          nullptr);
   return out;
 }
 
-std::string narrow(const wchar_t* utf16) { return utf16 ? narrow(std::wstring(utf16)) : std::string(); }
+std::string narrow(const wchar_t* utf16) {
+  return utf16 ? narrow(std::wstring(utf16)) : std::string();
+}
 
 std::string describe(DWORD code) {
   char hex[16];
   std::snprintf(hex, sizeof hex, "0x%lx", static_cast<unsigned long>(code));
   wchar_t* msg = nullptr;
-  DWORD n = ::FormatMessageW(FORMAT_MESSAGE_ALLOCATE_BUFFER | FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS,
-                             nullptr, code, 0, reinterpret_cast<wchar_t*>(&msg), 0, nullptr);
+  DWORD n = ::FormatMessageW(
+      FORMAT_MESSAGE_ALLOCATE_BUFFER | FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, nullptr,
+      code, 0, reinterpret_cast<wchar_t*>(&msg), 0, nullptr);
   std::string text = n && msg ? narrow(msg) : std::string();
   if (msg) ::LocalFree(msg);
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) text.pop_back();

@@ -11,7 +11,8 @@ using win::JournalEntry;
 
 TEST(WindowsJournal, RoundTrips) {
   std::vector<JournalEntry> in = {
-      {JournalEntry::Kind::dacl, "C:\\Users\\ann\\proj\\out", "D:AI(A;ID;FA;;;SY)(A;ID;FA;;;S-1-5-21-1-2-3-1001)"},
+      {JournalEntry::Kind::dacl, "C:\\Users\\ann\\proj\\out",
+       "D:AI(A;ID;FA;;;SY)(A;ID;FA;;;S-1-5-21-1-2-3-1001)"},
       {JournalEntry::Kind::label, "C:\\Users\\ann\\proj\\out", ""},
       {JournalEntry::Kind::remove_tree, "C:\\Users\\ann\\AppData\\Local\\cage\\tmp\\run-7-1", ""},
       {JournalEntry::Kind::dacl, "D:\\daten\\ü ñ", "D:P(A;;FA;;;WD)"},

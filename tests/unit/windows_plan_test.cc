@@ -27,7 +27,8 @@ Result<win::WinPlan> plan_of(std::vector<std::string> words, win::WinHostFacts f
     facts.nonce[0] = 0xabc;
     facts.nonce[1] = 0x12;
   }
-  if (!facts.kind) facts.kind = [](const std::string& path) { return path.find('.') == std::string::npos ? 'd' : 'f'; };
+  if (!facts.kind)
+    facts.kind = [](const std::string& path) { return path.find('.') == std::string::npos ? 'd' : 'f'; };
   return win::compile(*p, facts, env);
 }
 
@@ -80,7 +81,8 @@ TEST(WindowsPlan, JobKillsOnCloseAndNeverBreaksAway) {
 TEST(WindowsPlan, LimitsMapOntoTheJob) {
   win::WinHostFacts facts;
   facts.cpu_count = 4;
-  auto plan = plan_of({"--pids", "64", "--memory", "512M", "--cpu", "1", "--timeout", "30s", "--", "cmd.exe"}, facts);
+  auto plan =
+      plan_of({"--pids", "64", "--memory", "512M", "--cpu", "1", "--timeout", "30s", "--", "cmd.exe"}, facts);
   ASSERT_TRUE(plan) << plan.error().reason;
   auto calls = win::calls_of(*plan);
   auto* limits = call(calls, "SetInformationJobObject");
@@ -169,7 +171,9 @@ TEST(WindowsPlan, JournalAndTempAreTheRunsOwn) {
   EXPECT_EQ(plan->temp.path, "C:\\Users\\ann\\AppData\\Local\\cage\\tmp\\run-7-00000abc00000012");
   EXPECT_NE(plan->temp.sddl.find("S:(ML;OICI;NW;;;LW)"), std::string::npos);
   EXPECT_EQ(plan->temp.sddl.rfind("D:P(", 0), 0u) << "not inherited from LOCALAPPDATA";
-  auto has = [&](const std::string& e) { return std::find(plan->env.begin(), plan->env.end(), e) != plan->env.end(); };
+  auto has = [&](const std::string& e) {
+    return std::find(plan->env.begin(), plan->env.end(), e) != plan->env.end();
+  };
   EXPECT_TRUE(has("TEMP=" + plan->temp.path));
   EXPECT_TRUE(has("TMP=" + plan->temp.path));
   auto calls = win::calls_of(*plan);
@@ -189,14 +193,17 @@ TEST(WindowsPlan, JournalAndTempAreTheRunsOwn) {
 TEST(WindowsPlan, CallOrderIsFailClosed) {
   win::WinHostFacts facts;
   facts.proxy_port = 40000;
-  auto plan = plan_of({"--rw", "out", "--hide", "secret.txt", "--net", "example.com:443", "--cpu", "1", "--", "cmd.exe"},
-                      facts);
+  auto plan = plan_of(
+      {"--rw", "out", "--hide", "secret.txt", "--net", "example.com:443", "--cpu", "1", "--", "cmd.exe"},
+      facts);
   ASSERT_TRUE(plan) << plan.error().reason;
   auto calls = win::calls_of(*plan);
   const size_t journal = index_of(calls, "CreateFileW"), spawn = index_of(calls, "CreateProcessAsUserW");
-  for (const char* api : {"SetNamedSecurityInfoW", "CreateDirectoryW"}) EXPECT_LT(journal, index_of(calls, api)) << api;
-  for (const char* api : {"SetNamedSecurityInfoW", "CreateDirectoryW", "CreateRestrictedToken", "SetTokenInformation",
-                          "CreateJobObjectW", "SetInformationJobObject", "FwpmTransactionCommit0", "StartProxy"})
+  for (const char* api : {"SetNamedSecurityInfoW", "CreateDirectoryW"})
+    EXPECT_LT(journal, index_of(calls, api)) << api;
+  for (const char* api :
+       {"SetNamedSecurityInfoW", "CreateDirectoryW", "CreateRestrictedToken", "SetTokenInformation",
+        "CreateJobObjectW", "SetInformationJobObject", "FwpmTransactionCommit0", "StartProxy"})
     EXPECT_LT(index_of(calls, api), spawn) << api;
   EXPECT_LT(index_of(calls, "ResumeThread"), index_of(calls, "WaitForMultipleObjects"));
   EXPECT_EQ(arg(call(calls, "SetInformationJobObject", 2), "ControlFlags"), "ENABLE|HARD_CAP (0x5)");
@@ -266,9 +273,13 @@ TEST(WindowsEnv, NamesAreCaseInsensitive) {
   env.pass = {"my_*"};
   env.unset = {"path"};
   env.set = {{"Foo", "2"}};
-  auto out = win::build_environment(
-      env, {{"Path", "C:\\Windows"}, {"SystemRoot", "C:\\Windows"}, {"MY_TOKEN", "t"}, {"FOO", "1"}, {"SECRET", "s"}},
-      {{"USERPROFILE", "C:\\Users\\ann"}});
+  auto out = win::build_environment(env,
+                                    {{"Path", "C:\\Windows"},
+                                     {"SystemRoot", "C:\\Windows"},
+                                     {"MY_TOKEN", "t"},
+                                     {"FOO", "1"},
+                                     {"SECRET", "s"}},
+                                    {{"USERPROFILE", "C:\\Users\\ann"}});
   auto has = [&](const std::string& e) { return std::find(out.begin(), out.end(), e) != out.end(); };
   EXPECT_TRUE(has("SystemRoot=C:\\Windows"));
   EXPECT_TRUE(has("MY_TOKEN=t"));
