@@ -107,6 +107,12 @@ if [ $rc = 0 ] && [ ! -e "$local_dir/cage/restore/run-1-dead.journal" ] && [ ! -
   pass "orphaned journal: restored and deleted on the next start"
 else fail "orphaned journal not restored (exit $rc)" "$work/err"; fi
 
+# --check tries each mechanism: token and job are created; WFP is missing under Wine.
+cage --check
+if [ $rc = 125 ] && grep -q '^ok      token' "$work/out" && grep -q '^ok      job' "$work/out" &&
+   grep -q '^MISSING wfp' "$work/out"; then pass "--check: token and job ok, WFP missing, exit 125"
+else fail "--check (exit $rc)" "$work/out"; fi
+
 # The self-test runs, says it is under Wine, and fails (Wine enforces none of it): nonzero exit.
 cage --self-test
 if [ $rc != 0 ] && grep -q '^NOTE running under Wine' "$work/out" && grep -q '^FAIL ' "$work/out"; then
