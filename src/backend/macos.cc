@@ -4,6 +4,7 @@
 
 #include "backend/backend.h"
 #include "macos/compile.h"
+#include "macos/execute.h"
 
 namespace cage::backend {
 
@@ -26,9 +27,10 @@ int dry_run(const policy::Policy& pol, const Environ& env, bool json, bool json_
   return 0;
 }
 
-int run(const policy::Policy&, const Environ&, bool json_errors) {
-  return fail(unavailable("cage", "the macOS executor is not built yet", "use --dry-run to see the plan"),
-              json_errors);
+int run(const policy::Policy& pol, const Environ& env, bool json_errors) {
+  auto status = macos::execute(pol, env);
+  if (!status) return fail(status.error(), json_errors);
+  return *status;
 }
 
 }  // namespace cage::backend
