@@ -92,7 +92,8 @@ void network(WinPlan& plan, const policy::Policy& p, uint16_t port) {
     return;
   }
   plan.wfp.enabled = true;
-  const std::string not_this_run = "D:(D;;CC;;;" + plan.token.run_sid + ")(A;;CC;;;WD)";
+  // Owner and group too: an access check refuses a descriptor without them.
+  const std::string not_this_run = "O:SYG:SYD:(D;;CC;;;" + plan.token.run_sid + ")(A;;CC;;;WD)";
   for (auto layer : {F::Layer::ale_auth_connect_v4, F::Layer::ale_auth_connect_v6})
     plan.wfp.filters.push_back(F{layer,
                                  F::Action::permit,
@@ -108,7 +109,8 @@ void network(WinPlan& plan, const policy::Policy& p, uint16_t port) {
            C{C::Field::ip_remote_port, port, ""}},
           "--net: TCP to cage's proxy on 127.0.0.1:" + std::to_string(port)});
   for (auto layer : {F::Layer::ale_auth_connect_v4, F::Layer::ale_auth_connect_v6})
-    plan.wfp.filters.push_back(F{layer, F::Action::block, 0, {}, "the run: no network but the proxy"});
+    plan.wfp.filters.push_back(
+        F{layer, F::Action::block, 0, {}, "the run: no network but the proxy", kFilterFlagClearActionRight});
   plan.gaps.push_back(
       "network: on a real Windows host only --self-test shows that WFP tells the run's "
       "connections apart from the rest of the machine's");

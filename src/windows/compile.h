@@ -22,6 +22,7 @@ inline constexpr uint32_t kJobLimitActiveProcess = 0x8, kJobLimitJobMemory = 0x2
                           kJobLimitSilentBreakawayOk = 0x1000, kJobLimitKillOnJobClose = 0x2000;
 inline constexpr uint32_t kUiLimitAll = 0xFF;  // handles, clipboard r/w, system parameters, display
                                                // settings, global atoms, desktop, exit windows
+inline constexpr uint32_t kFilterFlagClearActionRight = 0x8;  // FWPM_FILTER_FLAG_CLEAR_ACTION_RIGHT
 inline constexpr uint32_t kCpuRateEnable = 0x1, kCpuRateHardCap = 0x4;
 inline constexpr const char* kLowIntegritySid = "S-1-16-4096";
 inline constexpr const char* kMediumIntegritySid = "S-1-16-8192";
@@ -95,11 +96,13 @@ struct WfpFilter {
   uint8_t weight = 0;                    // within cage's own sublayer: the highest matching weight decides
   std::vector<WfpCondition> conditions;  // all must match
   std::string why;
+  uint32_t flags = 0;  // kFilterFlagClearActionRight: no other sublayer can turn this block into a permit
 };
 
 struct WfpPlan {
-  bool enabled = false;          // open a dynamic session, add a sublayer and `filters` in one transaction
-  uint32_t session_flags = 0x1;  // FWPM_SESSION_FLAG_DYNAMIC: everything goes when the session closes
+  bool enabled = false;  // open a dynamic session, add a sublayer and `filters` in one transaction
+  uint16_t sublayer_weight = 0xFFFF;  // cage's sublayer is arbitrated first
+  uint32_t session_flags = 0x1;       // FWPM_SESSION_FLAG_DYNAMIC: everything goes when the session closes
   std::vector<WfpFilter> filters;
 };
 

@@ -86,14 +86,17 @@ void wfp_calls(const WinPlan& plan, std::vector<WinCall>& c) {
               {{"session.flags", "FWPM_SESSION_FLAG_DYNAMIC (" + hex(plan.wfp.session_flags) + ")"}},
               "filters vanish with the session, also if cage dies; failure: spawn_sandbox_unavailable"});
   c.push_back(WinCall{"FwpmTransactionBegin0", {}, "all filters or none"});
-  c.push_back(WinCall{"FwpmSubLayerAdd0", {{"subLayerKey", "(fresh GUID)"}}, "cage's own sublayer"});
+  c.push_back(WinCall{"FwpmSubLayerAdd0",
+                      {{"subLayerKey", "(fresh GUID)"}, {"weight", hex(plan.wfp.sublayer_weight)}},
+                      "cage's own sublayer"});
   for (const auto& f : plan.wfp.filters)
     c.push_back(
         WinCall{"FwpmFilterAdd0",
                 {{"layer", to_string(f.layer)},
                  {"action", f.action == WfpFilter::Action::permit ? "FWP_ACTION_PERMIT" : "FWP_ACTION_BLOCK"},
                  {"weight", std::to_string(f.weight)},
-                 {"conditions", conditions_of(f)}},
+                 {"conditions", conditions_of(f)},
+                 {"flags", f.flags & kFilterFlagClearActionRight ? "CLEAR_ACTION_RIGHT (hard)" : "0"}},
                 f.why});
   c.push_back(WinCall{"FwpmTransactionCommit0", {}, ""});
 }

@@ -79,6 +79,7 @@ Status add_filter(HANDLE engine, const GUID& sublayer, const WfpFilter& f) {
   filter.layerKey =
       f.layer == WfpFilter::Layer::ale_auth_connect_v4 ? kLayerAleAuthConnectV4 : kLayerAleAuthConnectV6;
   filter.subLayerKey = sublayer;
+  filter.flags = f.flags;
   filter.weight.type = FWP_UINT8;
   filter.weight.uint8 = f.weight;
   filter.numFilterConditions = static_cast<UINT32>(conds.size());
@@ -112,7 +113,7 @@ Result<std::unique_ptr<WfpSession>> WfpSession::open(const WfpPlan& plan) {
     return call_failed("UuidCreate", rc, "network", kRemedy);
   std::wstring sub_name = L"cage";
   sub.displayData.name = sub_name.data();
-  sub.weight = 0x8000;
+  sub.weight = plan.sublayer_weight;
   if ((rc = ::FwpmSubLayerAdd0(s->engine_, &sub, nullptr)) != ERROR_SUCCESS) {
     ::FwpmTransactionAbort0(s->engine_);
     return call_failed("FwpmSubLayerAdd0", rc, "network", kRemedy);

@@ -119,15 +119,17 @@ TEST(WindowsPlan, WfpBlocksAllButTheProxy) {
   ASSERT_TRUE(none->wfp.enabled);
   EXPECT_FALSE(none->proxy);
   EXPECT_EQ(none->wfp.session_flags, 0x1u);  // FWPM_SESSION_FLAG_DYNAMIC
-  ASSERT_EQ(none->wfp.filters.size(), 4u);   // not-the-run permit and block, v4 and v6
+  EXPECT_EQ(none->wfp.sublayer_weight, 0xFFFF);
+  ASSERT_EQ(none->wfp.filters.size(), 4u);  // not-the-run permit and block, v4 and v6
   for (const auto& f : none->wfp.filters)
     if (f.action == F::Action::permit) {
       ASSERT_EQ(f.conditions.size(), 1u);
       EXPECT_EQ(f.conditions[0].field, C::Field::ale_user_id);
-      EXPECT_EQ(f.conditions[0].sddl, "D:(D;;CC;;;S-1-9-2748-18-7)(A;;CC;;;WD)");
+      EXPECT_EQ(f.conditions[0].sddl, "O:SYG:SYD:(D;;CC;;;S-1-9-2748-18-7)(A;;CC;;;WD)");
     } else {
       EXPECT_TRUE(f.conditions.empty());
       EXPECT_EQ(f.weight, 0);
+      EXPECT_EQ(f.flags, win::kFilterFlagClearActionRight) << "a hard block: no other sublayer overrides it";
     }
 
   auto net = plan_of({"--net", "example.com:443", "--", "curl.exe"}, facts);
@@ -153,6 +155,8 @@ TEST(WindowsPlan, WfpBlocksAllButTheProxy) {
   EXPECT_EQ(arg(block6, "action"), "FWP_ACTION_BLOCK");
   EXPECT_EQ(arg(block6, "layer"), "FWPM_LAYER_ALE_AUTH_CONNECT_V6");
   EXPECT_EQ(arg(block4, "weight"), "0");
+  EXPECT_EQ(arg(block4, "flags"), "CLEAR_ACTION_RIGHT (hard)");
+  EXPECT_EQ(arg(proxy, "flags"), "0");
   bool proxy_env = false;
   for (const auto& e : net->env) proxy_env |= e == "HTTPS_PROXY=http://127.0.0.1:50123";
   EXPECT_TRUE(proxy_env);
