@@ -92,6 +92,10 @@ void network(WinPlan& plan, const policy::Policy& p, uint16_t port) {
     return;
   }
   plan.wfp.enabled = true;
+  if (!p.net.empty() && p.net_mode == policy::Policy::NetMode::both)
+    plan.gaps.push_back(
+        "--net: proxy only; programs that ignore HTTPS_PROXY get no network (no transparent "
+        "mode on Windows)");
   // Owner and group too: an access check refuses a descriptor without them.
   const std::string not_this_run = "O:SYG:SYD:(D;;CC;;;" + plan.token.run_sid + ")(A;;CC;;;WD)";
   for (auto layer : {F::Layer::ale_auth_connect_v4, F::Layer::ale_auth_connect_v6})
@@ -260,6 +264,9 @@ Result<WinPlan> compile(const policy::Policy& p, const WinHostFacts& facts,
   if (!p.tmpfs.empty())
     return unavailable(p.tmpfs.front().origin, "Windows has no private tmpfs mounts",
                        "use --rw on a scratch directory instead");
+  if (!p.net.empty() && !p.share_net && p.net_mode == policy::Policy::NetMode::transparent)
+    return unavailable("--net-mode transparent", "Windows has no transparent mode: only the proxy is carried",
+                       "use --net-mode proxy (clients that honour HTTPS_PROXY)");
   WinPlan plan;
   plan.argv = p.argv;
   plan.proxy_port = facts.proxy_port ? facts.proxy_port : 3128;

@@ -249,6 +249,16 @@ TEST(WindowsPaths, TildeSlashesAndUnmappable) {
   EXPECT_EQ(*win::to_windows_path("/work/main", elsewhere, "t"), "Z:\\work\\main");
 }
 
+TEST(WindowsPlan, RefusesTransparentMode) {
+  auto t = plan_of({"--net", "example.com:443", "--net-mode", "transparent", "--", "curl.exe"});
+  ASSERT_FALSE(t);
+  EXPECT_EQ(t.error().cls, ErrorClass::spawn_sandbox_unavailable);
+  EXPECT_EQ(t.error().input, "--net-mode transparent");
+  auto proxy = plan_of({"--net", "example.com:443", "--net-mode", "proxy", "--", "curl.exe"});
+  ASSERT_TRUE(proxy) << proxy.error().reason;
+  EXPECT_TRUE(proxy->proxy);
+}
+
 TEST(WindowsPlan, RefusesTmpfsAndMissingGrants) {
   auto t = plan_of({"--tmpfs", "C:/scratch", "--", "cmd.exe"});
   ASSERT_FALSE(t);
