@@ -2,11 +2,13 @@
 // Everything OS-specific sits behind backend/backend.h (one backend linked per platform).
 #include <iostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "backend/backend.h"
 #include "cli/options.h"
 #include "cli/profile.h"
+#include "common/self_test.h"
 #include "macos/compile.h"
 #include "windows/compile.h"
 
@@ -73,6 +75,8 @@ int run(const std::vector<std::string>& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // `--self-test-probe`: the confined side of --self-test, on every platform.
+  if (argc > 1 && std::string_view(argv[1]) == cage::selftest::kProbeFlag) return cage::selftest::probe_main(argc, argv);
   if (int status = cage::backend::internal_entry(argc, argv); status >= 0) return status;
   try {
     return run(cage::backend::arguments(argc, argv));

@@ -45,9 +45,7 @@ int fail(const Error& e, bool json) {
 
 int check(bool json) { return lx::check_host(json); }
 
-int self_test(const std::vector<std::string>&, bool json) {
-  return fail(unavailable("--self-test", "not implemented on Linux yet", "use --check"), json);
-}
+int self_test(const std::vector<std::string>&, bool json) { return posix_self_test(json); }
 
 int dry_run(const policy::Policy& pol, const Environ& env, bool json, bool json_errors) {
   auto host = lx::make_real_host_view();

@@ -16,9 +16,7 @@ int check(bool) {
   return fail(unavailable("--check", "not implemented on macOS yet", "use --self-test"), false);
 }
 
-int self_test(const std::vector<std::string>&, bool json) {
-  return fail(unavailable("--self-test", "not implemented on macOS yet", "use --dry-run to see the plan"), json);
-}
+int self_test(const std::vector<std::string>&, bool json) { return posix_self_test(json); }
 
 int dry_run(const policy::Policy& pol, const Environ& env, bool json, bool json_errors) {
   auto text = macos::render_dry_run(pol, env, json);

@@ -28,11 +28,7 @@ std::string utf8(const wchar_t* w, int len) {
 
 const char* host_os() { return "windows"; }
 
-// `cage --probe ...`: the self-test's workload (src/windows/probe.cc).
-int internal_entry(int argc, char** argv) {
-  if (argc > 1 && std::strcmp(argv[1], "--probe") == 0) return win::probe_main(arguments(argc, argv));
-  return -1;
-}
+int internal_entry(int, char**) { return -1; }
 
 std::vector<std::string> arguments(int argc, char** argv) {
   int n = 0;

@@ -1,16 +1,12 @@
-// `cage --self-test` on Windows and its probe (`cage --probe ...`, run inside the sandbox).
+// `cage --self-test` and `cage --check` on Windows.
 #pragma once
-#include <string>
-#include <vector>
 
 namespace cage::win {
 
-// Runs cage.exe itself on a list of denied actions and their allowed twins; one PASS/FAIL/SKIP line
-// each; 0 only if none failed.
+// The portable check list (common/self_test.cc) with a Windows Host: this cage.exe, a scratch
+// directory under %USERPROFILE%, a 127.0.0.1 listener, a runner that captures output. 0 if all passed.
 int self_test(bool json);
 // `cage --check`: tries the token, the job object and a WFP session; 0 if a full run can start.
 int check(bool json);
-// `cage --probe write PATH | read PATH | sleep MS | connect HOST PORT | connect-proxy HOST PORT`.
-int probe_main(const std::vector<std::string>& args);
 
 }  // namespace cage::win

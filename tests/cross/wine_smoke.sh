@@ -77,7 +77,7 @@ cage --share-net -- cmd.exe /c exit 7
 cage --share-net -- no-such-program-cage.exe
 [ $rc = 127 ] && grep -q not_found "$work/err" && pass "missing command: not_found, exit 127" || fail "missing command (exit $rc)" "$work/err"
 start=$(date +%s)
-cage --share-net --timeout 2s -- "$exe" --probe sleep 60000
+cage --share-net --timeout 2s -- ping.exe -n 60 127.0.0.1
 took=$(( $(date +%s) - start ))
 [ $rc = 124 ] && [ $took -lt 30 ] && pass "--timeout: the job is terminated, exit 124 (${took}s)" ||
   fail "--timeout (exit $rc after ${took}s)" "$work/err"
@@ -85,13 +85,13 @@ took=$(( $(date +%s) - start ))
 mkdir -p "$WINEPREFIX/drive_c/smoke/out"
 echo data >"$WINEPREFIX/drive_c/smoke/out/r.txt"
 # --ro adds an access entry (DACL): journaled, made, restored, journal deleted.
-cage --share-net --ro 'C:/smoke/out' -- "$exe" --probe read 'C:\smoke\out\r.txt'
+cage --share-net --ro 'C:/smoke/out' -- "$exe" --self-test-probe read 'C:\smoke\out\r.txt'
 [ $rc = 0 ] && pass "--ro run: access entry journaled and restored" || fail "--ro run (exit $rc)" "$work/err"
 [ -z "$(find "$local_dir/cage" -mindepth 2 2>/dev/null | head -1)" ] && pass "--ro run: journal deleted, TEMP removed" ||
   fail "--ro run left its journal or TEMP behind"
 # --rw sets a Low label. Wine 8 refuses to read labels (GetNamedSecurityInfoW: access denied), so the
 # run must be refused cleanly; a Wine that can, must grant the write.
-cage --share-net --rw 'C:/smoke/out' -- "$exe" --probe write 'C:\smoke\out\f.txt'
+cage --share-net --rw 'C:/smoke/out' -- "$exe" --self-test-probe write 'C:\smoke\out\f.txt'
 if [ $rc = 0 ] && [ -f "$WINEPREFIX/drive_c/smoke/out/f.txt" ]; then pass "--rw run: label set, write granted, restored"
 elif [ $rc = 125 ] && grep -q 'GetNamedSecurityInfoW' "$work/err"; then pass "--rw run: refused, as Wine cannot read labels (exit 125)"
 else fail "--rw run (exit $rc)" "$work/err"; fi
@@ -115,7 +115,7 @@ else fail "--check (exit $rc)" "$work/out"; fi
 
 # The self-test runs, says it is under Wine, and fails (Wine enforces none of it): nonzero exit.
 cage --self-test
-if [ $rc != 0 ] && grep -q '^NOTE running under Wine' "$work/out" && grep -q '^FAIL ' "$work/out"; then
+if [ $rc != 0 ] && grep -q '^NOTE  running under Wine' "$work/out" && grep -q '^FAIL ' "$work/out"; then
   pass "--self-test under Wine: reports FAIL lines and exits nonzero"
 else fail "--self-test under Wine (exit $rc)" "$work/out"; fi
 
