@@ -60,6 +60,14 @@ cage --dry-run --json --rw '~/proj' -- cmd.exe
 [ $rc = 0 ] && grep -q '"api" : "FwpmEngineOpen0"' "$work/out" && grep -q 'C:\\\\users\\\\' "$work/out" &&
   pass "--dry-run on the host: ~ is %USERPROFILE%" || fail "--dry-run --json (exit $rc)" "$work/out"
 
+# A path with no Windows equivalent (a Linux profile's /usr/lib) is refused, naming the flag.
+cage --dry-run --ro /usr/lib -- cmd.exe
+[ $rc = 125 ] && grep -q 'invalid_policy: --ro /usr/lib: cannot be mapped to a Windows path' "$work/err" &&
+  pass "unmappable path: invalid_policy naming --ro /usr/lib" || fail "unmappable path (exit $rc)" "$work/err"
+cage --dry-run --rw 'C:\cage-smoke\out' --ro 'c:/cage-smoke' -- cmd.exe
+[ $rc = 0 ] && grep -q 'path = C:\\cage-smoke\\out' "$work/out" && pass "backslash and lower-case drive paths" ||
+  fail "backslash paths (exit $rc)" "$work/err"
+
 # A real run needs WFP, which Wine lacks: refused, nothing left behind.
 cage -- cmd.exe /c exit 0
 if [ $rc = 125 ] && grep -q 'spawn_sandbox_unavailable' "$work/err" && grep -q 'FwpmEngineOpen0' "$work/err"; then
