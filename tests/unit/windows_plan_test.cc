@@ -305,6 +305,19 @@ TEST(WindowsEnv, NamesAreCaseInsensitive) {
   }
 }
 
+TEST(WindowsPlan, DryRunElsewhereTakesTheProfileFromAnySpelling) {
+  policy::Policy p;
+  p.cwd = "/work";
+  p.home = "/home/bob";
+  p.argv = {"cmd.exe"};
+  auto text =
+      win::render_dry_run(p, {{"UserProfile", "D:\\Users\\bob"}, {"localappdata", "E:\\Local"}}, false);
+  ASSERT_TRUE(text) << text.error().reason;
+  EXPECT_NE(text->find("USERPROFILE=D:\\Users\\bob"), std::string::npos);
+  EXPECT_NE(text->find("dir = E:\\Local\\cage\\restore"), std::string::npos);
+  EXPECT_NE(text->find("currentDirectory = Z:\\work"), std::string::npos);
+}
+
 TEST(WindowsPlan, RenderedTextNamesTheGaps) {
   auto plan = plan_of({"--rw", "out", "--", "cmd.exe"});
   ASSERT_TRUE(plan);
