@@ -101,6 +101,17 @@ bool undo_entry(const JournalEntry& e) {
   return false;
 }
 
+// `path` is a run's TEMP: <journal dir>\..\tmp\run-*, without ".." (case-insensitive, as Windows).
+bool is_run_temp(const std::string& path, const std::string& journal_dir) {
+  std::string root = journal_dir.substr(0, journal_dir.rfind('\\')) + "\\tmp\\run-";
+  if (path.size() <= root.size() || path.find("..") != std::string::npos ||
+      path.find('/') != std::string::npos)
+    return false;
+  return ::CompareStringOrdinal(wide(path.substr(0, root.size())).c_str(), -1, wide(root).c_str(), -1,
+                                TRUE) == CSTR_EQUAL &&
+         path.find('\\', root.size()) == std::string::npos;
+}
+
 }  // namespace
 
 bool remove_tree(const std::wstring& path) {
@@ -237,7 +248,10 @@ std::vector<std::string> restore_orphaned_journals(const std::string& dir) {
     }
     bool ok = true;
     for (auto it = entries.rbegin(); it != entries.rend(); ++it)
-      if (!undo_entry(*it)) {
+      if (it->kind == JournalEntry::Kind::remove_tree && !is_run_temp(it->path, dir)) {
+        ok = false;  // only ever a run's TEMP: anything else is not cage's to delete
+        problems.push_back(path + ": refusing to remove " + it->path + " (not a run's TEMP)");
+      } else if (!undo_entry(*it)) {
         ok = false;
         problems.push_back(path + ": could not restore " + it->path);
       }

@@ -139,6 +139,14 @@ void limits(WinPlan& plan, const policy::Limits& l, const WinHostFacts& facts) {
     plan.gaps.push_back(r.origin + ": Windows has no resource limit of this kind");
 }
 
+// `path` is `dir` or inside it, compared as Windows compares names (case-insensitively).
+bool windows_beneath(const std::string& path, const std::string& dir) {
+  std::string p = upper(path), d = upper(dir);
+  while (d.size() > 3 && d.back() == '\\') d.pop_back();
+  return p == d ||
+         (p.size() > d.size() && p.compare(0, d.size(), d) == 0 && (d.back() == '\\' || p[d.size()] == '\\'));
+}
+
 std::string run_id(const WinHostFacts& facts) {
   char buf[40];
   std::snprintf(buf, sizeof buf, "%u-%08x%08x", facts.pid, facts.nonce[0], facts.nonce[1]);
@@ -289,6 +297,14 @@ Result<WinPlan> compile(const policy::Policy& p, const WinHostFacts& facts,
     if (auto s = add_grant(plan, g, AclChange::Kind::allow_user, facts); !s) return s.error();
   for (const auto& g : p.rw)
     if (auto s = add_grant(plan, g, AclChange::Kind::low_label, facts); !s) return s.error();
+  // A workload that could write the restore journals could make the next cage change any descriptor
+  // or delete any tree of the user's: no write grant may cover cage's own directory.
+  const std::string own = local + "\\cage";
+  for (const auto& a : plan.acl)
+    if (a.kind == AclChange::Kind::low_label &&
+        (windows_beneath(own, a.path) || windows_beneath(a.path, own)))
+      return invalid(a.why, "would make cage's restore journals (" + own + ") writable by the sandbox",
+                     "grant a directory that does not contain " + own);
   for (const auto& g : p.hide)
     if (auto s = add_grant(plan, g, AclChange::Kind::no_read_up, facts); !s) return s.error();
   plan.gaps.push_back(

@@ -115,6 +115,15 @@ if [ $rc = 0 ] && [ ! -e "$local_dir/cage/restore/run-1-dead.journal" ] && [ ! -
   pass "orphaned journal: restored and deleted on the next start"
 else fail "orphaned journal not restored (exit $rc)" "$work/err"; fi
 
+# A journal naming something other than a run's TEMP is not obeyed: the tree stays, the journal too.
+mkdir -p "$WINEPREFIX/drive_c/keepme"
+printf 'cage-restore-journal 1\nremove_tree\tC:\\keepme\t\n' >"$local_dir/cage/restore/run-2-evil.journal"
+cage --share-net -- cmd.exe /c exit 0
+if [ $rc = 0 ] && [ -d "$WINEPREFIX/drive_c/keepme" ] && grep -q 'refusing to remove C:\\keepme' "$work/err"; then
+  pass "forged journal: a tree outside the run TEMPs is not removed"
+else fail "forged journal (exit $rc)" "$work/err"; fi
+rm -f "$local_dir/cage/restore/run-2-evil.journal"
+
 # --check tries each mechanism: token and job are created; WFP is missing under Wine.
 cage --check
 if [ $rc = 125 ] && grep -q '^ok      token' "$work/out" && grep -q '^ok      job' "$work/out" &&

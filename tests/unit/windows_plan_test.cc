@@ -249,6 +249,20 @@ TEST(WindowsPaths, TildeSlashesAndUnmappable) {
   EXPECT_EQ(*win::to_windows_path("/work/main", elsewhere, "t"), "Z:\\work\\main");
 }
 
+TEST(WindowsPlan, NoWriteGrantCoversTheJournals) {
+  for (const char* path :
+       {"~/AppData/Local", "C:/Users/ANN/appdata", "C:/", "~", "~/AppData/Local/cage/restore"}) {
+    auto p = plan_of({"--rw", path, "--", "cmd.exe"});
+    ASSERT_FALSE(p) << path;
+    EXPECT_EQ(p.error().cls, ErrorClass::invalid_policy) << path;
+    EXPECT_EQ(p.error().input, "--rw " + win::posix_form(path));
+    EXPECT_NE(p.error().reason.find("restore journals"), std::string::npos);
+  }
+  EXPECT_TRUE(plan_of({"--rw", "~/AppData/Local/Temp", "--", "cmd.exe"}));
+  EXPECT_TRUE(plan_of({"--rw", "~/AppData/Local/cagey", "--", "cmd.exe"}));
+  EXPECT_TRUE(plan_of({"--ro", "~", "--", "cmd.exe"}));  // reading them is harmless
+}
+
 TEST(WindowsPlan, RefusesTransparentMode) {
   auto t = plan_of({"--net", "example.com:443", "--net-mode", "transparent", "--", "curl.exe"});
   ASSERT_FALSE(t);
