@@ -4,20 +4,32 @@
 #include <memory>
 
 #include "windows/execute.h"
+#if defined(CAGE_HAVE_WINDOWS_PROXY)
+#include "proxy/loopback.h"
+#endif
 
 namespace cage::win {
 
 namespace {
 
-struct ProxyHandle {
-  uint16_t port = 0;
-};
+#if defined(CAGE_HAVE_WINDOWS_PROXY)
+// CMakeLists.txt defines CAGE_HAVE_WINDOWS_PROXY once src/proxy/ has a Windows event loop: the same
+// LoopbackProxy as on macOS, on 127.0.0.1 at an ephemeral port that the WFP permit filter names.
+using ProxyHandle = proxy::LoopbackProxy;
 
 Result<std::unique_ptr<ProxyHandle>> start_proxy(const policy::Policy& pol) {
-  (void)pol;
-  return unavailable("--net", "this Windows build has no proxy yet",
+  return proxy::LoopbackProxy::start(proxy::Allowlist(pol.net), proxy::print_denials);
+}
+#else
+struct ProxyHandle {
+  uint16_t port() const { return 0; }
+};
+
+Result<std::unique_ptr<ProxyHandle>> start_proxy(const policy::Policy&) {
+  return unavailable("--net", "this Windows build has no proxy yet (src/proxy has no Windows event loop)",
                      "drop --net (no network), or use --share-net for the host network unfiltered");
 }
+#endif
 
 }  // namespace
 
@@ -28,7 +40,7 @@ Result<int> run(const policy::Policy& pol, const Environ& env) {
     if (!p) return p.error();
     proxy = std::move(*p);
   }
-  auto plan = compile(pol, real_host_facts(pol, env, proxy ? proxy->port : 0), env);
+  auto plan = compile(pol, real_host_facts(pol, env, proxy ? proxy->port() : 0), env);
   if (!plan) return plan.error();
   return execute(*plan);
 }
