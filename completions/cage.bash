@@ -87,7 +87,7 @@ _cage() {
       mapfile -t COMPREPLY < <(compgen -W "auto namespaces landlock" -- "$cur")
       return 0 ;;
     --allow-degraded)
-      mapfile -t COMPREPLY < <(compgen -W "pid hide tmpfs pid,hide pid,tmpfs hide,tmpfs pid,hide,tmpfs" -- "$cur")
+      mapfile -t COMPREPLY < <(compgen -W "pid hide tmpfs hostname nested-ro metadata pid,metadata pid,hide pid,tmpfs pid,hide,tmpfs" -- "$cur")
       return 0 ;;
     --result|--audit|--script)
       compopt -o filenames 2>/dev/null

@@ -96,7 +96,7 @@ complete -c cage -n $opt -l pids -x -d 'Limit the sandbox to N processes'
 complete -c cage -n $opt -l cpu -x -d 'CPU share in cores (0.5, 1.5)'
 complete -c cage -n $opt -l strict-limits -d 'Refuse to run when a limit cannot be enforced'
 complete -c cage -n $opt -l mechanism -x -a 'auto namespaces landlock' -d 'Confinement mechanism'
-complete -c cage -n $opt -l allow-degraded -x -a 'pid hide tmpfs pid,hide pid,tmpfs hide,tmpfs pid,hide,tmpfs' -d 'Accept losses under Landlock only'
+complete -c cage -n $opt -l allow-degraded -x -a 'pid hide tmpfs hostname nested-ro metadata pid,metadata pid,hide pid,tmpfs pid,hide,tmpfs' -d 'Accept losses under Landlock only'
 complete -c cage -n $opt -l hostname -x -d 'Host name inside the sandbox'
 # Result and audit
 complete -c cage -n $opt -l result -r -F -d 'Write the result as JSON to FILE or fd:N'

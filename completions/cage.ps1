@@ -24,7 +24,7 @@ $script:CageOptions = [ordered]@{
     '--cpu'         = 'CPU share in cores (0.5, 1.5)'
     '--strict-limits' = 'Refuse to run when a limit cannot be enforced by a cgroup'
     '--mechanism'   = 'auto, namespaces, or landlock'
-    '--allow-degraded' = 'Accept these losses where only Landlock is available: pid, hide, tmpfs'
+    '--allow-degraded' = 'Accept these losses where only Landlock is available: pid, hide, tmpfs, hostname, nested-ro, metadata'
     '--hostname'    = 'Host name inside the sandbox'
     '--result'      = "Write the run's result as one JSON object to FILE or fd:N"
     '--audit'       = 'Append audit events as JSON lines to FILE or fd:N'
@@ -52,7 +52,7 @@ $script:CageValues = @{
     '--profile' = @('npm', 'pip', 'cargo', 'go', 'git-https', 'build')
     '--mechanism' = @('auto', 'namespaces', 'landlock')
     '--net-mode' = @('proxy', 'transparent', 'both')
-    '--allow-degraded' = @('pid', 'hide', 'tmpfs', 'pid,hide', 'pid,tmpfs', 'hide,tmpfs', 'pid,hide,tmpfs')
+    '--allow-degraded' = @('pid', 'hide', 'tmpfs', 'hostname', 'nested-ro', 'metadata', 'pid,metadata', 'pid,hide', 'pid,tmpfs', 'pid,hide,tmpfs')
 }
 $script:CagePathOptions = @('--ro', '--rw', '--tmpfs', '--hide', '--chdir', '--result', '--audit', '--script')
 $script:CageValueOptions = @('--ro', '--rw', '--tmpfs', '--hide', '--chdir', '--env', '--setenv', '--unsetenv',

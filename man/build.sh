@@ -14,10 +14,8 @@ version=$(sed -n 's/^project(cage VERSION \([0-9][0-9.]*\).*/\1/p' "$here/../CMa
 # A section written in mdoc (starts with .Sh) is converted to man(7) by mandoc, since one page
 # cannot mix the two languages; its generated header (.TH, .nh, .ad) is dropped.
 section() {
-  # (No pipe into head: under pipefail a SIGPIPE'd grep made the test fail at random.)
-  local first
-  first=$(grep -v -m1 '^\.\\"' "$1" || true)
-  if [[ $first == ".Sh "* ]]; then
+  # (awk reads to its first line and exits; grep | head under pipefail could fail on SIGPIPE)
+  if awk '!/^\.\\"/ { exit !/^\.Sh / }' "$1"; then
     { printf '.Dd November 22, 2026\n.Dt CAGE 1\n.Os\n'; cat "$1"; } | mandoc -Tman |
       sed -e '1,/^\.TH /d' -e '/^\.nh$/d' -e '/^\.if n \.ad l$/d'
   else

@@ -4,6 +4,7 @@
 #pragma once
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -27,6 +28,38 @@ inline int send_fd(int channel, int fd, char tag) {
   while (sendmsg(channel, &msg, MSG_NOSIGNAL) < 0)
     if (errno != EINTR) return errno;
   return 0;
+}
+
+// Receives one message from send_fd: returns the fd (close-on-exec) and stores the tag, or -1 with
+// errno set (0 at end of stream). Extra fds a message may carry are closed, never used.
+inline int recv_fd(int channel, char* tag, int flags = 0) {
+  iovec iov{tag, 1};
+  alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int) * 4)];
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = ctl;
+  msg.msg_controllen = sizeof ctl;
+  ssize_t n;
+  while ((n = recvmsg(channel, &msg, MSG_CMSG_CLOEXEC | flags)) < 0 && errno == EINTR) {
+  }
+  if (n <= 0) {
+    if (n == 0) errno = 0;
+    return -1;
+  }
+  int got = -1;
+  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+    size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    for (size_t i = 0; i < count; ++i) {
+      int fd;
+      std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
+      if (got < 0) got = fd;
+      else close(fd);
+    }
+  }
+  if (got < 0) errno = EBADMSG;
+  return got;
 }
 
 }  // namespace cage

@@ -16,6 +16,31 @@
 
 namespace cage::lx {
 
+// The start directory is shown read-only unless that would show far more than a project: the root,
+// $HOME and its ancestors (~/.ssh and friends), and the shared directories where other programs
+// keep their sockets (/tmp/.X11-unix, tmux, ssh-agent, /run/user/N/bus...): a read-only view does
+// not stop connect() to a socket, and those would reach outside the sandbox.
+bool cwd_too_wide(const std::string& cwd, const std::string& home) {
+  if (cwd == "/" || (!home.empty() && policy::is_beneath(home, cwd))) return true;
+  for (const char* shared : {"/tmp", "/var/tmp", "/dev/shm", "/run", "/var/run", "/run/user"})
+    if (cwd == shared) return true;
+  return cwd.rfind("/run/user/", 0) == 0 && cwd.find('/', 10) == std::string::npos;  // /run/user/N
+}
+
+// A path that resolves through a link inside a --rw grant names whatever the workload (or any other
+// writer there) last pointed that link at: refused, the real path must be granted. Both mechanisms.
+Status refuse_link_inside_rw(const policy::Policy& p, const HostView& host, const policy::Grant& g, const std::string& real) {
+  if (real == policy::resolve_dot_dot(g.path)) return Ok{};
+  for (const auto& w : p.rw) {
+    auto wreal = host.realpath(w.path);
+    bool inside = policy::is_beneath(g.path, w.path) || (wreal && policy::is_beneath(g.path, *wreal));
+    if (inside && w.path != g.path)
+      return invalid(g.origin, "resolves through a symbolic link inside " + w.origin + " (to " + real + ")",
+                     "grant the real path, " + real + ", if that is what you mean");
+  }
+  return Ok{};
+}
+
 namespace {
 
 using policy::Grant;
@@ -93,16 +118,7 @@ Status Compiler::resolve(const Grant& g, MountKind kind) {
                      "drop this option");
   if (kind == MountKind::tmpfs && fi.kind != FileKind::dir)
     return invalid(g.origin, "--tmpfs needs a directory (or a path that does not exist yet)");
-  // A path that resolves through a link inside a --rw grant names whatever the workload (or any
-  // other writer there) last pointed that link at: refused, the real path must be granted.
-  if (*real != policy::resolve_dot_dot(g.path))
-    for (const auto& w : p.rw) {
-      auto wreal = host.realpath(w.path);
-      bool inside = is_beneath(g.path, w.path) || (wreal && is_beneath(g.path, *wreal));
-      if (inside && w.path != g.path)
-        return invalid(g.origin, "resolves through a symbolic link inside " + w.origin + " (to " + *real + ")",
-                       "grant the real path, " + *real + ", if that is what you mean");
-    }
+  if (auto s = refuse_link_inside_rw(p, host, g, *real); !s) return s;
   MountStep s{kind, *real, *real, "", fi.kind == FileKind::dir, false, g.origin};
   if (kind == MountKind::tmpfs) s.source.clear();
   user.push_back(s);
@@ -287,7 +303,7 @@ Status Compiler::home_and_cwd() {
   plan.cwd = *cwd;
   // The current directory is shown read-only, except where that would show far more than a project:
   // the root, or $HOME itself and its ancestors (which hold ~/.ssh and friends).
-  bool too_wide = *cwd == "/" || (!home.empty() && is_beneath(home, *cwd));
+  bool too_wide = cwd_too_wide(*cwd, home);
   bool show_cwd = p.cwd_visible && !too_wide && !granted(*cwd);
   if (p.system_view && !home.empty() && home != "/" && !granted(home))
     user.push_back(MountStep{MountKind::tmpfs, "", home, "", true, false, "private empty $HOME"});
@@ -362,6 +378,7 @@ void Compiler::landlock_rules() {
         for (const char* d : {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"})
           r.push_back(LandlockRule{d, Access::dev_rw, false, "minimal /dev"});
         r.push_back(LandlockRule{"/dev/pts", Access::dev_rw, true, "terminals"});
+        r.push_back(LandlockRule{"/dev/console", Access::dev_rw, false, "the caller's terminal, when there is one"});
         r.push_back(LandlockRule{"/dev/shm", Access::write, true, "shared memory"});
         break;
       case MountKind::hide:
@@ -384,6 +401,9 @@ Status Compiler::environment(const std::vector<std::pair<std::string, std::strin
   }
   if (plan.net.mode == NetPlan::Mode::proxy && plan.net.shim_port != 0)
     for (auto& kv : proxy::proxy_environment(plan.net.shim_port, plan.net.allow)) forced.push_back(std::move(kv));
+  if (plan.loopback_proxy)  // port and secret are known at run time: fallback.cc fills them in
+    for (auto& kv : proxy::proxy_environment_with_secret(kProxyPortMark, kProxySecretMark, plan.net.allow))
+      forced.push_back(std::move(kv));
   plan.env = policy::build_environment(p.env, caller_env, forced);
   if (std::none_of(plan.env.begin(), plan.env.end(), [](const std::string& e) { return e.rfind("PATH=", 0) == 0; }))
     plan.env.insert(plan.env.begin(), "PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin");
@@ -478,8 +498,11 @@ Result<Plan> compile(const Policy& p, const HostView& host,
     if (cov && cov->kind == MountKind::bind_rw)
       c.plan.mounts.push_back(MountStep{MountKind::bind_ro, *self, *self, "", false, false, "cage's own binary (read-only)"});
   }
-  // The start directory must exist inside even when its content is not shown (--no-cwd).
-  if (!c.covering(c.plan.cwd) && c.plan.cwd != "/") {
+  // The start directory must exist inside even when its content is not shown (--no-cwd), also
+  // beneath a fresh tmpfs (a start in /tmp/x or /var/tmp/x).
+  const MountStep* cwd_cover = c.covering(c.plan.cwd);
+  if ((!cwd_cover || cwd_cover->kind == MountKind::tmpfs) && c.plan.cwd != "/" &&
+      !(cwd_cover && cwd_cover->target == c.plan.cwd)) {
     c.plan.mounts.push_back(MountStep{MountKind::dir, "", c.plan.cwd, "", true, false, "start directory (empty)"});
     std::stable_sort(c.plan.mounts.begin(), c.plan.mounts.end(),
                      [](const MountStep& a, const MountStep& b) { return depth_of(a.target) < depth_of(b.target); });

@@ -19,6 +19,9 @@ toml::table render_table(const Plan& plan);
 // compile_landlock.cc: the view where user namespaces are blocked (Landlock + seccomp alone).
 Status compile_landlock_view(const policy::Policy& p, const HostView& host, Plan& plan);
 bool is_private_dir_rule(const LandlockRule& r);
+bool cwd_too_wide(const std::string& cwd, const std::string& home);
+Status refuse_link_inside_rw(const policy::Policy& p, const HostView& host, const policy::Grant& g,
+                             const std::string& real);
 // The /etc entries of the default view (compile.cc).
 const char* const* default_etc_entries();
 

@@ -38,30 +38,61 @@ Status compile_landlock_view(const Policy& p, const HostView& host, Plan& plan) 
     bool asked;
     const char* what;
   };
+  // A --ro grant beneath a --rw grant: Landlock adds rights, it cannot take write away beneath one.
+  bool nested_ro = false;
+  for (const auto& ro : p.ro)
+    for (const auto& rw : p.rw) {
+      auto r1 = host.realpath(ro.path), r2 = host.realpath(rw.path);
+      if (r1 && r2 && is_beneath(*r1, *r2)) nested_ro = true;
+    }
   const Loss losses[] = {
-      {"pid", true, "no pid namespace: host processes and their command lines are visible in /proc, and "
-                    "descendants that detach may outlive cage (signals and ptrace to them stay denied)"},
+      {"pid", true, "no pid namespace: /proc is the host's (every process and its command line, and kernel "
+                    "files such as /proc/keys and /proc/timer_list, are readable), and descendants that "
+                    "detach may outlive cage (signals and ptrace to host processes stay denied)"},
       {"hide", !p.hide.empty(), "--hide cannot mask a path beneath a grant without a mount namespace"},
       {"tmpfs", !p.tmpfs.empty(), "--tmpfs cannot mount at its path without a mount namespace"},
+      {"hostname", p.hostname != "cage", "--hostname needs a UTS namespace: the host's name shows"},
+      {"nested-ro", nested_ro, "a --ro grant beneath a --rw grant stays writable: Landlock cannot take write "
+                               "access away beneath a grant"},
   };
-  std::string refused;
+  std::string refused, remedy;
   for (const auto& l : losses) {
     if (!l.asked) continue;
     if (!accepted(p, l.element)) {
       refused += std::string(refused.empty() ? "" : "; ") + l.element + ": " + l.what;
+      remedy += std::string(remedy.empty() ? "" : ",") + l.element;
       continue;
     }
     plan.degraded.push_back(std::string(l.element) + ": " + l.what);
   }
   if (!refused.empty())
     return unavailable("user namespaces",
-                       "user namespaces are blocked here and Landlock alone cannot enforce: " + refused,
-                       "allow user namespaces (see cage --check), or accept the loss with --allow-degraded=" +
-                           std::string(losses[0].element) + (p.hide.empty() ? "" : ",hide") +
-                           (p.tmpfs.empty() ? "" : ",tmpfs"));
-  if (!p.net.empty())
-    return unavailable("--net", "without a network namespace cage cannot mediate --net yet",
-                       "allow user namespaces, or drop --net (the run then has no network at all)");
+                       "without user namespaces Landlock alone cannot enforce: " + refused,
+                       "allow user namespaces (see cage --check), or accept the loss with --allow-degraded=" + remedy);
+  // chmod, chown and extended attributes (ACLs among them) are outside Landlock's rights: refused by
+  // seccomp unless accepted, so that no file the user owns outside --rw changes its mode.
+  plan.allow_metadata = accepted(p, "metadata");
+  if (plan.allow_metadata)
+    plan.degraded.push_back("metadata: chmod, chown and extended attributes work on every file the user owns, "
+                            "not only beneath --rw grants (content stays read-only)");
+  if (p.share_net) plan.net.mode = NetPlan::Mode::host;
+  if (!p.net.empty() && !p.share_net) {
+    plan.net.mode = NetPlan::Mode::proxy;
+    plan.net.allow = p.net;
+    plan.loopback_proxy = true;
+    // connect() is checked by the supervisor through seccomp user notification (connect_notify.h),
+    // which reads the workload's memory and takes its socket: ptrace access Yama may forbid.
+    auto scope = host.read_file("/proc/sys/kernel/yama/ptrace_scope");
+    int level = scope && !scope->empty() ? (*scope)[0] - '0' : 0;
+    if (level >= 3 || (level == 2 && host.uid() != 0))
+      return unavailable("--net", "without a network namespace cage checks each connect() of the workload, which "
+                                  "needs ptrace access to it; kernel.yama.ptrace_scope is " + std::to_string(level),
+                         "allow user namespaces, or lower kernel.yama.ptrace_scope (1 lets a parent check its "
+                         "descendants), or drop --net");
+    if (p.net_mode == Policy::NetMode::transparent)
+      return unavailable("--net-mode", "transparent egress needs a network namespace",
+                         "use --net-mode proxy (the default), or allow user namespaces");
+  }
   if (host.landlock_abi() < 6)
     return unavailable("landlock", "without namespaces cage needs Landlock ABI 6 (Linux 6.12) to keep signals "
                                    "and abstract sockets inside the sandbox; this kernel offers ABI " +
@@ -69,7 +100,9 @@ Status compile_landlock_view(const Policy& p, const HostView& host, Plan& plan) 
                        "upgrade the kernel or allow user namespaces");
   plan.notes = {"/tmp is not writable; TMPDIR and HOME point to a private directory removed after the run",
                 "/etc is the host's: files needed to run are readable, /etc/passwd lists every account",
-                "no private loopback: TCP connect and bind are denied, UDP, raw and unix sockets too",
+                "no private loopback: TCP connect and bind are denied (but to the proxy's port with --net), "
+                "UDP, raw and unix sockets too",
+                "chmod, chown and extended attributes are refused (EPERM) unless --allow-degraded=metadata",
                 "no pseudo-terminals can be allocated (/dev/pts is not granted)"};
   if (p.system_view) {
     for (const char* d : {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"})
@@ -97,6 +130,7 @@ Status compile_landlock_view(const Policy& p, const HostView& host, Plan& plan) 
         return Error{ErrorClass::invalid_policy, "no such file or directory", "check the path", g.origin, fi.err};
       if (fi.kind == FileKind::device)
         return invalid(g.origin, "device nodes cannot be granted", "the default /dev has what programs need");
+      if (auto s = refuse_link_inside_rw(p, host, g, *real); !s) return s;
       plan.landlock.rules.push_back(LandlockRule{*real, a, fi.kind == FileKind::dir, g.origin});
     }
     return Ok{};
@@ -115,11 +149,18 @@ Status compile_landlock_view(const Policy& p, const HostView& host, Plan& plan) 
     return invalid("--chdir " + p.cwd, "the start directory does not exist", "create it or pick another");
   plan.cwd = *cwd;
   std::string home = p.home.empty() ? "" : host.realpath(p.home).value_or(p.home);
-  bool too_wide = *cwd == "/" || (!home.empty() && is_beneath(home, *cwd));
+  bool too_wide = cwd_too_wide(*cwd, home);
   if (p.cwd_visible && !too_wide) plan.landlock.rules.push_back(LandlockRule{*cwd, Access::read_exec, true, "current directory (read-only)"});
   plan.landlock.rules.push_back(LandlockRule{kPrivateDir, Access::write, true, "private HOME and TMPDIR"});
   plan.landlock.deny_all_tcp = !p.share_net;
+  if (plan.loopback_proxy)
+    plan.notes.push_back("--net: the proxy listens on a 127.0.0.1 port chosen at run time and serves only "
+                         "requests that carry the run's secret (in the *_PROXY URLs); every connect() of the "
+                         "workload is checked by cage (seccomp user notification) and only that address is "
+                         "reached; programs that ignore "
+                         "the proxy variables fail at once (no transparent egress without a network namespace)");
   plan.landlock.abi = host.landlock_abi();
+  plan.landlock.no_symlinks = true;
   return Ok{};
 }
 

@@ -20,6 +20,7 @@
 #include <cstring>
 
 #include "linux/child.h"
+#include "linux/connect_notify.h"
 #include "linux/net.h"
 
 namespace cage::lx {
@@ -67,11 +68,11 @@ Status prepare(const Plan& plan, Prepared& p) {
   if (!prog) return prog.error();
   c.seccomp = std::move(*prog);
   if (plan.mechanism == Mechanism::landlock_only) {
-    auto extra = seccomp::build_landlock_only_supplement();
+    auto extra = seccomp::build_landlock_only_supplement(plan.net.mode == NetPlan::Mode::host, plan.allow_metadata);
     if (!extra) return extra.error();
     c.seccomp_extra = std::move(*extra);
   }
-  if (plan.net.mode == NetPlan::Mode::proxy) {
+  if (plan.net.mode == NetPlan::Mode::proxy && !plan.loopback_proxy) {
     UniqueFd self(::open("/proc/self/exe", O_RDONLY | O_CLOEXEC));
     if (!self.valid()) return unavailable("--net", "cannot open cage's own binary", "check /proc", errno);
     c.self_exe = self.get();
@@ -250,7 +251,7 @@ Result<RunOutcome> execute_plan(const Plan& plan, const RunHooks& hooks) {
   if (!sync) return sync.error();
   if (!errp) return errp.error();
   if (!status) return status.error();
-  auto chan = net::prepare(plan.net);
+  auto chan = net::prepare(plan.net);  // landlock_only: carries the connect() listener (connect_notify.h)
   if (!chan) return chan.error();
   ChildContext& c = prep.ctx;
   c.sync_read = sync->r.get();
@@ -311,9 +312,19 @@ Result<RunOutcome> execute_plan(const Plan& plan, const RunHooks& hooks) {
     return unavailable("user namespaces", "writing the uid/gid maps failed", "run cage --check", e);
   }
   std::unique_ptr<net::Supervisor> proxy;
+  std::unique_ptr<connect_notify::Mediator> mediator;
+  if (plan.loopback_proxy) {
+    auto m = connect_notify::start(std::move(chan->supervisor_end), hooks.proxy_port);
+    if (!m) {
+      reap(SIGKILL);
+      return m.error();
+    }
+    mediator = std::move(*m);
+  }
   if (plan.net.mode == NetPlan::Mode::proxy) {
-    auto s = hooks.net ? net::start(plan.net, std::move(chan->supervisor_end), hooks.net)
-                       : net::start(plan.net, std::move(chan->supervisor_end));
+    auto s = plan.loopback_proxy ? net::start_loopback(plan.net, UniqueFd(::dup(hooks.proxy_listener)), hooks.proxy_secret, hooks.net)
+             : hooks.net         ? net::start(plan.net, std::move(chan->supervisor_end), hooks.net)
+                                 : net::start(plan.net, std::move(chan->supervisor_end));
     if (!s) {
       reap(SIGKILL);
       return s.error();
@@ -329,6 +340,7 @@ Result<RunOutcome> execute_plan(const Plan& plan, const RunHooks& hooks) {
   Supervise sup{static_cast<int>(pid), sigfd.get(), errp->r.get(), status->r.get(), plan, hooks};
   sup.run();
   proxy.reset();
+  mediator.reset();
   sigprocmask(SIG_SETMASK, &old, nullptr);
   RunOutcome out;
   if (cg) {

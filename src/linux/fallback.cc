@@ -6,12 +6,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <signal.h>
+
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <string>
 #include <dirent.h>
 
 #include "linux/compile.h"
 #include "linux/execute.h"
+#include "linux/net.h"
 
 namespace cage::lx {
 
@@ -47,8 +52,9 @@ class PrivateDir {
     ::rmdir(path_.c_str());
   }
   Status create() {
-    char tmpl[] = "/tmp/cage-private.XXXXXX";
-    if (!::mkdtemp(tmpl)) return unavailable("/tmp", "cannot create the run's private directory", "check /tmp", errno);
+    remove_stale();
+    std::string tmpl = "/tmp/cage-private." + std::to_string(::getpid()) + ".XXXXXX";
+    if (!::mkdtemp(tmpl.data())) return unavailable("/tmp", "cannot create the run's private directory", "check /tmp", errno);
     path_ = tmpl;
     for (const char* sub : {"/home", "/tmp"})
       if (::mkdir((path_ + sub).c_str(), 0700) != 0)
@@ -57,13 +63,38 @@ class PrivateDir {
   }
   const std::string& path() const { return path_; }
 
+  // A supervisor killed with SIGKILL leaves its directory behind: the next run removes every
+  // /tmp/cage-private.PID.* of this user whose PID no longer exists (a reused PID only delays it).
+  static void remove_stale() {
+    int tmp = ::open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (tmp < 0) return;
+    DIR* d = ::fdopendir(tmp);
+    if (!d) {
+      ::close(tmp);
+      return;
+    }
+    while (struct dirent* e = ::readdir(d)) {
+      const char* n = e->d_name;
+      if (std::strncmp(n, "cage-private.", 13) != 0) continue;
+      char* end = nullptr;
+      long pid = std::strtol(n + 13, &end, 10);
+      if (pid <= 0 || !end || *end != '.' || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+      struct stat st;
+      if (::fstatat(tmp, n, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid()) continue;
+      int sub = ::openat(tmp, n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (sub < 0) continue;
+      remove_beneath(sub);
+      ::unlinkat(tmp, n, AT_REMOVEDIR);
+    }
+    ::closedir(d);
+  }
+
  private:
   std::string path_;
 };
 
-void substitute(std::string& s, const std::string& dir) {
-  const std::string key = "<private>";
-  if (auto i = s.find(key); i != std::string::npos) s.replace(i, key.size(), dir);
+void substitute(std::string& s, const std::string& key, const std::string& value) {
+  for (size_t i = s.find(key); i != std::string::npos; i = s.find(key, i + value.size())) s.replace(i, key.size(), value);
 }
 
 }  // namespace
@@ -75,8 +106,24 @@ Result<RunOutcome> execute(const Plan& plan, const RunHooks& hooks) {
   Plan local = plan;
   for (auto& r : local.landlock.rules)
     if (is_private_dir_rule(r)) r.path = dir.path();
-  for (auto& e : local.env) substitute(e, dir.path());
-  return execute_plan(local, hooks);
+  for (auto& e : local.env) substitute(e, "<private>", dir.path());
+  // --net: the proxy on the host's loopback, its port the only one Landlock lets the workload reach.
+  RunHooks with_proxy = hooks;
+  net::LoopbackProxy proxy;
+  if (plan.loopback_proxy) {
+    auto lp = net::listen_loopback();
+    if (!lp) return lp.error();
+    proxy = std::move(*lp);
+    local.landlock.connect_tcp.push_back(proxy.port);
+    for (auto& e : local.env) {
+      substitute(e, kProxyPortMark, std::to_string(proxy.port));
+      substitute(e, kProxySecretMark, proxy.secret);
+    }
+    with_proxy.proxy_listener = proxy.listener.get();
+    with_proxy.proxy_port = proxy.port;
+    with_proxy.proxy_secret = proxy.secret;
+  }
+  return execute_plan(local, with_proxy);
 }
 
 }  // namespace cage::lx

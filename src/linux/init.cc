@@ -17,6 +17,7 @@
 #include <fcntl.h>
 
 #include "linux/child.h"
+#include "linux/connect_notify.h"
 #include "linux/net.h"
 #include "linux/netns.h"
 
@@ -128,7 +129,9 @@ void run_init(const ChildContext& c) {
   if (::prctl(PR_SET_DUMPABLE, 0) != 0) child_fail(c, ChildStep::signals, errno);
   if (plan.net.mode == NetPlan::Mode::proxy && plan.net.transparent.enabled)
     if (int e = net::setup_transparent(plan.net, c.net_fd)) child_fail(c, ChildStep::shim, e);
-  if (plan.net.mode == NetPlan::Mode::proxy)
+  if (plan.loopback_proxy)  // every connect() of the workload goes through the supervisor's check
+    if (int e = connect_notify::install(c.net_fd)) child_fail(c, ChildStep::seccomp, e);
+  if (plan.net.mode == NetPlan::Mode::proxy && !plan.loopback_proxy)
     if (int e = net::spawn_shim(plan.net, c.net_fd, c.self_exe)) child_fail(c, ChildStep::shim, e);
   if (c.net_fd >= 0) ::close(c.net_fd);
   if (c.self_exe >= 0) ::close(c.self_exe);

@@ -3,6 +3,7 @@
 // read(+exec) or write per path, TCP connect only to the shim's port, and (ABI 6) signals and
 // abstract unix sockets scoped to the sandbox. Proved by tests/escape/ and tests/integration/fs_*.sh.
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -89,7 +90,15 @@ int landlock_restrict(const LandlockPlan& plan, ChildStep* step, int* failed_ind
   *step = ChildStep::landlock_rule;
   for (size_t i = 0; i < plan.rules.size(); ++i) {
     const auto& r = plan.rules[i];
-    int fd = ::open(r.path.c_str(), O_PATH | O_CLOEXEC);
+    int fd;
+    if (plan.no_symlinks) {
+      open_how how{};
+      how.flags = O_PATH | O_CLOEXEC;
+      how.resolve = RESOLVE_NO_SYMLINKS;
+      fd = static_cast<int>(::syscall(SYS_openat2, AT_FDCWD, r.path.c_str(), &how, sizeof how));
+    } else {
+      fd = ::open(r.path.c_str(), O_PATH | O_CLOEXEC);
+    }
     if (fd < 0) {
       if (errno == ENOENT) continue;  // e.g. /dev/tty missing on the host: nothing to grant
       *failed_index = static_cast<int>(i);

@@ -149,6 +149,27 @@ int build_dev(const char* at) {
     ::close(fd);
     if (int e = bind(q, p, p, false, false)) return e;
   }
+  // The caller's terminal, when the workload's stdin, stdout or stderr is one: bound at /dev/console,
+  // so that ttyname(3) (tty, tmux, screen, gpg's pinentry) finds a name for the terminal the
+  // workload already holds open. Nothing new is reachable: it is the same device.
+  for (int fd = 0; fd < 3; ++fd) {
+    char link[32], tty[256];
+    struct stat fs, ts;
+    if (!::isatty(fd) || ::fstat(fd, &fs) != 0) continue;
+    std::snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = ::readlink(link, tty, sizeof tty - 1);
+    if (n <= 0) continue;
+    tty[n] = '\0';
+    if (std::strncmp(tty, "/dev/pts/", 9) != 0 || ::stat(tty, &ts) != 0 || !S_ISCHR(ts.st_mode) ||
+        ts.st_rdev != fs.st_rdev || ts.st_ino != fs.st_ino || ts.st_dev != fs.st_dev)
+      continue;
+    std::snprintf(p, sizeof p, "%s/console", at);
+    int cfd = ::open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (cfd < 0) return errno;
+    ::close(cfd);
+    if (int e = bind(tty, p, p, false, false)) return e;
+    break;
+  }
   std::snprintf(p, sizeof p, "%s/pts", at);
   if (::mkdir(p, 0755) != 0) return errno;
   if (::mount("devpts", p, "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=620") != 0) return errno;

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/resource.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -30,8 +31,8 @@ char* const kShimEnv[] = {nullptr};
 
 class ProxySupervisor final : public Supervisor {
  public:
-  ProxySupervisor(const NetPlan& plan, proxy::EventSink sink)
-      : server_(proxy::Allowlist(plan.allow), proxy::ServerOptions{}, std::move(sink)) {
+  ProxySupervisor(const NetPlan& plan, proxy::ServerOptions opt, proxy::EventSink sink)
+      : server_(proxy::Allowlist(plan.allow), std::move(opt), std::move(sink)) {
     if (plan.transparent.enabled) {
       // The exact names keep the addresses compile gave them (shown by --dry-run): same order.
       proxy::SyntheticMap names(plan.transparent.synthetic_base, plan.transparent.synthetic_prefix);
@@ -43,8 +44,9 @@ class ProxySupervisor final : public Supervisor {
     server_.stop();
     if (thread_.joinable()) thread_.join();
   }
-  int begin(UniqueFd channel) {
-    if (int e = server_.add_channel(std::move(channel)); e != 0) return -e;
+  int begin(UniqueFd fd, bool listener) {
+    int e = listener ? server_.add_listener(std::move(fd)) : server_.add_channel(std::move(fd));
+    if (e != 0) return e < 0 ? e : -e;
     thread_ = std::thread([this] { server_.run(); });
     return 0;
   }
@@ -54,12 +56,17 @@ class ProxySupervisor final : public Supervisor {
   std::thread thread_;
 };
 
+}  // namespace
+
 // Default sink: quiet, except denials, which the user needs to see to fix their allowlist.
 void print_denials(const proxy::NetEvent& e) {
   if (e.decision != proxy::Decision::denied) return;
+  if (e.status == 407) return;  // a client's first try before it answers the Basic challenge (audit keeps it)
   std::string msg = e.reason.rfind("cage: ", 0) == 0 ? e.reason.substr(6) : e.reason;
   std::fprintf(stderr, "cage: net: denied (%s) %s\n", e.protocol.c_str(), msg.c_str());
 }
+
+namespace {
 
 // Each tunnel holds three or four fds (two sockets, two pipes); the default soft limit of 1024
 // would cap the proxy at ~250 concurrent connections.
@@ -93,8 +100,41 @@ Result<std::unique_ptr<Supervisor>> start(const NetPlan& plan, UniqueFd supervis
 Result<std::unique_ptr<Supervisor>> start(const NetPlan& plan, UniqueFd supervisor_end, proxy::EventSink sink) {
   if (plan.mode != NetPlan::Mode::proxy) return std::unique_ptr<Supervisor>();
   raise_fd_limit();
-  auto sup = std::make_unique<ProxySupervisor>(plan, std::move(sink));
-  if (int e = sup->begin(std::move(supervisor_end)); e != 0)
+  auto sup = std::make_unique<ProxySupervisor>(plan, proxy::ServerOptions{}, std::move(sink));
+  if (int e = sup->begin(std::move(supervisor_end), false); e != 0)
+    return Error{ErrorClass::internal_error, "cannot start the --net proxy", {}, "--net", -e};
+  return std::unique_ptr<Supervisor>(std::move(sup));
+}
+
+Result<LoopbackProxy> listen_loopback() {
+  LoopbackProxy lp;
+  unsigned char raw[16];
+  if (getrandom(raw, sizeof raw, 0) != static_cast<ssize_t>(sizeof raw))
+    return unavailable("--net", "no randomness for the proxy's secret", "check getrandom(2)", errno);
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (unsigned char b : raw) {
+    lp.secret += kHex[b >> 4];
+    lp.secret += kHex[b & 15];
+  }
+  lp.listener.reset(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof sa;
+  if (!lp.listener.valid() || bind(lp.listener.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0 ||
+      listen(lp.listener.get(), 4096) != 0 || getsockname(lp.listener.get(), reinterpret_cast<sockaddr*>(&sa), &len) != 0)
+    return unavailable("--net", "cannot listen on 127.0.0.1 for the proxy", "check the loopback interface", errno);
+  lp.port = ntohs(sa.sin_port);
+  return lp;
+}
+
+Result<std::unique_ptr<Supervisor>> start_loopback(const NetPlan& plan, UniqueFd listener, const std::string& secret,
+                                                   proxy::EventSink sink) {
+  raise_fd_limit();
+  proxy::ServerOptions opt;
+  opt.secret = secret;
+  auto sup = std::make_unique<ProxySupervisor>(plan, std::move(opt), sink ? std::move(sink) : print_denials);
+  if (int e = sup->begin(std::move(listener), true); e != 0)
     return Error{ErrorClass::internal_error, "cannot start the --net proxy", {}, "--net", -e};
   return std::unique_ptr<Supervisor>(std::move(sup));
 }

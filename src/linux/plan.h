@@ -52,6 +52,9 @@ struct LandlockPlan {
   bool scope_signals = true;          // ABI 6: no signals to processes outside the sandbox domain
   bool scope_abstract_unix = true;    // ABI 6: no abstract unix sockets outside the domain
   bool deny_all_tcp = false;          // landlock_only: no TCP connect or bind at all (no private loopback)
+  // landlock_only: rule paths are canonical host paths opened without following any link, so a link
+  // swapped into a grant's path after compile makes the run fail instead of granting its target.
+  bool no_symlinks = false;
 };
 
 struct IdMaps {
@@ -117,10 +120,20 @@ struct CgroupPlan {
 // seccomp + no_new_privs + rlimits on the host's own tree (src/linux/fallback.cc).
 enum class Mechanism { namespaces, landlock_only };
 
+// Placeholders in a landlock_only plan's environment, replaced by fallback.cc at run time.
+inline constexpr const char* kProxyPortMark = "<proxy-port>";
+inline constexpr const char* kProxySecretMark = "<proxy-secret>";
+
 struct Plan {
   Mechanism mechanism = Mechanism::namespaces;
   std::vector<std::string> degraded;  // landlock_only: elements lost, each accepted by --allow-degraded
   std::vector<std::string> notes;     // landlock_only: differences that weaken nothing (private /tmp ...)
+  // landlock_only: chmod/chown/xattr calls allowed (--allow-degraded=metadata); refused otherwise,
+  // since Landlock does not confine them to the --rw grants (seccomp_fallback.cc).
+  bool allow_metadata = false;
+  // landlock_only with --net: the proxy listens on a host loopback port chosen at run time, which
+  // fallback.cc puts into landlock.connect_tcp and, with the run's secret, into the environment.
+  bool loopback_proxy = false;
   std::vector<MountStep> mounts;  // in order; parents before children, masks after what they mask
   LandlockPlan landlock;
   IdMaps ids;

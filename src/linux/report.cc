@@ -3,6 +3,8 @@
 // main.cc takes after parsing. Proved by tests/integration/limits_audit.sh and limits_result.sh.
 #include "linux/report.h"
 
+#include "linux/net.h"
+
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -101,10 +103,7 @@ int Session::run(const Plan& plan, const policy::Policy& pol, bool json_errors) 
       n.bytes_down += static_cast<int64_t>(e.bytes_down);
     }
     emit("net", net_fields(e));
-    if (e.decision == proxy::Decision::denied) {  // what the default sink prints, kept with the audit log
-      std::string msg = e.reason.rfind("cage: ", 0) == 0 ? e.reason.substr(6) : e.reason;
-      std::cerr << "cage: net: denied (" << e.protocol << ") " << msg << "\n";
-    }
+    net::print_denials(e);  // what the default sink prints, kept with the audit log
   };
   hooks.killed = [this](const char* reason, int sig) {
     emit("killed", toml::table{{"reason", reason}, {"signal", signal_name(sig)}});

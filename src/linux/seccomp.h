@@ -17,6 +17,6 @@ struct Program {
 Result<Program> build_program(const SeccompPlan& plan);  // parent, before clone
 int load_program(const Program& prog);                   // child, last step before execve; 0 or errno
 // Mechanism::landlock_only: sockets other than TCP, and SysV IPC, refused (seccomp_fallback.cc).
-Result<Program> build_landlock_only_supplement();
+Result<Program> build_landlock_only_supplement(bool host_network, bool allow_metadata);
 
 }  // namespace cage::lx::seccomp

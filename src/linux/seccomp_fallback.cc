@@ -1,10 +1,12 @@
 // Seccomp supplement for Mechanism::landlock_only (parent builds, child loads on top of the chosen
 // profile): without a network namespace the workload must not reach the host's network or its
 // local services, so every socket but TCP over IPv4/IPv6 is refused (UDP, raw, ICMP, unix, netlink),
-// and Landlock denies TCP connect and bind. System V IPC, shared with the host without an IPC
+// and Landlock denies TCP connect and bind (but the proxy's port with --net); the two ways around
+// Landlock's TCP hooks (Fast Open, listen without bind) are refused here. System V IPC, shared with the host without an IPC
 // namespace, is refused too. Proved by tests/integration/fallback_*.sh.
 #include <seccomp.h>
 #include <sys/mman.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -14,19 +16,57 @@
 
 namespace cage::lx::seccomp {
 
-Result<Program> build_landlock_only_supplement() {
+Result<Program> build_landlock_only_supplement(bool host_network, bool allow_metadata) {
   scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
   if (!ctx) return unavailable("seccomp", "libseccomp could not start a filter", "report this");
   const uint32_t deny = SCMP_ACT_ERRNO(EPERM);
   int rc = 0;
-  for (int family : {AF_UNIX, AF_NETLINK, AF_PACKET})
-    rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(socket), 1, SCMP_A0_32(SCMP_CMP_EQ, static_cast<uint32_t>(family)));
-  for (int family : {AF_INET, AF_INET6})
-    for (int type : {SOCK_DGRAM, SOCK_RAW, SOCK_SEQPACKET})
+  if (!host_network) {  // --share-net: the host network was given on purpose
+    // Families: only AF_INET and AF_INET6 (2 and 10); every other one (unix, netlink, packet, vsock,
+    // tipc, alg...) is refused, as ranges so that families added to later kernels are covered too.
+    rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(socket), 1, SCMP_A0_32(SCMP_CMP_LT, AF_INET));
+    rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(socket), 1, SCMP_A0_32(SCMP_CMP_GT, AF_INET6));
+    for (uint32_t family = AF_INET + 1; family < AF_INET6; ++family)
+      rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(socket), 1, SCMP_A0_32(SCMP_CMP_EQ, family));
+    for (int family : {AF_INET, AF_INET6}) {
+      // Only SOCK_STREAM (the low four bits of type; the rest are SOCK_NONBLOCK/SOCK_CLOEXEC):
+      // datagram, raw, seqpacket, DCCP and every other type are refused.
+      for (uint32_t type = 0; type < 16; ++type)
+        if (type != SOCK_STREAM)
+          rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(socket), 2, SCMP_A0_32(SCMP_CMP_EQ, static_cast<uint32_t>(family)),
+                                 SCMP_A1_32(SCMP_CMP_MASKED_EQ, 0xf, type));
+      // Landlock's TCP rules cover TCP only: SCTP, MPTCP and the rest would connect unchecked, so a
+      // stream socket must be plain TCP (protocol 0 or IPPROTO_TCP).
       rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(socket), 2, SCMP_A0_32(SCMP_CMP_EQ, static_cast<uint32_t>(family)),
-                             SCMP_A1_32(SCMP_CMP_MASKED_EQ, 0xf, static_cast<uint32_t>(type)));
-  for (int sys : {SCMP_SYS(shmget), SCMP_SYS(semget), SCMP_SYS(msgget), SCMP_SYS(socketpair)})
-    if (sys != SCMP_SYS(socketpair)) rc |= seccomp_rule_add(ctx, deny, sys, 0);
+                             SCMP_A2_32(SCMP_CMP_GT, IPPROTO_TCP));
+      for (uint32_t proto = 1; proto < IPPROTO_TCP; ++proto)
+        rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(socket), 2, SCMP_A0_32(SCMP_CMP_EQ, static_cast<uint32_t>(family)),
+                               SCMP_A2_32(SCMP_CMP_EQ, proto));
+    }
+    // TCP Fast Open connects from sendto/sendmsg without passing Landlock's connect hook, and listen()
+    // on an unbound socket binds an ephemeral port on every interface without passing its bind hook:
+    // both would reach around the TCP rules, so both are refused.
+    rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(sendto), 1, SCMP_A3_32(SCMP_CMP_MASKED_EQ, MSG_FASTOPEN, MSG_FASTOPEN));
+    rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(sendmsg), 1, SCMP_A2_32(SCMP_CMP_MASKED_EQ, MSG_FASTOPEN, MSG_FASTOPEN));
+    rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(sendmmsg), 1, SCMP_A3_32(SCMP_CMP_MASKED_EQ, MSG_FASTOPEN, MSG_FASTOPEN));
+    rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(listen), 0);
+    // io_uring's connect does not pass seccomp's view of connect() (connect_notify.h), whatever
+    // --seccomp profile was chosen: refused here too.
+    for (int sys : {SCMP_SYS(io_uring_setup), SCMP_SYS(io_uring_enter), SCMP_SYS(io_uring_register)})
+      rc |= seccomp_rule_add(ctx, deny, sys, 0);
+  }
+  for (int sys : {SCMP_SYS(shmget), SCMP_SYS(semget), SCMP_SYS(msgget)}) rc |= seccomp_rule_add(ctx, deny, sys, 0);
+  // Landlock has no right for a file's mode, owner or extended attributes (POSIX ACLs among them):
+  // without a read-only mount they would change on any file the user owns, granted or not.
+  // Calls newer than this libseccomp are named by number: 452 fchmodat2 (6.6), 463 setxattrat and
+  // 466 removexattrat (6.13) share one number on every architecture since the tables were unified.
+  if (!allow_metadata) {
+    for (int sys : {SCMP_SYS(chmod), SCMP_SYS(fchmod), SCMP_SYS(fchmodat), SCMP_SYS(chown), SCMP_SYS(fchown),
+                    SCMP_SYS(lchown), SCMP_SYS(fchownat), SCMP_SYS(setxattr), SCMP_SYS(lsetxattr), SCMP_SYS(fsetxattr),
+                    SCMP_SYS(removexattr), SCMP_SYS(lremovexattr), SCMP_SYS(fremovexattr)})
+      if (sys >= 0) rc |= seccomp_rule_add(ctx, deny, sys, 0);
+    for (int sys : {452, 463, 466}) rc |= seccomp_rule_add(ctx, deny, sys, 0);
+  }
   if (rc != 0) {
     seccomp_release(ctx);
     return unavailable("seccomp", "the socket filter for running without namespaces could not be built",

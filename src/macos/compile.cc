@@ -200,8 +200,13 @@ Result<MacPlan> compile(const policy::Policy& p, const MacHostFacts& facts,
   std::vector<std::pair<std::string, std::string>> forced = {{"HOME", p.home.empty() ? "/" : p.home},
                                                               {"PWD", plan.cwd}};
   if (!facts.private_tmp.empty()) forced.emplace_back("TMPDIR", facts.private_tmp);
+  // The proxy listens on the host's loopback, where any local process could reach it: at run time
+  // the URLs carry the run's secret (dry-run shows where it goes).
+  const uint16_t port = facts.proxy_port ? facts.proxy_port : 3128;
+  const std::string secret = facts.proxy_secret.empty() && facts.proxy_port == 0 ? "SECRET" : facts.proxy_secret;
   if (!p.net.empty())
-    for (auto& kv : proxy::proxy_environment(facts.proxy_port ? facts.proxy_port : 3128, p.net))
+    for (auto& kv : secret.empty() ? proxy::proxy_environment(port, p.net)
+                                   : proxy::proxy_environment_with_secret(std::to_string(port), secret, p.net))
       forced.push_back(std::move(kv));
   plan.env = policy::build_environment(p.env, caller_env, forced);
   if (std::none_of(plan.env.begin(), plan.env.end(), [](const std::string& e) { return e.rfind("PATH=", 0) == 0; }))

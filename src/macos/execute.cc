@@ -197,6 +197,7 @@ Result<int> execute(const policy::Policy& pol, const std::vector<std::pair<std::
     if (!p) return p.error();
     net = std::move(*p);
     facts.proxy_port = net->port();
+    facts.proxy_secret = net->secret();
   }
   facts.private_tmp = canonical_mac_path(*tmp, facts);
   auto plan = compile(pol, facts, caller_env);

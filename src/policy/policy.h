@@ -106,7 +106,7 @@ struct Policy {
 Result<Policy> validate(const PolicyInput& in, const Context& ctx);
 // What --allow-degraded may name: pid (host processes visible, no pid namespace), hide (--hide
 // cannot mask beneath a grant), tmpfs (--tmpfs paths are not mounted).
-extern const char* const kDegradableElements[3];
+extern const char* const kDegradableElements[6];
 
 // Path helpers (paths.cc): "~" expansion, joining to a base, lexical cleaning. Pure string work.
 Result<std::string> absolute_path(const Value& v, const std::string& home);

@@ -306,7 +306,7 @@ Status validate_misc(const PolicyInput& in, const Context& ctx, Policy& p) {
       bool known = false;
       for (const char* e : kDegradableElements) known = known || item == e;
       if (!known)
-        return invalid(where(v), "unknown element '" + item + "'", "use a comma-separated list of pid, hide, tmpfs");
+        return invalid(where(v), "unknown element '" + item + "'", "use a comma-separated list of pid, hide, tmpfs, hostname, nested-ro, metadata");
       p.allow_degraded.push_back(item);
       item.clear();
     }
@@ -342,7 +342,7 @@ Status validate_misc(const PolicyInput& in, const Context& ctx, Policy& p) {
 
 }  // namespace
 
-const char* const kDegradableElements[3] = {"pid", "hide", "tmpfs"};
+const char* const kDegradableElements[6] = {"pid", "hide", "tmpfs", "hostname", "nested-ro", "metadata"};
 
 Result<Policy> validate(const PolicyInput& in, const Context& ctx) {
   Policy p;

@@ -14,14 +14,16 @@ bool names_host_loopback(const std::vector<policy::NetRule>& allow) {
 }
 }  // namespace
 
-std::vector<std::pair<std::string, std::string>> proxy_environment(uint16_t port,
-                                                                   const std::vector<policy::NetRule>& allow) {
-  const std::string p = std::to_string(port);
-  const std::string http = "http://127.0.0.1:" + p;
+namespace {
+// `authority`: what follows the scheme in every proxy URL; `java`: whether the JVM hint can be given
+// (the JVM takes no credentials from a system property, so not with a secret).
+std::vector<std::pair<std::string, std::string>> environment_for(const std::string& authority, const std::string& port,
+                                                                 const std::vector<policy::NetRule>& allow, bool java) {
+  const std::string http = "http://" + authority;
   // socks5h: the client sends names, so the allowlist sees the name and DNS happens outside.
-  const std::string socks = "socks5h://127.0.0.1:" + p;
+  const std::string socks = "socks5h://" + authority;
   const std::string no_proxy = names_host_loopback(allow) ? "" : "localhost,127.0.0.1,::1";
-  return {
+  std::vector<std::pair<std::string, std::string>> env = {
       {"HTTPS_PROXY", http},  // curl, Go, Python requests, pip, npm, cargo, git (https)
       {"https_proxy", http},  // curl reads only the lower-case form for http_proxy; many read both
       {"HTTP_PROXY", http},
@@ -31,10 +33,26 @@ std::vector<std::pair<std::string, std::string>> proxy_environment(uint16_t port
       {"NO_PROXY", no_proxy},  // the sandbox's own loopback stays direct
       {"no_proxy", no_proxy},
       {"NODE_USE_ENV_PROXY", "1"},  // Node.js >= 22.15/24: built-in fetch/http honour *_PROXY
-      // The JVM reads no *_PROXY variable; it does read JAVA_TOOL_OPTIONS at startup.
-      {"JAVA_TOOL_OPTIONS", "-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=" + p + " -Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=" + p +
-                                " -Dhttp.nonProxyHosts=localhost|127.0.0.1|[::1]"},
   };
+  // The JVM reads no *_PROXY variable; it does read JAVA_TOOL_OPTIONS at startup.
+  if (java)
+    env.emplace_back("JAVA_TOOL_OPTIONS", "-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=" + port +
+                                              " -Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=" + port +
+                                              " -Dhttp.nonProxyHosts=localhost|127.0.0.1|[::1]");
+  return env;
+}
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> proxy_environment(uint16_t port,
+                                                                   const std::vector<policy::NetRule>& allow) {
+  const std::string p = std::to_string(port);
+  return environment_for("127.0.0.1:" + p, p, allow, true);
+}
+
+std::vector<std::pair<std::string, std::string>> proxy_environment_with_secret(const std::string& port,
+                                                                               const std::string& secret,
+                                                                               const std::vector<policy::NetRule>& allow) {
+  return environment_for(std::string(kProxyUser) + ":" + secret + "@127.0.0.1:" + port, port, allow, false);
 }
 
 }  // namespace cage::proxy

@@ -26,6 +26,7 @@ struct HttpRequest {
   bool chunked = false;      // request body uses chunked transfer coding
   bool is_head = false;      // HEAD: the response has no body whatever its headers say
   bool client_close = false; // the client asked to close after this exchange (or spoke HTTP/1.0)
+  std::string proxy_authorization;  // the Proxy-Authorization value (never forwarded)
 };
 
 struct HttpParse {
@@ -36,6 +37,12 @@ struct HttpParse {
 };
 
 HttpParse parse_request_head(std::string_view buf, const HeadLimits& limits = {});
+
+// Whether a Proxy-Authorization value is "Basic base64(user:password)" for exactly this pair
+// (scheme case-insensitive, the credentials compared in constant time).
+bool basic_credentials_match(std::string_view header, std::string_view user, std::string_view password);
+bool equal_constant_time(std::string_view a, std::string_view b);  // length may leak, content not
+std::string base64(std::string_view data);
 
 // Whether a response head lets the client find the end of the body on its own (length, chunked,
 // or no body); if not, the client connection must close after it. need_more until the head is in.

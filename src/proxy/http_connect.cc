@@ -180,6 +180,8 @@ HttpParse parse_request_head(std::string_view buf, const HeadLimits& limits) {
     if (name == "host") {
       host_header = h.value;
       ++host_count;
+    } else if (name == "proxy-authorization") {
+      q.proxy_authorization = std::string(h.value);
     } else if (name == "connection" || name == "proxy-connection") {
       for (auto& t : comma_tokens(h.value)) conn_tokens.push_back(t);
     } else if (name == "content-length") {
@@ -371,6 +373,7 @@ size_t ChunkScanner::feed(std::string_view data) {
 std::string http_error_response(int status, std::string_view message) {
   std::string_view text = status == 403   ? "Forbidden"
                           : status == 400 ? "Bad Request"
+                          : status == 407 ? "Proxy Authentication Required"
                           : status == 414 ? "URI Too Long"
                           : status == 431 ? "Request Header Fields Too Large"
                           : status == 501 ? "Not Implemented"
@@ -381,7 +384,36 @@ std::string http_error_response(int status, std::string_view message) {
   std::string body = std::string(message) + "\n";
   return "HTTP/1.1 " + std::to_string(status) + " " + std::string(text) +
          "\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: " + std::to_string(body.size()) +
-         "\r\nConnection: close\r\nProxy-Agent: cage\r\n\r\n" + body;
+         "\r\nConnection: close\r\nProxy-Agent: cage\r\n" +
+         (status == 407 ? "Proxy-Authenticate: Basic realm=\"cage\"\r\n" : "") + "\r\n" + body;
+}
+
+std::string base64(std::string_view data) {
+  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  for (size_t i = 0; i < data.size(); i += 3) {
+    uint32_t v = static_cast<uint32_t>(static_cast<uint8_t>(data[i])) << 16;
+    if (i + 1 < data.size()) v |= static_cast<uint32_t>(static_cast<uint8_t>(data[i + 1])) << 8;
+    if (i + 2 < data.size()) v |= static_cast<uint8_t>(data[i + 2]);
+    out += kAlphabet[v >> 18 & 63];
+    out += kAlphabet[v >> 12 & 63];
+    out += i + 1 < data.size() ? kAlphabet[v >> 6 & 63] : '=';
+    out += i + 2 < data.size() ? kAlphabet[v & 63] : '=';
+  }
+  return out;
+}
+
+bool equal_constant_time(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  unsigned char diff = 0;
+  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return diff == 0;
+}
+
+bool basic_credentials_match(std::string_view header, std::string_view user, std::string_view password) {
+  size_t sp = header.find(' ');
+  if (sp == std::string_view::npos || lower(header.substr(0, sp)) != "basic") return false;
+  return equal_constant_time(trim(header.substr(sp + 1)), base64(std::string(user) + ":" + std::string(password)));
 }
 
 }  // namespace cage::proxy

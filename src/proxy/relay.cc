@@ -69,6 +69,10 @@ void pump(Leg& leg) {
     ssize_t n = splice(leg.src, nullptr, leg.pipe_w.get(), nullptr, 1 << 20, kSpliceFlags);
     if (n > 0) {
       leg.pending = static_cast<size_t>(n);
+      if (!leg.grown && leg.bytes >= kBulkAfter) {
+        leg.grown = true;
+        fcntl(leg.pipe_w.get(), F_SETPIPE_SZ, kBulkPipe);  // best effort, like open_leg's
+      }
     } else if (n == 0) {
       leg.eof = true;
     } else if (errno == EAGAIN) {

@@ -21,7 +21,14 @@ struct Leg {
   bool done = false;    // everything delivered and dst half-closed (or dst gone)
   uint64_t bytes = 0;   // delivered to dst
   int error = 0;        // errno that ended the leg early, if any
+  bool grown = false;   // the pipe was enlarged for a bulk transfer
 };
+
+// A leg that has moved this much gets a pipe of kBulkPipe bytes: fewer splices and wake-ups per
+// byte for bulk transfers, while the many idle or chatty tunnels keep small pipes (the per-user
+// pipe quota is shared by all of them).
+inline constexpr uint64_t kBulkAfter = 4u << 20;
+inline constexpr int kBulkPipe = 1 << 20;
 
 // The tunnel relay: splice on Linux (relay.cc), the copy relay elsewhere (relay_portable.cc).
 // Creates the pipe (capacity `pipe_size` when the kernel allows). Returns 0 or an errno.

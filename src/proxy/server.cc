@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "proxy/env.h"
 #include "proxy/relay.h"
 #include "proxy/socket_compat.h"
 #include "proxy/socks5.h"
@@ -22,7 +23,7 @@ namespace cage::proxy {
 using Clock = std::chrono::steady_clock;
 
 namespace {
-constexpr uint64_t kWake = 1, kChannel = 2, kResolver = 3;
+constexpr uint64_t kListener = 0, kWake = 1, kChannel = 2, kResolver = 3;  // connection tokens are >= 4
 constexpr size_t kBuf = 256 * 1024;
 constexpr std::chrono::milliseconds kLinger{2000};
 uint64_t token(uint64_t id, int side) { return id << 2 | static_cast<uint64_t>(side); }
@@ -37,7 +38,7 @@ std::string_view to_string(Decision d) {
   return "?";
 }
 
-enum class Stage { sniff, http_head, socks_greeting, socks_request, resolving, connecting, tunnel, plain, closing };
+enum class Stage { sniff, http_head, socks_greeting, socks_auth, socks_request, resolving, connecting, tunnel, plain, closing };
 enum class Proto { unknown, connect, http, socks5, transparent };
 
 struct Conn {
@@ -116,6 +117,23 @@ int Server::add_channel(UniqueFd channel) {
   return poller_.add(channel_.get(), kChannel);
 }
 
+int Server::add_listener(UniqueFd listener) {
+  fcntl(listener.get(), F_SETFL, fcntl(listener.get(), F_GETFL) | O_NONBLOCK);
+  listener_ = std::move(listener);
+  return poller_.add(listener_.get(), kListener);
+}
+
+void Server::on_client_listener() {
+  while (listener_.valid()) {
+    int c = accept_nonblocking(listener_.get());
+    if (c < 0) {
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      return;  // EAGAIN, or out of fds (the next connection's edge retries)
+    }
+    accept_client(c);
+  }
+}
+
 void Server::stop() {
   stopping_ = true;
   wake_.signal();
@@ -130,6 +148,10 @@ int Server::run() {
     if (n < 0 && n != -EINTR) return -n;
     for (const auto& e : events) {
       if (e.token == kWake) continue;
+      if (e.token == kListener) {
+        on_client_listener();
+        continue;
+      }
       if (e.token == kChannel) {
         on_channel();
       } else if (e.token == kResolver) {
@@ -290,6 +312,7 @@ void Server::drive(Conn& c) {
       case Stage::sniff:
       case Stage::http_head:
       case Stage::socks_greeting:
+      case Stage::socks_auth:
       case Stage::socks_request:
         progress = negotiate(c);
         break;
@@ -383,6 +406,11 @@ bool Server::handle_http_head(Conn& c) {
   }
   c.req = std::move(p.req);
   c.in.erase(0, c.req.head_len);
+  if (!opt_.secret.empty() && !basic_credentials_match(c.req.proxy_authorization, kProxyUser, opt_.secret)) {
+    refuse(c, 407, 0, "cage: this proxy serves only the sandbox it was started for (no or wrong credentials)",
+           Decision::denied);
+    return true;
+  }
   c.host = c.req.host;
   c.port = c.req.port;
   decide(c);
@@ -393,14 +421,32 @@ bool Server::handle_socks(Conn& c) {
   if (c.stage == Stage::socks_greeting) {
     SocksGreeting g = parse_socks_greeting(c.in);
     if (g.status == ParseStatus::need_more) return false;
-    if (g.status == ParseStatus::error || !g.no_auth_offered) {
+    const bool secret = !opt_.secret.empty();
+    if (g.status == ParseStatus::error || !(secret ? g.userpass_offered : g.no_auth_offered)) {
       c.out += socks_method_reply(false);
       c.stage = Stage::closing;
       c.deadline = Clock::now() + kLinger;
       return true;
     }
     c.in.erase(0, g.consumed);
-    c.out += socks_method_reply(true);
+    c.out += secret ? socks_userpass_method_reply() : socks_method_reply(true);
+    c.stage = secret ? Stage::socks_auth : Stage::socks_request;
+    if (write_from(c.client.get(), c.out) < 0) close_conn(c.id);
+    return true;
+  }
+  if (c.stage == Stage::socks_auth) {
+    SocksUserPass u = parse_socks_userpass(c.in);
+    if (u.status == ParseStatus::need_more) return false;
+    bool ok = u.status == ParseStatus::ok && u.user == kProxyUser &&
+              equal_constant_time(u.password, opt_.secret);
+    c.out += socks_userpass_reply(ok);
+    if (!ok) {
+      emit(c, Decision::denied, 1, "cage: SOCKS5 credentials missing or wrong");
+      c.stage = Stage::closing;
+      c.deadline = Clock::now() + kLinger;
+      return true;
+    }
+    c.in.erase(0, u.consumed);
     c.stage = Stage::socks_request;
     if (write_from(c.client.get(), c.out) < 0) close_conn(c.id);
     return true;
@@ -641,6 +687,7 @@ void Server::check_timers() {
         break;
       case Stage::sniff:
       case Stage::http_head:
+      case Stage::socks_auth:
       case Stage::socks_greeting:
       case Stage::socks_request:
       case Stage::closing:

@@ -30,6 +30,9 @@ struct ServerOptions {
   HeadLimits limits;
   int pipe_size = 256 * 1024;
   size_t max_connections = 16384;
+  // Non-empty: every request must authenticate as user "cage" with this password (Basic
+  // Proxy-Authorization, or SOCKS5 username/password) — for a proxy listening on the host's loopback.
+  std::string secret;
 };
 
 struct Conn;
@@ -43,6 +46,9 @@ class Server {
 
   // Watches a SOCK_SEQPACKET socket whose messages each carry one accepted client fd. Call before run().
   int add_channel(UniqueFd channel);
+  // Or serves the clients of a listening TCP socket directly (the host-loopback proxy of a run without
+  // a network namespace; set ServerOptions::secret with it). Call before run().
+  int add_listener(UniqueFd listener);
   // Transparent egress (server_transparent.cc): the channel may also carry listening sockets (the
   // workload's plain TCP connects land there) and the namespace's DNS socket, answered with
   // addresses from `names`. Call before run().
@@ -85,8 +91,10 @@ class Server {
   EventSink sink_;
   Poller poller_;
   Resolver resolver_;
-  UniqueFd channel_;
+  UniqueFd channel_, listener_;
   Waker wake_;
+  bool authorized(const Conn& c) const;
+  void on_client_listener();
   std::atomic<bool> stopping_{false};
   std::atomic<size_t> live_{0};
   uint64_t next_id_ = 1;

@@ -1,5 +1,6 @@
-// SOCKS5 greeting and CONNECT request parsing (RFC 1928), without authentication: the workload's
-// identity is the sandbox, not a password. Pure; proven by tests/unit/proxy_socks5_test.cc and
+// SOCKS5 greeting and CONNECT request parsing (RFC 1928). No authentication when the proxy is reached
+// through the shim (the workload's identity is the sandbox); username/password (RFC 1929) when it
+// listens on the host's loopback and the password is the run's secret. Pure; proven by tests/unit/proxy_socks5_test.cc and
 // tests/fuzz/socks5_fuzz.cc.
 #include "proxy/socks5.h"
 
@@ -20,6 +21,7 @@ SocksGreeting parse_socks_greeting(std::string_view buf) {
   if (buf.size() < 2 + n) return g;
   for (size_t i = 0; i < n; ++i)
     if (buf[2 + i] == 0) g.no_auth_offered = true;
+    else if (buf[2 + i] == 2) g.userpass_offered = true;
   g.consumed = 2 + n;
   g.status = ParseStatus::ok;
   return g;
@@ -74,6 +76,27 @@ SocksRequest parse_socks_request(std::string_view buf) {
   r.status = ParseStatus::ok;
   return r;
 }
+
+SocksUserPass parse_socks_userpass(std::string_view buf) {
+  SocksUserPass u;
+  if (buf.size() < 2) return u;
+  if (buf[0] != 1) {
+    u.status = ParseStatus::error;
+    return u;
+  }
+  size_t ulen = static_cast<uint8_t>(buf[1]);
+  if (buf.size() < 3 + ulen) return u;
+  size_t plen = static_cast<uint8_t>(buf[2 + ulen]);
+  if (buf.size() < 3 + ulen + plen) return u;
+  u.user = std::string(buf.substr(2, ulen));
+  u.password = std::string(buf.substr(3 + ulen, plen));
+  u.consumed = 3 + ulen + plen;
+  u.status = ParseStatus::ok;
+  return u;
+}
+
+std::string socks_userpass_method_reply() { return std::string("\x05\x02", 2); }
+std::string socks_userpass_reply(bool ok) { return std::string("\x01", 1) + (ok ? '\0' : '\x01'); }
 
 std::string socks_method_reply(bool accept) { return std::string("\x05", 1) + (accept ? '\0' : '\xff'); }
 

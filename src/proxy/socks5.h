@@ -27,6 +27,7 @@ struct SocksGreeting {
   ParseStatus status = ParseStatus::need_more;
   size_t consumed = 0;
   bool no_auth_offered = false;
+  bool userpass_offered = false;  // method 0x02, username/password (RFC 1929)
 };
 SocksGreeting parse_socks_greeting(std::string_view buf);
 
@@ -39,7 +40,17 @@ struct SocksRequest {
 };
 SocksRequest parse_socks_request(std::string_view buf);
 
+// RFC 1929 username/password sub-negotiation: 01 ULEN USER PLEN PASS.
+struct SocksUserPass {
+  ParseStatus status = ParseStatus::need_more;
+  size_t consumed = 0;
+  std::string user, password;
+};
+SocksUserPass parse_socks_userpass(std::string_view buf);
+
 std::string socks_method_reply(bool accept);  // 05 00, or 05 FF (no acceptable method)
+std::string socks_userpass_method_reply();    // 05 02
+std::string socks_userpass_reply(bool ok);    // 01 00, or 01 01
 std::string socks_reply(SocksReply rep);       // bound address 0.0.0.0:0
 
 }  // namespace cage::proxy

@@ -8,7 +8,7 @@ require_sandbox
 mkdir "$work/secret" && echo secret-content >"$work/secret/file"
 exec 9</ 8<"$work/secret" 7<"$work/secret/file"
 rc=0
-out=$(echo piped-in | "$CAGE" -- sh -c 'cat; ls /proc/self/fd/; ls /proc/self/fd/9/ /proc/self/fd/8/ 2>&1; cat /proc/self/fd/7 <&- 2>&1; cat <&7 2>&1' 2>&1) || rc=$?
+out=$(echo piped-in | "$CAGE" ${mech[@]+"${mech[@]}"} -- sh -c 'cat; ls /proc/self/fd/; ls /proc/self/fd/9/ /proc/self/fd/8/ 2>&1; cat /proc/self/fd/7 <&- 2>&1; cat <&7 2>&1' 2>&1) || rc=$?
 exec 9<&- 8<&- 7<&-
 grep -q piped-in <<<"$out" && pass "twin: stdin and stdout cross" || fail "twin: stdin did not cross: $out"
 grep -q -e secret-content -e '^file$' -e '^etc$' -e '^root$' <<<"$out" &&

@@ -21,7 +21,21 @@ try:
 except OSError as e:
     print("denied", e)'
 cage_run --rw "$work/ro" -- "$py" -c "$code" "$work/ro/sock"
-[ "$out" = CONNECTED ] && pass "twin: --rw grant: socket connects" || fail "twin: $out $err"
+if fallback; then  # every unix socket is refused without namespaces, granted or not
+  grep -q CONNECTED <<<"$out" && fail "Landlock-only: connected to a host unix socket" || pass "Landlock-only: unix sockets refused ($out)"
+else
+  [ "$out" = CONNECTED ] && pass "twin: --rw grant: socket connects" || fail "twin: $out $err"
+fi
 cage_run --ro "$work/ro" --hide "$work/ro/sock" -- "$py" -c "$code" "$work/ro/sock"
 grep -q CONNECTED <<<"$out" && fail "connected to a host socket masked by --hide" || pass "--hide socket refused ($out)"
+# Started from /tmp (where X11, tmux and ssh-agent keep their sockets): the implicit read-only grant
+# of the start directory does not apply there, so a server socket in the host's /tmp is not reachable.
+shared_sock=/tmp/cage-escape-sock.$$
+"$py" -c '
+import socket, sys, time
+p = socket.socket(socket.AF_UNIX); p.bind(sys.argv[1]); p.listen(16); time.sleep(60)' "$shared_sock" &
+at_exit "kill $!; rm -f '$shared_sock'"
+for _ in $(seq 50); do [ -S "$shared_sock" ] && break; sleep 0.1; done
+out=$(cd /tmp && "$CAGE" ${mech[@]+"${mech[@]}"} --ro "$probe_dir" -- "$py" -c "$code" "$shared_sock" 2>&1 </dev/null)
+grep -q CONNECTED <<<"$out" && fail "started from /tmp, reached a host socket in /tmp" || pass "start in /tmp: host sockets there unreachable ($out)"
 finish

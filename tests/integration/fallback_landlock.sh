@@ -56,8 +56,102 @@ if "${A[@]}" -- kill -0 "$sleeper" 2>/dev/null; then fail "signalled a host proc
 kill -0 "$sleeper" || fail "host process died"
 # The environment is still scrubbed.
 [ "$(SECRET_TOKEN=s3 "${A[@]}" -- sh -c 'echo "${SECRET_TOKEN:-none}"')" = none ] || fail "secret env leaked"
+# Ways around Landlock's TCP hooks are closed: Fast Open, listen() without bind, non-TCP stream
+# protocols, other address families. The plain TCP socket (the twin) is still allowed.
+out=$("${A[@]}" -- python3 -c "
+import socket
+for name, f in [('tfo', lambda: socket.socket().sendto(b'x', socket.MSG_FASTOPEN, ('127.0.0.1', $port))),
+                ('listen', lambda: socket.socket().listen(1)),
+                ('sctp', lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM, 132)),
+                ('mptcp', lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM, 262)),
+                ('dccp', lambda: socket.socket(socket.AF_INET, 6, 0)),
+                ('vsock', lambda: socket.socket(40, socket.SOCK_STREAM)),
+                ('tcp', lambda: socket.socket(socket.AF_INET6, socket.SOCK_STREAM | socket.SOCK_NONBLOCK, 6))]:
+    try:
+        f(); print(name, 'ALLOWED')
+    except OSError as e:
+        print(name, 'denied')" 2>&1)
+[ "$(echo $out)" = "tfo denied listen denied sctp denied mptcp denied dccp denied vsock denied tcp ALLOWED" ] ||
+  fail "TCP side doors: $(echo $out)"
+# io_uring (its connect bypasses the connect() check) is refused even with --seccomp none.
+out=$("${A[@]}" --seccomp none -- "$CAGE_PROBE" syscall io_uring_setup 2>&1)
+grep -q EPERM <<<"$out" || fail "io_uring under --seccomp none: $out"
+# chmod, chown and xattrs (ACLs) are outside Landlock: refused unless accepted with metadata.
+chmod 644 "$d/ro/f"
+if "${A[@]}" -- chmod 666 "$d/ro/f" 2>/dev/null; then fail "chmod of a --ro file worked"; fi
+[ "$(stat -c %a "$d/ro/f")" = 644 ] || fail "--ro file's mode changed"
+"${L[@]}" --allow-degraded pid,metadata --rw "$d/rw" -- chmod 600 "$d/rw/x" || fail "twin: chmod with metadata accepted failed"
+[ "$(stat -c %a "$d/rw/x")" = 600 ] || fail "twin: chmod did not land"
+# Elements Landlock cannot enforce are refused, each by name: a --ro beneath a --rw, --hostname.
+mkdir -p "$d/rw/sub"
+if "${L[@]}" --allow-degraded pid --rw "$d/rw" --ro "$d/rw/sub" -- true 2>"$d/err"; then fail "nested --ro ran"; fi
+grep -q "nested-ro" "$d/err" || fail "nested --ro refusal unclear: $(cat "$d/err")"
+if "${L[@]}" --allow-degraded pid --hostname box -- true 2>"$d/err"; then fail "--hostname ran"; fi
+grep -q "hostname" "$d/err" || fail "--hostname refusal unclear: $(cat "$d/err")"
+# --share-net is the host network on purpose: UDP works there.
+"${L[@]}" --allow-degraded pid --share-net -- python3 -c "import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM)" ||
+  fail "--share-net: UDP refused"
+
+# --net: the proxy on the host's loopback, reachable only at its own address and only with the run's secret.
+N=("${A[@]}")
+www=$(( 20000 + RANDOM % 20000 ))
+mkdir "$d/www" && head -c 3000000 /dev/urandom >"$d/www/blob"
+(cd "$d/www" && exec python3 -m http.server "$www" --bind 127.0.0.1 >/dev/null 2>&1) &
+web=$!
+for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$www/" && break; sleep 0.1; done
+out=$("${N[@]}" --net "127.0.0.1:$www" -- sh -c "
+  curl -sS http://127.0.0.1:$www/blob | sha256sum | cut -c1-16
+  curl -sS --socks5-hostname "\${ALL_PROXY#socks5h://}" http://127.0.0.1:$www/blob | sha256sum | cut -c1-16
+  curl -sS -o /dev/null -w '%{http_code}\n' http://127.0.0.1:$port/
+  curl -sS --noproxy \"*\" -o /dev/null http://127.0.0.1:$www/ 2>/dev/null && echo direct-reached || echo direct-refused
+  case \"\$HTTPS_PROXY\" in http://cage:*@127.0.0.1:*) echo url-ok ;; esac" 2>/dev/null)
+want=$(sha256sum <"$d/www/blob" | cut -c1-16)
+[ "$(echo $out)" = "$want $want 403 direct-refused url-ok" ] || fail "--net via the loopback proxy: $(echo $out) (want $want)"
+# Another local process cannot use the run's proxy: without the secret it gets 407 / SOCKS refusal.
+"${N[@]}" --net "127.0.0.1:$www" -- sh -c 'echo "${HTTP_PROXY##*:}" > '"$d/rw/port"'; sleep 3' &
+runner=$!
+for _ in $(seq 30); do [ -s "$d/rw/port" ] && break; sleep 0.1; done
+pp=$(cat "$d/rw/port")
+code=$(curl -s -o /dev/null -w '%{http_code}' -x "http://127.0.0.1:$pp" "http://127.0.0.1:$www/")
+[ "$code" = 407 ] || fail "an outsider used the run's proxy without the secret (HTTP $code)"
+code=$(curl -s -o /dev/null -w '%{http_code}' -x "http://cage:wrong@127.0.0.1:$pp" "http://127.0.0.1:$www/")
+[ "$code" = 407 ] || fail "a wrong secret was accepted (HTTP $code)"
+if curl -s -o /dev/null --socks5-hostname "127.0.0.1:$pp" "http://127.0.0.1:$www/"; then fail "SOCKS5 without the secret worked"; fi
+wait "$runner"
+# Landlock alone would let the workload reach ANY host on the proxy's port number; cage checks each
+# connect(): a service on 127.0.0.2 at that very port stays unreachable, the proxy stays reachable.
+rm -f "$d/rw/port" "$d/rw/go"
+"${N[@]}" --net "127.0.0.1:$www" -- sh -c "echo \"\${HTTP_PROXY##*:}\" > $d/rw/port
+  while [ ! -e $d/rw/go ]; do sleep 0.1; done
+  '$CAGE_PROBE' connect 127.0.0.2 \"\${HTTP_PROXY##*:}\" >/dev/null 2>&1 && echo other-reached || echo other-refused
+  curl -sS -o /dev/null -w '%{http_code}\n' http://127.0.0.1:$www/" >"$d/same-port" 2>/dev/null &
+runner=$!
+for _ in $(seq 50); do [ -s "$d/rw/port" ] && break; sleep 0.1; done
+pp=$(cat "$d/rw/port")
+python3 -c "
+import socket, time
+s = socket.socket(); s.bind(('127.0.0.2', $pp)); s.listen(); time.sleep(10)" &
+other=$!
+for _ in $(seq 50); do "$CAGE_PROBE" connect 127.0.0.2 "$pp" >/dev/null 2>&1 && break; sleep 0.1; done
+"$CAGE_PROBE" connect 127.0.0.2 "$pp" >/dev/null 2>&1 || fail "twin: the same-port service is unreachable from the host"
+touch "$d/rw/go"
+wait "$runner"
+kill "$other" 2>/dev/null
+[ "$(echo $(cat "$d/same-port"))" = "other-refused 200" ] || fail "same port, other host: $(cat "$d/same-port")"
+kill "$web" 2>/dev/null
 after=$(find /tmp -maxdepth 1 -name "cage-private.*" -user "$(id -u)" 2>/dev/null | wc -l)
-[ "$before" = "$after" ] || fail "private directories left behind in /tmp"
+[ "$after" -le "$before" ] || fail "private directories left behind in /tmp"
+# A supervisor killed with SIGKILL leaves its private directory; the next run removes it.
+"${A[@]}" -- sleep 30 &
+victim=$!
+for _ in $(seq 50); do [ -d "$(ls -d /tmp/cage-private."$victim".* 2>/dev/null | head -1)" ] && break; sleep 0.1; done
+left=$(ls -d /tmp/cage-private."$victim".* 2>/dev/null | head -1)
+[ -n "$left" ] || fail "no private directory named after the supervisor's pid"
+kill -9 "$victim"; wait "$victim" 2>/dev/null
+sleep_pid=$(pgrep -u "$(id -u)" -x -f "sleep 30" | head -1)  # the workload outlives cage here (the pid loss)
+[ -n "$sleep_pid" ] && kill "$sleep_pid"
+"${A[@]}" -- true || fail "run after a killed supervisor failed"
+[ ! -e "$left" ] || fail "stale private directory $left not removed by the next run"
 
 # For real: a user namespace where no further user namespace can be made, as on hardened hosts.
 if unshare -Ur true 2>/dev/null; then
@@ -70,4 +164,13 @@ if unshare -Ur true 2>/dev/null; then
     fail "--mechanism namespaces ran where user namespaces are blocked"
   fi
 fi
+# For real, the container way: an outer seccomp filter refusing unshare/clone(CLONE_NEWUSER), as
+# Docker's and Kubernetes' default profiles do. cage notices, falls back, and still enforces.
+out=$("$CAGE_PROBE" deny-userns "$CAGE" --no-cwd --allow-degraded pid --ro "$d/ro" --ro "$probe_dir" -- sh -c \
+      "cat '$d/ro/f'; cat '$d/secret' 2>/dev/null || echo secret-denied; '$CAGE_PROBE' write '$d/out/z' >/dev/null 2>&1 || echo write-denied" 2>&1)
+[ "$(echo $out)" = "data secret-denied write-denied" ] || fail "under a container-like seccomp filter: $out"
+"$CAGE_PROBE" deny-userns "$CAGE" --allow-degraded pid --dry-run -- true | grep -q landlock_only ||
+  fail "the container-like filter was not detected"
+if "$CAGE_PROBE" deny-userns "$CAGE" --mechanism namespaces -- true 2>"$d/err"; then fail "namespaces ran under the filter"; fi
+grep -q spawn_sandbox_unavailable "$d/err" || fail "refusal under the filter: $(cat "$d/err")"
 echo "fallback: ok"

@@ -8,7 +8,11 @@
 #include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -16,6 +20,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -289,13 +294,47 @@ int cmd_tiocsti(const Args& a) {
   return 0;
 }
 
+// Run CMD under a seccomp filter like the default profiles of Docker and Kubernetes: unshare and
+// clone with CLONE_NEWUSER fail with EPERM, clone3 with ENOSYS (so libc falls back to clone). For
+// tests of hosts that block user namespaces.
+int cmd_deny_userns(const Args& a) {
+  if (a.empty()) return report_errno(EINVAL, "deny-userns CMD [args]");
+#if defined(__x86_64__)
+  constexpr uint32_t arch = AUDIT_ARCH_X86_64;
+#else
+  constexpr uint32_t arch = AUDIT_ARCH_AARCH64;
+#endif
+  sock_filter f[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch, 1, 0),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone3, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_unshare, 1, 0),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 0, 3),
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, args[0])),
+      BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_NEWUSER, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  sock_fprog prog{static_cast<unsigned short>(sizeof f / sizeof *f), f};
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0)
+    return report_errno(errno, "seccomp");
+  std::vector<char*> argv;
+  for (const auto& s : a) argv.push_back(const_cast<char*>(s.c_str()));
+  argv.push_back(nullptr);
+  execvp(argv[0], argv.data());
+  return report_errno(errno, "exec " + a[0]);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   setvbuf(stdout, nullptr, _IONBF, 0);
   if (argc < 2) {
     std::fprintf(stderr, "usage: cage-probe syscall NAME [args] | write PATH | read PATH | connect HOST PORT |"
-                         " exec PATH [args] | tiocsti [TEXT]\n");
+                         " exec PATH [args] | tiocsti [TEXT] | deny-userns CMD [args]\n");
     return 2;
   }
   std::string cmd = argv[1];
@@ -306,5 +345,6 @@ int main(int argc, char** argv) {
   if (cmd == "connect") return cmd_connect(rest);
   if (cmd == "exec") return cmd_exec(rest);
   if (cmd == "tiocsti") return cmd_tiocsti(rest);
+  if (cmd == "deny-userns") return cmd_deny_userns(rest);
   return report_errno(EINVAL, "unknown command " + cmd);
 }

@@ -166,3 +166,21 @@ TEST(LinuxCompile, GoldenDryRun) {
 
 }  // namespace
 }  // namespace cage::testing
+
+namespace cage::testing {
+namespace {
+TEST(LinuxCompile, SharedDirectoriesAreNotShownAsTheStartDirectory) {
+  for (const char* shared : {"/tmp", "/home/ann", "/home", "/"}) {
+    auto in = policy_of({"--chdir", shared, "--", "make"});
+    auto plan = lx::compile(in, FakeHostView(), {});
+    ASSERT_TRUE(plan) << shared << ": " << plan.error().reason;
+    for (const auto& m : plan->mounts) EXPECT_NE(m.why, "current directory (read-only)") << shared;
+  }
+  EXPECT_TRUE(lx::cwd_too_wide("/run/user/1000", "/home/ann"));
+  EXPECT_TRUE(lx::cwd_too_wide("/var/tmp", "/home/ann"));
+  EXPECT_FALSE(lx::cwd_too_wide("/tmp/proj", "/home/ann"));
+  EXPECT_FALSE(lx::cwd_too_wide("/run/user/1000/x", "/home/ann"));
+  EXPECT_FALSE(lx::cwd_too_wide("/home/ann/proj", "/home/ann"));
+}
+}  // namespace
+}  // namespace cage::testing

@@ -100,3 +100,25 @@ TEST(ProxyHttp, ChunkScannerFindsTheEndPiecewise) {
 }
 
 }  // namespace
+
+namespace {
+using namespace cage::proxy;
+
+TEST(ProxyAuth, BasicCredentials) {
+  EXPECT_EQ(base64("cage:s3cr3t"), "Y2FnZTpzM2NyM3Q=");
+  EXPECT_EQ(base64("ab"), "YWI=");
+  EXPECT_TRUE(basic_credentials_match("Basic Y2FnZTpzM2NyM3Q=", "cage", "s3cr3t"));
+  EXPECT_TRUE(basic_credentials_match("basic  Y2FnZTpzM2NyM3Q= ", "cage", "s3cr3t"));
+  EXPECT_FALSE(basic_credentials_match("Basic Y2FnZTpzM2NyM3R=", "cage", "s3cr3t"));
+  EXPECT_FALSE(basic_credentials_match("Bearer Y2FnZTpzM2NyM3Q=", "cage", "s3cr3t"));
+  EXPECT_FALSE(basic_credentials_match("", "cage", "s3cr3t"));
+  auto p = parse_request_head("CONNECT a.example:443 HTTP/1.1\r\nHost: a.example:443\r\n"
+                              "Proxy-Authorization: Basic Y2FnZTpzM2NyM3Q=\r\n\r\n");
+  ASSERT_EQ(p.status, ParseStatus::ok);
+  EXPECT_EQ(p.req.proxy_authorization, "Basic Y2FnZTpzM2NyM3Q=");
+  auto q = parse_request_head("GET http://a.example/ HTTP/1.1\r\nHost: a.example\r\n"
+                              "Proxy-Authorization: Basic Y2FnZTpzM2NyM3Q=\r\n\r\n");
+  ASSERT_EQ(q.status, ParseStatus::ok);
+  EXPECT_EQ(q.req.forward_head.find("Proxy-Authorization"), std::string::npos);  // never forwarded
+}
+}  // namespace

@@ -1,5 +1,6 @@
-// LoopbackProxy (the macOS and Windows proxy entry point) on Linux: it listens on 127.0.0.1 at an
-// ephemeral port, tunnels an allowed CONNECT both ways and refuses what the allowlist lacks.
+// LoopbackProxy (the macOS proxy entry point) on Linux: it listens on 127.0.0.1 at an ephemeral
+// port, serves only requests with the run's secret, tunnels an allowed CONNECT both ways and refuses
+// what the allowlist lacks.
 #include "proxy/loopback.h"
 
 #include <arpa/inet.h>
@@ -9,6 +10,8 @@
 #include <unistd.h>
 
 #include <mutex>
+
+#include "proxy/env.h"
 
 using namespace cage;
 using namespace cage::proxy;
@@ -65,10 +68,32 @@ TEST(ProxyLoopback, TunnelsAnAllowedConnectAndRefusesTheRest) {
   });
   ASSERT_TRUE(p) << p.error().reason;
   ASSERT_NE((*p)->port(), 0);
+  ASSERT_EQ((*p)->secret().size(), 32u);
+  // The Basic credentials a client builds from the *_PROXY URL (user "cage", the secret).
+  std::string auth;
+  for (const auto& [k, v] : proxy_environment_with_secret(std::to_string((*p)->port()), (*p)->secret()))
+    if (k == "HTTPS_PROXY") auth = v;
+  ASSERT_EQ(auth, "http://cage:" + (*p)->secret() + "@127.0.0.1:" + std::to_string((*p)->port()));
+  static const char* k64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string plain = "cage:" + (*p)->secret(), b64;  // 37 bytes: 12 full groups and one left over
+  for (size_t i = 0; i + 2 < plain.size(); i += 3) {
+    unsigned v = static_cast<unsigned char>(plain[i]) << 16 | static_cast<unsigned char>(plain[i + 1]) << 8 |
+                 static_cast<unsigned char>(plain[i + 2]);
+    for (int s = 18; s >= 0; s -= 6) b64 += k64[(v >> s) & 63];
+  }
+  unsigned last = static_cast<unsigned char>(plain.back()) << 16;
+  b64 += std::string{k64[(last >> 18) & 63], k64[(last >> 12) & 63], '=', '='};
+  const std::string cred = "Proxy-Authorization: Basic " + b64 + "\r\n";
+
+  UniqueFd anon(tcp_to((*p)->port()));  // a local process without the secret
+  std::string bare = "CONNECT 127.0.0.1:" + std::to_string(up_port) + " HTTP/1.1\r\n\r\n";
+  ASSERT_EQ(write(anon.get(), bare.data(), bare.size()), static_cast<ssize_t>(bare.size()));
+  std::string r407 = read_all(anon.get());
+  EXPECT_EQ(r407.rfind("HTTP/1.1 407", 0), 0u) << r407;
 
   UniqueFd c(tcp_to((*p)->port()));
   ASSERT_TRUE(c.valid());
-  std::string req = "CONNECT 127.0.0.1:" + std::to_string(up_port) + " HTTP/1.1\r\n\r\nhello";
+  std::string req = "CONNECT 127.0.0.1:" + std::to_string(up_port) + " HTTP/1.1\r\n" + cred + "\r\nhello";
   ASSERT_EQ(write(c.get(), req.data(), req.size()), static_cast<ssize_t>(req.size()));
   UniqueFd u(accept(up.get(), nullptr, nullptr));
   char buf[5];
@@ -80,7 +105,7 @@ TEST(ProxyLoopback, TunnelsAnAllowedConnectAndRefusesTheRest) {
   EXPECT_EQ(r, "HTTP/1.1 200 Connection established\r\n\r\nworld");
 
   UniqueFd d(tcp_to((*p)->port()));
-  std::string deny = "CONNECT evil.com:443 HTTP/1.1\r\nHost: evil.com:443\r\n\r\n";
+  std::string deny = "CONNECT evil.com:443 HTTP/1.1\r\nHost: evil.com:443\r\n" + cred + "\r\n";
   ASSERT_EQ(write(d.get(), deny.data(), deny.size()), static_cast<ssize_t>(deny.size()));
   r = read_all(d.get());
   EXPECT_EQ(r.rfind("HTTP/1.1 403", 0), 0u) << r;
@@ -89,7 +114,8 @@ TEST(ProxyLoopback, TunnelsAnAllowedConnectAndRefusesTheRest) {
   uint16_t port = (*p)->port();
   (*p)->stop();
   (*p)->stop();  // idempotent
-  EXPECT_EQ(tcp_to(port), -1) << "the listener outlived stop()";
+  p->reset();
+  EXPECT_EQ(tcp_to(port), -1) << "the listener outlived the proxy";
   std::lock_guard l(mu);
   bool denied = false;
   for (const auto& e : events) denied |= e.decision == Decision::denied && e.host == "evil.com";

@@ -50,3 +50,21 @@ TEST(ProxySocks5, OnlyConnect) {
 }
 
 }  // namespace
+
+namespace {
+using namespace cage::proxy;
+
+TEST(Socks5Auth, UserPassSubnegotiation) {
+  std::string msg("\x01\x04" "cage" "\x06" "s3cr3t", 13);
+  auto u = parse_socks_userpass(msg);
+  ASSERT_EQ(u.status, ParseStatus::ok);
+  EXPECT_EQ(u.user, "cage");
+  EXPECT_EQ(u.password, "s3cr3t");
+  EXPECT_EQ(u.consumed, msg.size());
+  EXPECT_EQ(parse_socks_userpass(msg.substr(0, 8)).status, ParseStatus::need_more);
+  EXPECT_EQ(parse_socks_userpass(std::string("\x05\x00", 2)).status, ParseStatus::error);
+  auto g = parse_socks_greeting(std::string("\x05\x01\x02", 3));
+  EXPECT_TRUE(g.userpass_offered);
+  EXPECT_FALSE(g.no_auth_offered);
+}
+}  // namespace

@@ -1,0 +1,209 @@
+// connect(2) mediation for Mechanism::landlock_only with --net: see connect_notify.h.
+#include "linux/connect_notify.h"
+
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstddef>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "common/send_fd.h"
+
+namespace cage::lx::connect_notify {
+namespace {
+
+#if defined(__x86_64__)
+constexpr uint32_t kArch = AUDIT_ARCH_X86_64;
+constexpr uint32_t kX32Bit = 0x40000000;  // x32 calls: refused, they would bypass the nr check
+#elif defined(__aarch64__)
+constexpr uint32_t kArch = AUDIT_ARCH_AARCH64;
+constexpr uint32_t kX32Bit = 0;
+#else
+#error "connect mediation: unknown architecture"
+#endif
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+
+// Every connect() of this architecture becomes a notification; calls of another architecture are
+// killed by the default profile (and refused here, should --seccomp none be chosen).
+sock_filter kFilter[] = {
+    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)),
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kArch, 1, 0),
+    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+    BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, kX32Bit ? kX32Bit : 0xffffffffu, 0, 1),
+    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_connect, 0, 1),
+    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+};
+
+// The thread group of a notifying thread: pidfd_open takes a thread directly since Linux 6.9.
+int open_pidfd(pid_t tid) {
+  int fd = static_cast<int>(::syscall(SYS_pidfd_open, tid, PIDFD_THREAD));
+  if (fd >= 0 || errno != EINVAL) return fd;
+  char path[64], buf[1024];
+  std::snprintf(path, sizeof path, "/proc/%d/status", static_cast<int>(tid));
+  int s = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (s < 0) return -1;
+  ssize_t n = ::read(s, buf, sizeof buf - 1);
+  ::close(s);
+  if (n <= 0) return -1;
+  buf[n] = '\0';
+  const char* t = std::strstr(buf, "\nTgid:");
+  if (!t) return -1;
+  return static_cast<int>(::syscall(SYS_pidfd_open, std::atoi(t + 6), 0));
+}
+
+class Impl final : public Mediator {
+ public:
+  Impl(UniqueFd channel, uint16_t port) : channel_(std::move(channel)), stop_(::eventfd(0, EFD_CLOEXEC)), port_(port) {}
+  ~Impl() override {
+    uint64_t one = 1;
+    if (::write(stop_.get(), &one, sizeof one) < 0) { /* the thread also ends when the listener does */ }
+    if (thread_.joinable()) thread_.join();
+  }
+  int begin() {
+    seccomp_notif_sizes sizes{};
+    if (!stop_.valid() || ::syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) != 0) return errno ? errno : EMFILE;
+    req_.resize(std::max<size_t>(sizes.seccomp_notif, sizeof(seccomp_notif)));
+    resp_.resize(std::max<size_t>(sizes.seccomp_notif_resp, sizeof(seccomp_notif_resp)));
+    thread_ = std::thread([this] { run(); });
+    return 0;
+  }
+
+ private:
+  // Waits for `fd` or the stop signal; true when fd is readable.
+  bool wait_for(int fd) {
+    pollfd p[2] = {{fd, POLLIN, 0}, {stop_.get(), POLLIN, 0}};
+    while (::poll(p, 2, -1) < 0)
+      if (errno != EINTR) return false;
+    return !(p[1].revents & POLLIN) && (p[0].revents & (POLLIN | POLLHUP | POLLERR));
+  }
+
+  void run() {
+    if (!wait_for(channel_.get())) return;
+    char tag = 0;
+    listener_.reset(recv_fd(channel_.get(), &tag));
+    if (!listener_.valid() || tag != 'n') return;
+    while (wait_for(listener_.get()))
+      if (!answer()) return;
+  }
+
+  // One notification; false when the listener is finished (every filtered process is gone).
+  bool answer() {
+    std::fill(req_.begin(), req_.end(), 0);
+    auto* req = reinterpret_cast<seccomp_notif*>(req_.data());
+    if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_RECV, req) != 0) return errno == EINTR || errno == ENOENT;
+    int err = decide(*req);
+    std::fill(resp_.begin(), resp_.end(), 0);
+    auto* resp = reinterpret_cast<seccomp_notif_resp*>(resp_.data());
+    resp->id = req->id;
+    resp->error = -err;
+    ::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_SEND, resp);  // ENOENT: the caller was interrupted or died
+    return true;
+  }
+
+  bool valid(uint64_t id) { return ::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0; }
+
+  // 0 when the workload's socket is now connected to the proxy (or in progress), else an errno.
+  int decide(const seccomp_notif& req) {
+    if (req.data.nr != SYS_connect) return ENOSYS;
+    const int fd = static_cast<int>(req.data.args[0]);
+    const size_t len = std::min<uint64_t>(req.data.args[2], sizeof(sockaddr_storage));
+    sockaddr_storage sa{};
+    if (len < sizeof(sa_family_t)) return EINVAL;
+    iovec local{&sa, len}, remote{reinterpret_cast<void*>(req.data.args[1]), len};
+    if (::process_vm_readv(static_cast<pid_t>(req.pid), &local, 1, &remote, 1, 0) != static_cast<ssize_t>(len))
+      return errno == EPERM ? EACCES : EFAULT;
+    // The address was read once, into our memory; only this copy is judged, and the connect below
+    // uses cage's own constant address, never the workload's again.
+    bool to_proxy = false;
+    if (sa.ss_family == AF_INET && len >= sizeof(sockaddr_in)) {
+      auto* in = reinterpret_cast<const sockaddr_in*>(&sa);
+      to_proxy = in->sin_addr.s_addr == htonl(INADDR_LOOPBACK) && ntohs(in->sin_port) == port_;
+    } else if (sa.ss_family == AF_INET6 && len >= sizeof(sockaddr_in6)) {
+      auto* in6 = reinterpret_cast<const sockaddr_in6*>(&sa);
+      static const uint8_t mapped[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 127, 0, 0, 1};
+      to_proxy = std::memcmp(&in6->sin6_addr, mapped, 16) == 0 && ntohs(in6->sin6_port) == port_;
+    }
+    if (!to_proxy) return EACCES;
+    UniqueFd pidfd(open_pidfd(static_cast<pid_t>(req.pid)));
+    // Still waiting in connect() after pidfd_open: the pid names that thread, not a reused one.
+    if (!pidfd.valid() || !valid(req.id)) return EACCES;
+    UniqueFd sock(static_cast<int>(::syscall(SYS_pidfd_getfd, pidfd.get(), fd, 0)));
+    if (!sock.valid()) return errno == EBADF ? EBADF : EACCES;
+    int domain = 0, type = 0, proto = 0;
+    socklen_t l = sizeof domain;
+    ::getsockopt(sock.get(), SOL_SOCKET, SO_DOMAIN, &domain, &l);
+    l = sizeof type;
+    ::getsockopt(sock.get(), SOL_SOCKET, SO_TYPE, &type, &l);
+    l = sizeof proto;
+    ::getsockopt(sock.get(), SOL_SOCKET, SO_PROTOCOL, &proto, &l);
+    if (type != SOCK_STREAM || proto != IPPROTO_TCP || (domain != AF_INET && domain != AF_INET6)) return EACCES;
+    int rc;
+    if (domain == AF_INET) {
+      sockaddr_in to{};
+      to.sin_family = AF_INET;
+      to.sin_port = htons(port_);
+      to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      rc = ::connect(sock.get(), reinterpret_cast<sockaddr*>(&to), sizeof to);
+    } else {
+      sockaddr_in6 to{};
+      to.sin6_family = AF_INET6;
+      to.sin6_port = htons(port_);
+      static const uint8_t mapped[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 127, 0, 0, 1};
+      std::memcpy(&to.sin6_addr, mapped, 16);
+      rc = ::connect(sock.get(), reinterpret_cast<sockaddr*>(&to), sizeof to);
+    }
+    return rc == 0 ? 0 : errno;
+  }
+
+  UniqueFd channel_, stop_, listener_;
+  uint16_t port_;
+  std::vector<char> req_, resp_;
+  std::thread thread_;
+};
+
+}  // namespace
+
+int install(int channel) {
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return errno;
+  sock_fprog prog{static_cast<unsigned short>(sizeof kFilter / sizeof *kFilter), kFilter};
+  long fd = ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+                      SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &prog);
+  if (fd < 0 && errno == EINVAL)  // before Linux 5.19: a signal may interrupt a connect being answered
+    fd = ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+  if (fd < 0) return errno;
+  int e = send_fd(channel, static_cast<int>(fd), 'n');
+  ::close(static_cast<int>(fd));
+  return e;
+}
+
+Result<std::unique_ptr<Mediator>> start(UniqueFd channel, uint16_t proxy_port) {
+  auto m = std::make_unique<Impl>(std::move(channel), proxy_port);
+  if (int e = m->begin(); e != 0)
+    return unavailable("--net", "cannot mediate the workload's connections (seccomp user notification)",
+                       "allow user namespaces, or drop --net", e);
+  return std::unique_ptr<Mediator>(std::move(m));
+}
+
+}  // namespace cage::lx::connect_notify

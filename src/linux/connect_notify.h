@@ -1,0 +1,29 @@
+// connect(2) mediation for --net without a network namespace (Mechanism::landlock_only). Landlock
+// confines TCP connect by port only, so cage's init installs a seccomp filter that turns every
+// connect() of the workload into a user notification; the supervisor reads the address once, and
+// only when it is the proxy's (127.0.0.1:PORT) connects the workload's own socket itself (a
+// duplicate taken with pidfd_getfd) to that fixed address. No address is re-read after the check,
+// so a racing thread cannot swap it. Every other connect() fails with EACCES at once.
+// Proved by tests/integration/fallback_landlock.sh (a direct connect to another host on the
+// proxy's port fails; the proxy works).
+#pragma once
+#include <cstdint>
+#include <memory>
+
+#include "common/error.h"
+#include "common/unique_fd.h"
+
+namespace cage::lx::connect_notify {
+
+// Child (cage's init, before it forks the workload): installs the filter with a listener and sends
+// the listener over `channel` (tag 'n'). Sets no_new_privs first. Returns 0 or an errno. No allocation.
+int install(int channel);
+
+// Parent: answers the notifications that arrive on the listener sent over `channel`, until destroyed.
+class Mediator {
+ public:
+  virtual ~Mediator() = default;
+};
+Result<std::unique_ptr<Mediator>> start(UniqueFd channel, uint16_t proxy_port);
+
+}  // namespace cage::lx::connect_notify

@@ -1,0 +1,128 @@
+// lx::compile for Mechanism::landlock_only: each policy element Landlock alone cannot enforce is
+// refused by name until accepted with --allow-degraded, and what is enforced shows in the plan.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "fake_host_view.h"
+#include "linux/compile.h"
+
+namespace cage::testing {
+namespace {
+
+Result<lx::Plan> fallback(std::vector<std::string> words) {
+  words.insert(words.begin(), {"--mechanism", "landlock"});
+  return lx::compile(policy_of(std::move(words)), FakeHostView(), {{"PATH", "/usr/bin:/bin"}});
+}
+
+bool has_env(const lx::Plan& p, const std::string& entry) {
+  return std::find(p.env.begin(), p.env.end(), entry) != p.env.end();
+}
+
+bool has_env_name(const lx::Plan& p, const std::string& name) {
+  return std::any_of(p.env.begin(), p.env.end(), [&](const std::string& e) { return e.rfind(name + "=", 0) == 0; });
+}
+
+struct ElementCase {
+  const char* element;
+  std::vector<std::string> words;  // the flags that ask for the element
+};
+
+class FallbackElement : public ::testing::TestWithParam<ElementCase> {};
+
+TEST_P(FallbackElement, RefusedByNameUntilAccepted) {
+  const auto& c = GetParam();
+  std::vector<std::string> words = c.words;
+  words.insert(words.end(), {"--allow-degraded", "pid", "--", "make"});
+  auto refused = fallback(words);
+  ASSERT_FALSE(refused) << c.element;
+  EXPECT_EQ(refused.error().cls, ErrorClass::spawn_sandbox_unavailable);
+  EXPECT_NE(refused.error().reason.find(std::string(c.element) + ":"), std::string::npos) << refused.error().reason;
+  EXPECT_NE(refused.error().remedy.find(std::string("--allow-degraded=") + c.element), std::string::npos)
+      << refused.error().remedy;
+
+  words = c.words;
+  words.insert(words.end(), {"--allow-degraded", std::string("pid,") + c.element, "--", "make"});
+  auto accepted = fallback(words);
+  ASSERT_TRUE(accepted) << accepted.error().reason;
+  EXPECT_EQ(accepted->mechanism, lx::Mechanism::landlock_only);
+  EXPECT_TRUE(std::any_of(accepted->degraded.begin(), accepted->degraded.end(),
+                          [&](const std::string& d) { return d.rfind(std::string(c.element) + ":", 0) == 0; }));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Elements, FallbackElement,
+    ::testing::Values(ElementCase{"hide", {"--ro", "/home/ann/proj", "--hide", "/home/ann/proj/.env"}},
+                      ElementCase{"tmpfs", {"--tmpfs", "/home/ann/proj/out"}},
+                      ElementCase{"hostname", {"--hostname", "box"}},
+                      ElementCase{"nested-ro", {"--rw", "/home/ann/proj", "--ro", "/home/ann/proj/src"}}),
+    [](const ::testing::TestParamInfo<ElementCase>& i) {
+      std::string n = i.param.element;
+      std::replace(n.begin(), n.end(), '-', '_');
+      return n;
+    });
+
+TEST(Fallback, PidIsAlwaysAnElement) {
+  auto plan = fallback({"--", "make"});
+  ASSERT_FALSE(plan);
+  EXPECT_NE(plan.error().reason.find("pid:"), std::string::npos);
+}
+
+TEST(Fallback, NetGoesThroughALoopbackProxyWithASecret) {
+  auto plan = fallback({"--net", "example.com:443", "--allow-degraded", "pid", "--", "make"});
+  ASSERT_TRUE(plan) << plan.error().reason;
+  EXPECT_TRUE(plan->loopback_proxy);
+  EXPECT_EQ(plan->net.mode, lx::NetPlan::Mode::proxy);
+  EXPECT_EQ(plan->net.shim_port, 0);  // no shim: the workload connects to the host's loopback
+  EXPECT_TRUE(plan->landlock.connect_tcp.empty());  // the port is added when the run picks it
+  EXPECT_TRUE(plan->landlock.deny_all_tcp);
+  EXPECT_TRUE(has_env(*plan, "HTTPS_PROXY=http://cage:<proxy-secret>@127.0.0.1:<proxy-port>"));
+  EXPECT_TRUE(has_env(*plan, "ALL_PROXY=socks5h://cage:<proxy-secret>@127.0.0.1:<proxy-port>"));
+  EXPECT_FALSE(has_env_name(*plan, "JAVA_TOOL_OPTIONS"));  // the JVM cannot carry the secret
+}
+
+TEST(Fallback, NetNeedsPtraceAccessForTheConnectCheck) {
+  FakeHostView host;
+  host.add_dir("/proc/sys/kernel");
+  host.add_dir("/proc/sys/kernel/yama");
+  host.add_file("/proc/sys/kernel/yama/ptrace_scope", 0644, "3\n");
+  auto plan = lx::compile(policy_of({"--mechanism", "landlock", "--net", "example.com:443", "--allow-degraded", "pid",
+                                     "--", "make"}),
+                          host, {});
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().cls, ErrorClass::spawn_sandbox_unavailable);
+  EXPECT_NE(plan.error().reason.find("ptrace_scope"), std::string::npos);
+}
+
+TEST(Fallback, TransparentEgressNeedsANamespace) {
+  auto plan = fallback({"--net", "example.com:443", "--net-mode", "transparent", "--allow-degraded", "pid",
+                        "--", "make"});
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().cls, ErrorClass::spawn_sandbox_unavailable);
+  EXPECT_EQ(plan.error().input, "--net-mode");
+}
+
+TEST(Fallback, MetadataCallsRefusedUnlessAccepted) {
+  auto plan = fallback({"--allow-degraded", "pid", "--", "make"});
+  ASSERT_TRUE(plan) << plan.error().reason;
+  EXPECT_FALSE(plan->allow_metadata);
+  auto relaxed = fallback({"--allow-degraded", "pid,metadata", "--", "make"});
+  ASSERT_TRUE(relaxed) << relaxed.error().reason;
+  EXPECT_TRUE(relaxed->allow_metadata);
+}
+
+TEST(Fallback, RulesAreOpenedWithoutFollowingLinks) {
+  auto plan = fallback({"--allow-degraded", "pid", "--", "make"});
+  ASSERT_TRUE(plan) << plan.error().reason;
+  EXPECT_TRUE(plan->landlock.no_symlinks);
+}
+
+TEST(Fallback, ShareNetKeepsTheHostNetwork) {
+  auto plan = fallback({"--share-net", "--allow-degraded", "pid", "--", "make"});
+  ASSERT_TRUE(plan) << plan.error().reason;
+  EXPECT_EQ(plan->net.mode, lx::NetPlan::Mode::host);
+  EXPECT_FALSE(plan->landlock.deny_all_tcp);
+}
+
+}  // namespace
+}  // namespace cage::testing
