@@ -326,7 +326,13 @@ Result<WinPlan> compile(const policy::Policy& p, const WinHostFacts& facts,
   forced.emplace_back("TEMP", plan.temp.path);
   forced.emplace_back("TMP", plan.temp.path);
   if (plan.proxy)
-    for (auto& kv : proxy::proxy_environment(plan.proxy_port, p.net)) forced.push_back(std::move(kv));
+    // cage's proxy listens on the host's loopback, where any local process could reach it: with a
+    // secret it serves only clients that present it (the URLs carry it).
+    for (auto& kv : facts.proxy_secret.empty()
+                        ? proxy::proxy_environment(plan.proxy_port, p.net)
+                        : proxy::proxy_environment_with_secret(std::to_string(plan.proxy_port),
+                                                               facts.proxy_secret, p.net))
+      forced.push_back(std::move(kv));
   plan.env = win::build_environment(p.env, caller_env, forced);
   return plan;
 }

@@ -34,7 +34,8 @@ struct WinHostFacts {
   std::string userprofile = "C:\\Users\\user";  // %USERPROFILE%, what "~" maps to
   std::string localappdata;                     // %LOCALAPPDATA%; empty: <userprofile>\AppData\Local
   unsigned cpu_count = 1;
-  uint16_t proxy_port = 0;  // 0: not known yet (dry-run; 3128 shown)
+  uint16_t proxy_port = 0;   // 0: not known yet (dry-run; 3128 shown)
+  std::string proxy_secret;  // the run's proxy secret (the *_PROXY URLs carry it); "" in tests
   // This run's identity: names its journal and temp directory and the marker SID its token carries.
   uint32_t pid = 0;
   uint32_t nonce[2] = {0, 0};  // random on a real run

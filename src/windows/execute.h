@@ -12,7 +12,8 @@ namespace cage::win {
 using Environ = std::vector<std::pair<std::string, std::string>>;
 
 // The real host: path kinds, CPU count, %USERPROFILE%/%LOCALAPPDATA%, this run's pid and nonce.
-WinHostFacts real_host_facts(const policy::Policy& pol, const Environ& env, uint16_t proxy_port);
+WinHostFacts real_host_facts(const policy::Policy& pol, const Environ& env, uint16_t proxy_port,
+                             const std::string& proxy_secret = {});
 // The workload's exit status (124 on --timeout, 130 when stopped by Ctrl-C twice or a closed
 // console), or an Error after everything done so far was undone.
 Result<int> execute(const WinPlan& plan);

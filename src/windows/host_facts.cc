@@ -27,7 +27,8 @@ bool under_wine() {
   return ntdll && ::GetProcAddress(ntdll, "wine_get_version") != nullptr;
 }
 
-WinHostFacts real_host_facts(const policy::Policy& pol, const Environ& env, uint16_t proxy_port) {
+WinHostFacts real_host_facts(const policy::Policy& pol, const Environ& env, uint16_t proxy_port,
+                             const std::string& proxy_secret) {
   WinHostFacts f;
   f.on_windows = true;
   f.home_posix = pol.home;
@@ -35,6 +36,7 @@ WinHostFacts real_host_facts(const policy::Policy& pol, const Environ& env, uint
   f.localappdata = env_value(env, "LOCALAPPDATA");
   f.cpu_count = std::max<unsigned>(1, ::GetActiveProcessorCount(ALL_PROCESSOR_GROUPS));
   f.proxy_port = proxy_port;
+  f.proxy_secret = proxy_secret;
   f.pid = ::GetCurrentProcessId();
   UUID u{};
   ::UuidCreate(&u);  // random (version 4): only names this run, no secret

@@ -2,6 +2,7 @@
 // of the plan), then this host's facts, compile, execute. The proxy runs on a thread of cage's own
 // process, which the WFP filters do not restrict.
 #include <memory>
+#include <string>
 
 #include "windows/execute.h"
 #if defined(CAGE_HAVE_WINDOWS_PROXY)
@@ -23,6 +24,7 @@ Result<std::unique_ptr<ProxyHandle>> start_proxy(const policy::Policy& pol) {
 #else
 struct ProxyHandle {
   uint16_t port() const { return 0; }
+  std::string secret() const { return {}; }
 };
 
 Result<std::unique_ptr<ProxyHandle>> start_proxy(const policy::Policy&) {
@@ -40,7 +42,9 @@ Result<int> run(const policy::Policy& pol, const Environ& env) {
     if (!p) return p.error();
     proxy = std::move(*p);
   }
-  auto plan = compile(pol, real_host_facts(pol, env, proxy ? proxy->port() : 0), env);
+  auto plan = compile(
+      pol, real_host_facts(pol, env, proxy ? proxy->port() : 0, proxy ? proxy->secret() : std::string()),
+      env);
   if (!plan) return plan.error();
   return execute(*plan);
 }

@@ -161,6 +161,14 @@ TEST(WindowsPlan, WfpBlocksAllButTheProxy) {
   for (const auto& e : net->env) proxy_env |= e == "HTTPS_PROXY=http://127.0.0.1:50123";
   EXPECT_TRUE(proxy_env);
 
+  facts.proxy_secret = "0123456789abcdef0123456789abcdef";
+  auto secret = plan_of({"--net", "example.com:443", "--", "curl.exe"}, facts);
+  ASSERT_TRUE(secret);
+  bool carried = false;
+  for (const auto& e : secret->env)
+    carried |= e == "HTTPS_PROXY=http://cage:0123456789abcdef0123456789abcdef@127.0.0.1:50123";
+  EXPECT_TRUE(carried) << "the proxy on the host's loopback serves only clients with the run's secret";
+
   auto shared = plan_of({"--share-net", "--", "curl.exe"});
   ASSERT_TRUE(shared);
   EXPECT_FALSE(shared->wfp.enabled);
