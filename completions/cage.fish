@@ -110,6 +110,7 @@ complete -c cage -n $opt -l script -r -F -d "Run FILE by its '# /// cage' block"
 complete -c cage -n $opt -l dry-run -d 'Print the sandbox plan and exit'
 complete -c cage -n $opt -l target -x -a 'linux macos windows' -d 'With --dry-run: plan for OS'
 complete -c cage -n $opt -l check -d 'Probe this host and report each mechanism'
+complete -c cage -n $opt -l self-test -d 'Run confined probes and report each'
 complete -c cage -n $opt -l json -d 'Machine-readable output'
 complete -c cage -n $opt -l json-errors -d 'Print errors as JSON'
 complete -c cage -n $opt -s V -l version -d 'Print the version and exit'

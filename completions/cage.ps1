@@ -35,6 +35,7 @@ $script:CageOptions = [ordered]@{
     '--dry-run'     = 'Print the sandbox plan and exit'
     '--target'      = 'With --dry-run: plan for linux, macos or windows'
     '--check'       = 'Probe this host and report each mechanism'
+    '--self-test'   = 'Run confined probes and report each'
     '--json'        = 'Machine-readable output for --dry-run and --check'
     '--json-errors' = 'Print errors as one JSON object on stderr'
     '-V'            = 'Print the version and exit'

@@ -2,8 +2,9 @@
 """Render and check cage's package manifests (Homebrew, Scoop, winget, PKGBUILD, RPM spec).
 
   manifests.py render --version V --dist DIST --out OUT   fill the templates in packaging/ with the
-      version and the SHA-256 of DIST/cage-V.tar.gz (source) and DIST/cage-V-windows-x86_64.zip
-      (Windows; the Scoop and winget manifests are skipped, with a note, when there is none)
+      version and the SHA-256 of DIST/cage-V.tar.gz (source), DIST/cage-V-windows-x86_64.zip
+      (Scoop, winget) and DIST/cage-V-macos-{x86_64,arm64}.tar.gz (Homebrew); a manifest whose
+      binaries are not in DIST (a release without --cross) is skipped, with a note
   manifests.py check --version V --dist DIST OUT          parse each rendered file and check it
       against packaging/manifest-schema.json (fields, version, checksums of the files in DIST)
 """
@@ -18,7 +19,17 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TEMPLATES = ["homebrew/cage-sandbox.rb", "arch/PKGBUILD", "rpm/cage-sandbox.spec", "scoop/cage-sandbox.json",
              "winget/CageSandbox.Cage.yaml", "winget/CageSandbox.Cage.installer.yaml",
              "winget/CageSandbox.Cage.locale.en-US.yaml"]
-WINDOWS = ("scoop/", "winget/")
+# The binary artefacts each manifest points at, besides the source tarball.
+NEEDS = {"scoop/": ("sha_windows",), "winget/": ("sha_windows",),
+         "homebrew/": ("sha_macos_x86_64", "sha_macos_arm64")}
+
+
+def missing(rel, sums):
+    """The artefacts `rel` needs that DIST lacks (empty: it can be rendered)."""
+    for prefix, keys in NEEDS.items():
+        if rel.startswith(prefix):
+            return [k for k in keys if sums[k] is None]
+    return []
 
 
 def sha256(path):
@@ -31,7 +42,9 @@ def sha256(path):
 
 def artefact_sums(version, dist):
     sums = {}
-    for key, name in (("sha_source", f"cage-{version}.tar.gz"), ("sha_windows", f"cage-{version}-windows-x86_64.zip")):
+    for key, name in (("sha_source", f"cage-{version}.tar.gz"), ("sha_windows", f"cage-{version}-windows-x86_64.zip"),
+                      ("sha_macos_x86_64", f"cage-{version}-macos-x86_64.tar.gz"),
+                      ("sha_macos_arm64", f"cage-{version}-macos-arm64.tar.gz")):
         path = os.path.join(dist, name)
         sums[key] = sha256(path) if os.path.exists(path) else None
     return sums
@@ -42,13 +55,15 @@ def render(args):
     if sums["sha_source"] is None:
         sys.exit(f"manifests.py: {args.dist}/cage-{args.version}.tar.gz missing")
     for rel in TEMPLATES:
-        if rel.startswith(WINDOWS) and sums["sha_windows"] is None:
-            print(f"manifests.py: no Windows build in {args.dist}: {rel} not rendered")
+        if missing(rel, sums):
+            print(f"manifests.py: {', '.join(missing(rel, sums))} not in {args.dist} (no --cross): {rel} not rendered")
             continue
         with open(os.path.join(HERE, rel)) as f:
             text = f.read()
         text = (text.replace("@VERSION@", args.version).replace("@SHA256_SOURCE@", sums["sha_source"])
-                .replace("@SHA256_WINDOWS_X86_64@", sums["sha_windows"] or ""))
+                .replace("@SHA256_WINDOWS_X86_64@", sums["sha_windows"] or "")
+                .replace("@SHA256_MACOS_X86_64@", sums["sha_macos_x86_64"] or "")
+                .replace("@SHA256_MACOS_ARM64@", sums["sha_macos_arm64"] or ""))
         left = re.search(r"@[A-Z0-9_]+@", text)
         if left:
             sys.exit(f"manifests.py: {rel}: placeholder left: {left.group(0)}")
@@ -73,12 +88,14 @@ def check(args):
         schema = json.load(f)["files"]
     sums = artefact_sums(args.version, args.dist)
     subst = {"version": re.escape(args.version), "sha_source": sums["sha_source"] or "(missing)",
-             "sha_windows": sums["sha_windows"] or "(missing)"}
+             "sha_windows": sums["sha_windows"] or "(missing)",
+             "sha_macos_x86_64": sums["sha_macos_x86_64"] or "(missing)",
+             "sha_macos_arm64": sums["sha_macos_arm64"] or "(missing)"}
     errors, checked = [], 0
     for rel, spec in schema.items():
         path = os.path.join(args.rendered, rel)
         if not os.path.exists(path):
-            if rel.startswith(WINDOWS) and sums["sha_windows"] is None:
+            if missing(rel, sums):
                 continue
             errors.append(f"{rel}: not rendered")
             continue

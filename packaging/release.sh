@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Release artefacts: static Linux binaries for x86_64 and aarch64 as tarballs, a source tarball,
 # SHA256SUMS, and the package manifests rendered with those checksums.
-#   packaging/release.sh [OUT_DIR]          (default: dist/)
-#   packaging/release.sh --setup            install the cross toolchain and arm64 libraries (root)
+#   packaging/release.sh [--cross] [OUT_DIR]   (default: dist/)
+#   packaging/release.sh --setup               install the cross toolchain and arm64 libraries (root)
+# --cross also builds macOS (x86_64, arm64) and Windows (x86_64) with zig through .ci/cross.sh and
+# packs cage-V-macos-ARCH.tar.gz and cage-V-windows-x86_64.zip (the Homebrew formula, Scoop and
+# winget manifests point at these; without --cross they are not rendered). Those binaries are only
+# checked for their format here: nothing can run them on Linux.
 # aarch64 is cross-built with Debian's g++-aarch64-linux-gnu against libseccomp-dev:arm64 and
 # libcap-ng-dev:arm64, and its --version is smoke-run under qemu-aarch64-static. Set
 # CAGE_RELEASE_ARCHES="x86_64" to build only the native one.
@@ -17,6 +21,8 @@ if [ "${1:-}" = "--setup" ]; then
     libseccomp-dev:arm64 libcap-ng-dev:arm64
   exit 0
 fi
+cross=0
+if [ "${1:-}" = "--cross" ]; then cross=1; shift; fi
 out=$(mkdir -p "${1:-$top/dist}" && cd "${1:-$top/dist}" && pwd)
 version=$(sed -n 's/^project(cage VERSION \([0-9][0-9.]*\).*/\1/p' "$top/CMakeLists.txt")
 arches=${CAGE_RELEASE_ARCHES:-x86_64 aarch64}
@@ -67,6 +73,34 @@ for arch in $arches; do
   tar_gz "$out/$name.tar.gz" "$work/stage" "$name"
 done
 
+# macOS and Windows: cross-built with zig (.ci/cross.sh checks each format), same contents as Linux.
+stage_common() {  # stage_common DIR
+  mkdir -p "$1/completions" "$1/profiles"
+  install -m 0644 "$top/man/cage.1" "$top/README.md" "$1/"
+  install -m 0644 "$top/completions/cage.bash" "$top/completions/_cage" "$top/completions/cage.fish" \
+    "$top/completions/cage.ps1" "$1/completions/"
+  cp "$top"/profiles/*.toml "$1/profiles/" 2>/dev/null || rmdir "$1/profiles"
+}
+if [ $cross -eq 1 ]; then
+  CAGE_CROSS_BUILD_DIR=$work/cross bash "$top/.ci/cross.sh" | sed 's/^/release.sh: /'
+  for t in x86_64-macos:macos-x86_64 aarch64-macos:macos-arm64; do
+    name=cage-$version-${t#*:}
+    d=$work/stage/$name; rm -rf "$d"; mkdir -p "$d"
+    install -m 0755 "$work/cross/${t%%:*}/cage" "$d/cage"
+    stage_common "$d"
+    chmod -R u=rwX,go=rX "$d"
+    tar_gz "$out/$name.tar.gz" "$work/stage" "$name"
+  done
+  name=cage-$version-windows-x86_64
+  d=$work/stage/$name; rm -rf "$d"; mkdir -p "$d"
+  install -m 0644 "$work/cross/x86_64-windows-gnu/cage.exe" "$d/cage.exe"
+  stage_common "$d"
+  # zip: sorted names, fixed times (-X drops extra attributes), so the archive is reproducible.
+  find "$d" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
+  rm -f "$out/$name.zip"
+  (cd "$work/stage" && find "$name" | LC_ALL=C sort | zip -q -X -9 -@ "$out/$name.zip")
+fi
+
 # Source tarball (what the RPM spec, the Homebrew formula and the PKGBUILD build from): the
 # tracked files plus mimalloc's source, which the build compiles in.
 src=cage-$version
@@ -76,7 +110,8 @@ rm -rf "$work/src"; mkdir -p "$work/src/$src"
 mkdir -p "$work/src/$src/third_party" && cp -a "$top/third_party/mimalloc" "$work/src/$src/third_party/"
 tar_gz "$out/$src.tar.gz" "$work/src" "$src"
 
-(cd "$out" && sha256sum cage-"$version"*.tar.gz > SHA256SUMS && sha256sum -c --quiet SHA256SUMS)
+(cd "$out" && sha256sum cage-"$version"*.tar.gz $(ls cage-"$version"*.zip 2>/dev/null) > SHA256SUMS &&
+  sha256sum -c --quiet SHA256SUMS)
 python3 "$top/packaging/manifests.py" render --version "$version" --dist "$out" --out "$out/packaging"
 python3 "$top/packaging/manifests.py" check --version "$version" --dist "$out" "$out/packaging"
 echo "release.sh: artefacts in $out:"; (cd "$out" && ls -1 && cat SHA256SUMS)

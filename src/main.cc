@@ -1,113 +1,85 @@
 // cage: parse -> validate -> compile -> dry-run | execute; render the error; choose the exit status.
-#include <unistd.h>
-
-#include <cstring>
+// Everything OS-specific sits behind backend/backend.h (one backend linked per platform).
 #include <iostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "backend/backend.h"
 #include "cli/options.h"
 #include "cli/profile.h"
-#include "common/json.h"
-#include "linux/compile.h"
-#include "linux/execute.h"
-#include "linux/report.h"
+#include "common/self_test.h"
 #include "macos/compile.h"
 #include "windows/compile.h"
-#include "shim/shim.h"
-
-extern char** environ;
 
 namespace {
 
 using namespace cage;
 
-std::vector<std::pair<std::string, std::string>> caller_environment() {
-  std::vector<std::pair<std::string, std::string>> env;
-  for (char** e = environ; e && *e; ++e) {
-    const char* eq = std::strchr(*e, '=');
-    if (eq) env.emplace_back(std::string(*e, static_cast<size_t>(eq - *e)), std::string(eq + 1));
-  }
-  return env;
-}
-
-std::string current_dir() {
-  char buf[4096];
-  return ::getcwd(buf, sizeof buf) ? std::string(buf) : std::string();
-}
-
-int fail(const Error& e, bool json) {
-  if (auto* session = lx::report::Session::active()) return session->fail(e, json);  // --audit, --result
-  std::cerr << (json ? render_error_json(e) : render_error_text(e)) << std::endl;
-  return exit_status_of(e);
+// --dry-run --target macos|windows: another OS's plan, printed on any host.
+int foreign_dry_run(const std::string& target, const policy::Policy& pol, const backend::Environ& env,
+                    const cli::Invocation& inv) {
+  if (target != "macos" && target != "windows")
+    return backend::fail(unavailable("--target " + target,
+                                     std::string("a ") + backend::host_os() + " build cannot plan a " + target +
+                                         " run",
+                                     "run cage --dry-run on " + target + " itself"),
+                         inv.json_errors);
+  auto text = target == "macos" ? macos::render_dry_run(pol, env, inv.json) : win::render_dry_run(pol, env, inv.json);
+  if (!text) return backend::fail(text.error(), inv.json_errors);
+  std::cout << *text;
+  return 0;
 }
 
 int run(const std::vector<std::string>& args) {
   const bool json_errors = cli::wants_json_errors(args);
-  const std::string cwd = current_dir();
+  const std::string cwd = backend::current_dir();
   if (cwd.empty())
-    return fail(invalid("cwd", "the current directory is gone", "cd to an existing directory"), json_errors);
+    return backend::fail(invalid("cwd", "the current directory is gone", "cd to an existing directory"), json_errors);
   auto inv = cli::parse(args, cwd);
-  if (!inv) return fail(inv.error(), json_errors);
+  if (!inv) return backend::fail(inv.error(), json_errors);
   switch (inv->mode) {
     case cli::Mode::help: std::cout << inv->help_text; return 0;
     case cli::Mode::version: std::cout << "cage " CAGE_VERSION "\n"; return 0;
-    case cli::Mode::check: return lx::check_host(inv->json);
+    case cli::Mode::check: return backend::check(inv->json);
+    case cli::Mode::self_test: return backend::self_test(args, inv->json);
     case cli::Mode::print_profile:
     case cli::Mode::dry_run:
     case cli::Mode::run: break;
   }
   // Profiles first: their [audit] settles where the report session writes.
-  auto env = caller_environment();
+  auto env = backend::environment();
   if (auto s = cli::apply_profiles(*inv, cli::make_profile_context(cwd, env)); !s)
-    return fail(s.error(), inv->json_errors);
-  std::unique_ptr<lx::report::Session> session;
-  if (inv->mode == cli::Mode::run) {
-    auto s = lx::report::Session::open(inv->report);
-    if (!s) return fail(s.error(), inv->json_errors);
-    session = std::move(*s);
-  }
+    return backend::fail(s.error(), inv->json_errors);
+  if (auto s = backend::open_report(inv->report, inv->mode == cli::Mode::run); !s)
+    return backend::fail(s.error(), inv->json_errors);
   policy::Context ctx{cwd, "", env};
   for (const auto& [k, v] : env)
     if (k == "HOME") ctx.home = v;
+  backend::adapt_input(inv->input, ctx);
   if (inv->mode == cli::Mode::print_profile) {  // validated as a run would be, then printed
     auto probe = inv->input;
     if (probe.argv.empty()) probe.argv = {"true"};
-    if (auto p = policy::validate(probe, ctx); !p) return fail(p.error(), inv->json_errors);
+    if (auto p = policy::validate(probe, ctx); !p) return backend::fail(p.error(), inv->json_errors);
     std::cout << cli::print_profile(inv->input, ctx.home);
     return 0;
   }
   auto pol = policy::validate(inv->input, ctx);
-  if (!pol) return fail(pol.error(), inv->json_errors);
-  if (session) session->set_policy(*pol);
-  if (inv->target == "macos" || inv->target == "windows") {  // another OS's plan, printed only
-    auto text = inv->target == "macos" ? macos::render_dry_run(*pol, env, inv->json)
-                                       : win::render_dry_run(*pol, env, inv->json);
-    if (!text) return fail(text.error(), inv->json_errors);
-    std::cout << *text;
-    return 0;
-  }
-  if (!inv->target.empty() && inv->target != "linux")
-    return fail(unavailable("--target " + inv->target, "this build has no " + inv->target + " backend yet",
-                            "use --target linux"),
-                inv->json_errors);
-  auto host = lx::make_real_host_view();
-  auto plan = lx::compile(*pol, *host, env);
-  if (!plan) return fail(plan.error(), inv->json_errors);
-  if (inv->mode == cli::Mode::dry_run) {
-    std::cout << (inv->json ? to_json(lx::render_table(*plan)) + "\n" : lx::render_text(*plan));
-    return 0;
-  }
-  return session->run(*plan, *pol, inv->json_errors);
+  if (!pol) return backend::fail(pol.error(), inv->json_errors);
+  backend::report_policy(*pol);
+  if (!inv->target.empty() && inv->target != backend::host_os()) return foreign_dry_run(inv->target, *pol, env, *inv);
+  if (inv->mode == cli::Mode::dry_run) return backend::dry_run(*pol, env, inv->json, inv->json_errors);
+  return backend::run(*pol, env, inv->json_errors);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc > 1 && std::strcmp(argv[1], "--spawn-shim") == 0) return cage::shim::main(argc, argv);
-  std::vector<std::string> args(argv, argv + argc);
+  // `--self-test-probe`: the confined side of --self-test, on every platform.
+  if (argc > 1 && std::string_view(argv[1]) == cage::selftest::kProbeFlag) return cage::selftest::probe_main(argc, argv);
+  if (int status = cage::backend::internal_entry(argc, argv); status >= 0) return status;
   try {
-    return run(args);
+    return run(cage::backend::arguments(argc, argv));
   } catch (const std::exception& e) {
     std::cerr << "cage: internal_error: " << e.what() << std::endl;
     return 125;

@@ -13,6 +13,8 @@ add_executable(cage_unit_tests
   tests/unit/proxy_socks5_test.cc
   tests/unit/proxy_env_test.cc
   tests/unit/proxy_server_test.cc
+  tests/unit/proxy_relay_copy_test.cc
+  tests/unit/proxy_loopback_test.cc
   tests/unit/proxy_dns_test.cc
   tests/unit/proxy_transparent_test.cc
   tests/unit/linux_fallback_test.cc
@@ -20,11 +22,13 @@ add_executable(cage_unit_tests
   tests/unit/linux_compile_test.cc
   tests/unit/macos_sbpl_test.cc
   tests/unit/windows_plan_test.cc
+  tests/unit/windows_journal_test.cc
   tests/unit/cli_test.cc
   tests/unit/profile_test.cc
   tests/unit/seccomp_test.cc
   tests/unit/cgroup_plan_test.cc
   tests/unit/report_test.cc
+  tests/unit/self_test_test.cc
 )
 target_link_libraries(cage_unit_tests PRIVATE cage_core GTest::gtest GTest::gtest_main)
 cage_seccomp_unit_tests(cage_unit_tests)  # seccomp/seccomp.cmake
@@ -62,6 +66,14 @@ function(cage_script_tests dir label)
 endfunction()
 
 cage_script_tests(integration integration)
+
+# cage --self-test on this kernel, as root and as the unprivileged user: the same check list a Mac or
+# Windows user runs (src/common/self_test.cc), here through the Linux backend.
+foreach(who root user)
+  add_test(NAME integration.${who}.self_test COMMAND ${CMAKE_SOURCE_DIR}/tests/as-${who}.sh $<TARGET_FILE:cage> --self-test)
+  set_tests_properties(integration.${who}.self_test PROPERTIES LABELS "integration;${who}" SKIP_RETURN_CODE 77
+    TIMEOUT 120 ENVIRONMENT "${CAGE_TEST_ENV}")
+endforeach()
 cage_script_tests(escape escape)
 
 # The escape suite again under the Landlock-only mechanism (issue #10): the attacks it claims to stop

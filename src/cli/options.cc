@@ -88,7 +88,7 @@ const FlagSpec kFlags[] = {
 };
 
 struct Bound {
-  bool dry_run = false, check = false, version = false, json = false, json_errors = false;
+  bool dry_run = false, check = false, self_test = false, version = false, json = false, json_errors = false;
   bool audit_required = false;
   std::string result, audit;
   bool print_profile = false;
@@ -141,6 +141,9 @@ void bind_modes(CLI::App& app, Bound& b) {
       ->type_name("OS")
       ->group(g);
   app.add_flag("--check", b.check, "Probe this host and report each mechanism; exit 0 if full confinement works")
+      ->group(g);
+  app.add_flag("--self-test", b.self_test,
+               "Run confined probes (denied and allowed reads, writes, connections) and report each")
       ->group(g);
   app.add_flag("--json", b.json, "Machine-readable output for --dry-run and --check")->group(g);
   app.add_flag("--json-errors", b.json_errors, "Print errors as one JSON object on stderr")->group(g);
@@ -258,6 +261,10 @@ Result<Invocation> parse(const std::vector<std::string>& args, const std::string
   }
   if (b.check) {
     inv.mode = Mode::check;
+    return inv;
+  }
+  if (b.self_test) {
+    inv.mode = Mode::self_test;
     return inv;
   }
   if (b.print_profile) {

@@ -9,7 +9,7 @@
 
 namespace cage::cli {
 
-enum class Mode { run, dry_run, check, version, help, print_profile };
+enum class Mode { run, dry_run, check, self_test, version, help, print_profile };
 
 // --result, --audit, --audit-required: where the run's result and audit events go ("FILE" or "fd:N").
 struct ReportOptions {

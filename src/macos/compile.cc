@@ -40,6 +40,9 @@ const char* const kMachServices[] = {"com.apple.system.opendirectoryd.libinfo",
                                      "com.apple.logd", "com.apple.trustd.agent",
                                      "com.apple.system.notification_center", nullptr};
 
+// setrlimit resources macOS has (execute.cc maps them); --rlimit names outside this list are refused.
+const std::string kMacRlimits[] = {"as", "core", "cpu", "data", "fsize", "memlock", "nofile", "nproc", "rss", "stack"};
+
 // Comments carry flag origins; a control character would end the comment early, so none survive.
 std::string comment_safe(std::string s) {
   for (auto& c : s)
@@ -187,13 +190,23 @@ Result<MacPlan> compile(const policy::Policy& p, const MacHostFacts& facts,
   if (p.limits.memory_bytes) plan.unenforced.push_back("--memory: macOS has no per-run memory limit");
   if (p.limits.pids) plan.unenforced.push_back("--pids: macOS counts processes per user, not per run");
   if (p.limits.cpu) plan.unenforced.push_back("--cpu: macOS has no per-run CPU quota");
+  // Linux-only resource limits are refused, not dropped: macOS has no such setrlimit resource.
+  for (const auto& r : p.limits.rlimits)
+    if (std::find(std::begin(kMacRlimits), std::end(kMacRlimits), r.name) == std::end(kMacRlimits))
+      return unavailable(r.origin, "macOS has no " + r.name + " resource limit",
+                         "drop it; macOS has as, core, cpu, data, fsize, memlock, nofile, nproc, rss, stack");
   if (p.limits.strict && !plan.unenforced.empty())
     return unavailable("--strict-limits", plan.unenforced.front(), "drop the limit or --strict-limits");
   std::vector<std::pair<std::string, std::string>> forced = {{"HOME", p.home.empty() ? "/" : p.home},
                                                               {"PWD", plan.cwd}};
   if (!facts.private_tmp.empty()) forced.emplace_back("TMPDIR", facts.private_tmp);
+  // The proxy listens on the host's loopback, where any local process could reach it: at run time
+  // the URLs carry the run's secret (dry-run shows where it goes).
+  const uint16_t port = facts.proxy_port ? facts.proxy_port : 3128;
+  const std::string secret = facts.proxy_secret.empty() && facts.proxy_port == 0 ? "SECRET" : facts.proxy_secret;
   if (!p.net.empty())
-    for (auto& kv : proxy::proxy_environment(facts.proxy_port ? facts.proxy_port : 3128, p.net))
+    for (auto& kv : secret.empty() ? proxy::proxy_environment(port, p.net)
+                                   : proxy::proxy_environment_with_secret(std::to_string(port), secret, p.net))
       forced.push_back(std::move(kv));
   plan.env = policy::build_environment(p.env, caller_env, forced);
   if (std::none_of(plan.env.begin(), plan.env.end(), [](const std::string& e) { return e.rfind("PATH=", 0) == 0; }))

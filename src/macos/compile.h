@@ -22,6 +22,7 @@ struct MacHostFacts {
   // realpath(3) on the Mac; empty elsewhere, where only the fixed links below are applied.
   std::function<std::optional<std::string>(const std::string&)> resolve;
   uint16_t proxy_port = 0;  // 127.0.0.1:PORT of cage's proxy (run time); 0: not known yet (dry-run)
+  std::string proxy_secret;  // the run's proxy secret (run time; the *_PROXY URLs carry it); "" in tests
   std::string private_tmp;  // the run's own TMPDIR, read-write; empty: none
 };
 

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/unique_fd.h"
 
@@ -12,7 +13,9 @@ namespace cage::proxy {
 struct Leg {
   int src = -1, dst = -1;
   UniqueFd pipe_r, pipe_w;
-  size_t pending = 0;   // bytes sitting in the pipe
+  size_t pending = 0;   // bytes sitting in the pipe (copy relay: in buf, from buf_off)
+  std::vector<char> buf;  // the copy relay's buffer (relay_copy.h), where there is no splice
+  size_t buf_off = 0;
   std::string prefix;   // written to dst first: a reply, or bytes read while negotiating
   bool eof = false;     // src has no more to give
   bool done = false;    // everything delivered and dst half-closed (or dst gone)
@@ -27,6 +30,7 @@ struct Leg {
 inline constexpr uint64_t kBulkAfter = 4u << 20;
 inline constexpr int kBulkPipe = 1 << 20;
 
+// The tunnel relay: splice on Linux (relay.cc), the copy relay elsewhere (relay_portable.cc).
 // Creates the pipe (capacity `pipe_size` when the kernel allows). Returns 0 or an errno.
 int open_leg(Leg& leg, int src, int dst, int pipe_size);
 // Moves what it can until src or dst would block, or the leg is done.

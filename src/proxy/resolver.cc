@@ -4,9 +4,11 @@
 // a lookup stuck in the resolver's own timeouts never delays the supervisor's exit.
 #include "proxy/resolver.h"
 
-#include <netdb.h>
+#if defined(__GLIBC__)
 #include <nss.h>
-#include <sys/eventfd.h>
+#endif
+
+#include <netdb.h>
 #include <unistd.h>
 
 #include <condition_variable>
@@ -14,6 +16,8 @@
 #include <deque>
 #include <mutex>
 #include <thread>
+
+#include "proxy/waker.h"
 
 namespace cage::proxy {
 
@@ -24,7 +28,7 @@ struct Resolver::Shared {
   std::vector<Resolution> done;
   int idle = 0, workers = 0;
   bool stopping = false;
-  int efd = -1;
+  Waker wake;  // lives as long as the last worker (they share this object)
 };
 
 namespace {
@@ -76,40 +80,33 @@ void worker(std::shared_ptr<Resolver::Shared> s) {
     lock.lock();
     if (s->stopping) break;
     s->done.push_back(std::move(r));
-    uint64_t one = 1;
-    if (write(s->efd, &one, sizeof one) < 0) { /* eventfd counter full: already signalled */ }
+    s->wake.signal();
   }
   --s->workers;
-  if (s->workers == 0 && s->efd >= 0) {
-    close(s->efd);
-    s->efd = -1;
-  }
 }
 
 }  // namespace
 
 void pin_host_lookup() {
   static std::once_flag once;
+#if defined(__GLIBC__)
   std::call_once(once, [] { __nss_configure_lookup("hosts", "files dns"); });
+#else
+  (void)once;  // other C libraries resolve without loadable modules (macOS: the system resolver)
+#endif
 }
 
 Resolver::Resolver() : s_(std::make_shared<Shared>()) {
   pin_host_lookup();
-  s_->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 }
 
 Resolver::~Resolver() {
   std::lock_guard lock(s_->mu);
   s_->stopping = true;
   s_->cv.notify_all();
-  // The last worker closes the eventfd; without workers it is ours to close.
-  if (s_->workers == 0 && s_->efd >= 0) {
-    close(s_->efd);
-    s_->efd = -1;
-  }
 }
 
-int Resolver::notify_fd() const { return s_->efd; }
+int Resolver::notify_fd() const { return s_->wake.valid() ? s_->wake.get() : -1; }
 
 void Resolver::submit(uint64_t id, std::string host) {
   std::lock_guard lock(s_->mu);
@@ -123,8 +120,7 @@ void Resolver::submit(uint64_t id, std::string host) {
 
 std::vector<Resolution> Resolver::take() {
   std::lock_guard lock(s_->mu);
-  uint64_t n;
-  if (read(s_->efd, &n, sizeof n) < 0) { /* nothing pending */ }
+  s_->wake.drain();
   return std::exchange(s_->done, {});
 }
 

@@ -1,6 +1,6 @@
 // Name resolution for the proxy, off the event loop: a few worker threads call getaddrinfo with
 // the hosts lookup pinned to glibc's built-in "files dns" (no NSS module is ever dlopen'ed by the
-// static binary); results come back through an eventfd the loop watches.
+// static binary); results come back through a Waker (waker.h) the loop watches.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -23,7 +23,7 @@ class Resolver {
   ~Resolver();
   int notify_fd() const;                     // readable when results are waiting
   void submit(uint64_t id, std::string host);
-  std::vector<Resolution> take();            // drains results (and the eventfd)
+  std::vector<Resolution> take();            // drains results (and the Waker)
 
  struct Shared;  // shared with the detached workers
 

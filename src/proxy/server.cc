@@ -8,7 +8,6 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 
 #include <cerrno>
@@ -16,6 +15,7 @@
 
 #include "proxy/env.h"
 #include "proxy/relay.h"
+#include "proxy/socket_compat.h"
 #include "proxy/socks5.h"
 
 namespace cage::proxy {
@@ -103,7 +103,7 @@ int write_from(int fd, std::string& buf, uint64_t* counter = nullptr) {
 }  // namespace
 
 Server::Server(Allowlist allow, ServerOptions opt, EventSink sink)
-    : allow_(std::move(allow)), opt_(opt), sink_(std::move(sink)), wake_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
+    : allow_(std::move(allow)), opt_(opt), sink_(std::move(sink)) {
   poller_.add(wake_.get(), kWake);
   if (resolver_.notify_fd() >= 0) poller_.add(resolver_.notify_fd(), kResolver);
 }
@@ -125,7 +125,7 @@ int Server::add_listener(UniqueFd listener) {
 
 void Server::on_client_listener() {
   while (listener_.valid()) {
-    int c = accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    int c = accept_nonblocking(listener_.get());
     if (c < 0) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
       return;  // EAGAIN, or out of fds (the next connection's edge retries)
@@ -136,8 +136,7 @@ void Server::on_client_listener() {
 
 void Server::stop() {
   stopping_ = true;
-  uint64_t one = 1;
-  if (write(wake_.get(), &one, sizeof one) < 0) { /* counter saturated: already woken */ }
+  wake_.signal();
 }
 
 int Server::run() {
@@ -527,7 +526,7 @@ void Server::try_connect(Conn& c) {
       std::memcpy(&s6->sin6_addr, a.data(), 16);
       len = sizeof *s6;
     }
-    UniqueFd s(socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+    UniqueFd s(open_stream_socket(ss.ss_family));
     if (!s.valid()) {
       c.last_connect_errno = errno;
       continue;

@@ -19,6 +19,7 @@
 #include "proxy/poller.h"
 #include "proxy/resolver.h"
 #include "proxy/synthetic.h"
+#include "proxy/waker.h"
 
 namespace cage::proxy {
 
@@ -90,7 +91,8 @@ class Server {
   EventSink sink_;
   Poller poller_;
   Resolver resolver_;
-  UniqueFd channel_, wake_, listener_;
+  UniqueFd channel_, listener_;
+  Waker wake_;
   bool authorized(const Conn& c) const;
   void on_client_listener();
   std::atomic<bool> stopping_{false};

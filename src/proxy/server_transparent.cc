@@ -15,6 +15,7 @@
 
 #include "proxy/dns.h"
 #include "proxy/server.h"
+#include "proxy/socket_compat.h"
 
 namespace cage::proxy {
 
@@ -61,7 +62,7 @@ bool Server::destination_of(int fd, Destination& d) {
 
 void Server::on_listener(int fd) {
   while (true) {
-    int c = accept4(fd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    int c = accept_nonblocking(fd);
     if (c < 0) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
       return;  // EAGAIN, or out of fds (the next connection's edge retries)

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 
 #include "proxy/env.h"
 
@@ -17,10 +18,26 @@ using policy::is_beneath;
 
 // Passed through when set: what Windows programs need to start (SystemRoot for DLL loading, ComSpec,
 // PATHEXT) and the terminal/locale set of the Linux build.
-const char* const kPassedEnv[] = {"PATH", "PATHEXT", "SYSTEMROOT", "SYSTEMDRIVE", "WINDIR", "COMSPEC",
-                                  "NUMBER_OF_PROCESSORS", "PROCESSOR_ARCHITECTURE", "PROCESSOR_IDENTIFIER",
-                                  "OS", "USERNAME", "TERM", "COLORTERM", "LANG", "LC_*", "TZ", "NO_COLOR",
-                                  "COLUMNS", "LINES", nullptr};
+const char* const kPassedEnv[] = {"PATH",
+                                  "PATHEXT",
+                                  "SYSTEMROOT",
+                                  "SYSTEMDRIVE",
+                                  "WINDIR",
+                                  "COMSPEC",
+                                  "NUMBER_OF_PROCESSORS",
+                                  "PROCESSOR_ARCHITECTURE",
+                                  "PROCESSOR_IDENTIFIER",
+                                  "OS",
+                                  "USERNAME",
+                                  "TERM",
+                                  "COLORTERM",
+                                  "LANG",
+                                  "LC_*",
+                                  "TZ",
+                                  "NO_COLOR",
+                                  "COLUMNS",
+                                  "LINES",
+                                  nullptr};
 
 std::string upper(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -35,7 +52,8 @@ Status add_grant(WinPlan& plan, const policy::Grant& g, AclChange::Kind kind, co
   if (!path) return path.error();
   char k = facts.kind ? facts.kind(*path) : 'd';
   if (k == 0 && kind != AclChange::Kind::no_read_up)
-    return invalid(g.origin, "no such file or directory (" + *path + ")", "create it first, or check the path");
+    return invalid(g.origin, "no such file or directory (" + *path + ")",
+                   "create it first, or check the path");
   if (k == 0) return Ok{};  // nothing to hide
   const bool dir = k == 'd';
   const char* inherit = dir ? "OICI" : "";
@@ -43,34 +61,63 @@ Status add_grant(WinPlan& plan, const policy::Grant& g, AclChange::Kind kind, co
     case AclChange::Kind::low_label:
       // The Low label lets the Low token write; the explicit ACE covers grants only reachable through
       // a group, which the token holds deny-only.
-      plan.acl.push_back(AclChange{kind, *path, dir, std::string("S:(ML;") + inherit + ";NW;;;LW)", g.origin});
+      plan.acl.push_back(
+          AclChange{kind, *path, dir, std::string("S:(ML;") + inherit + ";NW;;;LW)", g.origin});
       plan.acl.push_back(AclChange{AclChange::Kind::allow_user, *path, dir,
                                    std::string("D:(A;") + inherit + ";0x1301bf;;;<USER>)", g.origin});
       break;
     case AclChange::Kind::allow_user:
-      plan.acl.push_back(AclChange{kind, *path, dir, std::string("D:(A;") + inherit + ";0x1200a9;;;<USER>)", g.origin});
+      plan.acl.push_back(
+          AclChange{kind, *path, dir, std::string("D:(A;") + inherit + ";0x1200a9;;;<USER>)", g.origin});
       break;
     case AclChange::Kind::no_read_up:
-      plan.acl.push_back(AclChange{kind, *path, dir, std::string("S:(ML;") + inherit + ";NWNRNX;;;ME)", g.origin});
+      plan.acl.push_back(
+          AclChange{kind, *path, dir, std::string("S:(ML;") + inherit + ";NWNRNX;;;ME)", g.origin});
       break;
   }
   return Ok{};
 }
 
+// WFP cannot match "this process tree", but ALE_USER_ID runs an access check of the connecting token
+// against a security descriptor. The run's token carries run_sid as a restricting SID, and a deny ACE
+// for a restricting SID fails the token's second (restricted) access check: so "D:(D;;CC;;;run)(A;;CC;;;WD)"
+// grants every token except the run's. Every other process is permitted by the weight-15 filter in
+// cage's sublayer (other sublayers still decide for it as before); the run falls through to the proxy
+// permit and the blocks below it.
 void network(WinPlan& plan, const policy::Policy& p, uint16_t port) {
+  using F = WfpFilter;
+  using C = WfpCondition;
   if (p.share_net) {
     plan.gaps.push_back("--share-net: the host network, unfiltered");
     return;
   }
-  plan.wfp = true;
-  const std::string who = "ALE_USER_ID matches the run's token";
-  if (!p.net.empty())
-    plan.filters.push_back(WfpFilter{"FWPM_LAYER_ALE_AUTH_CONNECT_V4", "PERMIT", 15,
-                                     who + "; IP_PROTOCOL=TCP; IP_REMOTE_ADDRESS=127.0.0.1; IP_REMOTE_PORT=" +
-                                         std::to_string(port),
-                                     "--net: cage's proxy"});
-  for (const char* layer : {"FWPM_LAYER_ALE_AUTH_CONNECT_V4", "FWPM_LAYER_ALE_AUTH_CONNECT_V6"})
-    plan.filters.push_back(WfpFilter{layer, "BLOCK", 14, who, "no network but the proxy"});
+  plan.wfp.enabled = true;
+  if (!p.net.empty() && p.net_mode == policy::Policy::NetMode::both)
+    plan.gaps.push_back(
+        "--net: proxy only; programs that ignore HTTPS_PROXY get no network (no transparent "
+        "mode on Windows)");
+  // Owner and group too: an access check refuses a descriptor without them.
+  const std::string not_this_run = "O:SYG:SYD:(D;;CC;;;" + plan.token.run_sid + ")(A;;CC;;;WD)";
+  for (auto layer : {F::Layer::ale_auth_connect_v4, F::Layer::ale_auth_connect_v6})
+    plan.wfp.filters.push_back(F{layer,
+                                 F::Action::permit,
+                                 15,
+                                 {C{C::Field::ale_user_id, 0, not_this_run}},
+                                 "any other process: not cage's business"});
+  if (plan.proxy)
+    plan.wfp.filters.push_back(
+        F{F::Layer::ale_auth_connect_v4,
+          F::Action::permit,
+          14,
+          {C{C::Field::ip_protocol, 6, ""}, C{C::Field::ip_remote_address_v4, 0x7f000001, ""},
+           C{C::Field::ip_remote_port, port, ""}},
+          "--net: TCP to cage's proxy on 127.0.0.1:" + std::to_string(port)});
+  for (auto layer : {F::Layer::ale_auth_connect_v4, F::Layer::ale_auth_connect_v6})
+    plan.wfp.filters.push_back(
+        F{layer, F::Action::block, 0, {}, "the run: no network but the proxy", kFilterFlagClearActionRight});
+  plan.gaps.push_back(
+      "network: on a real Windows host only --self-test shows that WFP tells the run's "
+      "connections apart from the rest of the machine's");
 }
 
 void limits(WinPlan& plan, const policy::Limits& l, const WinHostFacts& facts) {
@@ -88,10 +135,48 @@ void limits(WinPlan& plan, const policy::Limits& l, const WinHostFacts& facts) {
     plan.job.cpu_rate = static_cast<uint32_t>(std::clamp(share, 1.0, 10000.0));
   }
   if (l.timeout_ms) plan.timeout_ms = *l.timeout_ms;
-  for (const auto& r : l.rlimits) plan.gaps.push_back(r.origin + ": Windows has no resource limit of this kind");
+  for (const auto& r : l.rlimits)
+    plan.gaps.push_back(r.origin + ": Windows has no resource limit of this kind");
+}
+
+// `path` is `dir` or inside it, compared as Windows compares names (case-insensitively).
+bool windows_beneath(const std::string& path, const std::string& dir) {
+  std::string p = upper(path), d = upper(dir);
+  while (d.size() > 3 && d.back() == '\\') d.pop_back();
+  return p == d ||
+         (p.size() > d.size() && p.compare(0, d.size(), d) == 0 && (d.back() == '\\' || p[d.size()] == '\\'));
+}
+
+std::string run_id(const WinHostFacts& facts) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%u-%08x%08x", facts.pid, facts.nonce[0], facts.nonce[1]);
+  return buf;
 }
 
 }  // namespace
+
+std::string run_sid_of(const WinHostFacts& facts) {
+  return "S-1-9-" + std::to_string(facts.nonce[0]) + "-" + std::to_string(facts.nonce[1]) + "-" +
+         std::to_string(facts.pid);
+}
+
+std::string insert_ace(const std::string& dacl, const std::string& ace) {
+  if (dacl.rfind("D:", 0) != 0) return "D:" + ace;  // no DACL part at all: an empty one plus ours
+  if (dacl.find("NO_ACCESS_CONTROL") != std::string::npos) return dacl;  // NULL DACL: all allowed already
+  size_t pos = dacl.find('(');
+  if (pos == std::string::npos) return dacl + ace;  // "D:P" alone: an empty DACL
+  // Explicit deny ACEs come first; ours goes before the first ACE that is not one.
+  while (pos < dacl.size() && dacl[pos] == '(') {
+    size_t end = dacl.find(')', pos);
+    if (end == std::string::npos) break;
+    std::string body = dacl.substr(pos + 1, end - pos - 1);
+    std::string type = body.substr(0, body.find(';'));
+    std::string flags = body.substr(type.size() + 1, body.find(';', type.size() + 1) - type.size() - 1);
+    if ((type != "D" && type != "OD") || flags.find("ID") != std::string::npos) break;
+    pos = end + 1;
+  }
+  return dacl.substr(0, pos) + ace + dacl.substr(pos);
+}
 
 std::string posix_form(const std::string& text) {
   std::string s = text;
@@ -115,12 +200,14 @@ void normalize_input(policy::PolicyInput& in) {
   }
 }
 
-Result<std::string> to_windows_path(const std::string& posix, const WinHostFacts& facts, const std::string& input) {
+Result<std::string> to_windows_path(const std::string& posix, const WinHostFacts& facts,
+                                    const std::string& input) {
   auto backslashed = [](std::string s) {
     std::replace(s.begin(), s.end(), '/', '\\');
     return s;
   };
-  if (posix.size() >= 3 && posix[0] == '/' && std::isalpha(static_cast<unsigned char>(posix[1])) && posix[2] == ':') {
+  if (posix.size() >= 3 && posix[0] == '/' && std::isalpha(static_cast<unsigned char>(posix[1])) &&
+      posix[2] == ':') {
     std::string rest = posix.substr(3);
     return std::string(1, static_cast<char>(std::toupper(static_cast<unsigned char>(posix[1])))) + ":" +
            (rest.empty() ? "\\" : backslashed(rest));
@@ -155,7 +242,8 @@ std::vector<std::string> build_environment(const policy::EnvPolicy& env,
                                            const std::vector<std::pair<std::string, std::string>>& forced) {
   std::vector<std::pair<std::string, std::string>> out;
   auto put = [&out](const std::string& k, const std::string& v) {
-    auto it = std::find_if(out.begin(), out.end(), [&](const auto& kv) { return upper(kv.first) == upper(k); });
+    auto it =
+        std::find_if(out.begin(), out.end(), [&](const auto& kv) { return upper(kv.first) == upper(k); });
     if (it != out.end())
       it->second = v;  // the first spelling of the name stays ("Path")
     else
@@ -164,7 +252,8 @@ std::vector<std::string> build_environment(const policy::EnvPolicy& env,
   auto passed = [&env](const std::string& name) {
     for (const char* const* d = kPassedEnv; *d; ++d)
       if (name_match(*d, name)) return true;
-    return std::any_of(env.pass.begin(), env.pass.end(), [&](const std::string& p) { return name_match(p, name); });
+    return std::any_of(env.pass.begin(), env.pass.end(),
+                       [&](const std::string& p) { return name_match(p, name); });
   };
   for (const auto& [k, v] : host)
     if (passed(k)) put(k, v);
@@ -183,10 +272,24 @@ Result<WinPlan> compile(const policy::Policy& p, const WinHostFacts& facts,
   if (!p.tmpfs.empty())
     return unavailable(p.tmpfs.front().origin, "Windows has no private tmpfs mounts",
                        "use --rw on a scratch directory instead");
+  if (!p.net.empty() && !p.share_net && p.net_mode == policy::Policy::NetMode::transparent)
+    return unavailable("--net-mode transparent", "Windows has no transparent mode: only the proxy is carried",
+                       "use --net-mode proxy (clients that honour HTTPS_PROXY)");
   WinPlan plan;
   plan.argv = p.argv;
   plan.proxy_port = facts.proxy_port ? facts.proxy_port : 3128;
-  for (const auto& a : p.argv) plan.command_line += (plan.command_line.empty() ? "" : " ") + quote_argument(a);
+  plan.proxy = !p.net.empty() && !p.share_net;
+  plan.token.run_sid = run_sid_of(facts);
+  const std::string local =
+      facts.localappdata.empty() ? facts.userprofile + "\\AppData\\Local" : facts.localappdata;
+  const std::string id = run_id(facts);
+  plan.journal.dir = local + "\\cage\\restore";
+  plan.journal.file = plan.journal.dir + "\\run-" + id + ".journal";
+  // Only the caller and SYSTEM, not inherited from LOCALAPPDATA, labelled Low so the run can write it.
+  plan.temp.path = local + "\\cage\\tmp\\run-" + id;
+  plan.temp.sddl = "D:P(A;OICI;FA;;;<USER>)(A;OICI;FA;;;SY)S:(ML;OICI;NW;;;LW)";
+  for (const auto& a : p.argv)
+    plan.command_line += (plan.command_line.empty() ? "" : " ") + quote_argument(a);
   auto cwd = to_windows_path(p.cwd, facts, "--chdir " + p.cwd);
   if (!cwd) return cwd.error();
   plan.cwd = *cwd;
@@ -194,10 +297,22 @@ Result<WinPlan> compile(const policy::Policy& p, const WinHostFacts& facts,
     if (auto s = add_grant(plan, g, AclChange::Kind::allow_user, facts); !s) return s.error();
   for (const auto& g : p.rw)
     if (auto s = add_grant(plan, g, AclChange::Kind::low_label, facts); !s) return s.error();
+  // A workload that could write the restore journals could make the next cage change any descriptor
+  // or delete any tree of the user's: no write grant may cover cage's own directory.
+  const std::string own = local + "\\cage";
+  for (const auto& a : plan.acl)
+    if (a.kind == AclChange::Kind::low_label &&
+        (windows_beneath(own, a.path) || windows_beneath(a.path, own)))
+      return invalid(a.why, "would make cage's restore journals (" + own + ") writable by the sandbox",
+                     "grant a directory that does not contain " + own);
   for (const auto& g : p.hide)
     if (auto s = add_grant(plan, g, AclChange::Kind::no_read_up, facts); !s) return s.error();
-  plan.gaps.push_back("reads: the Low-integrity token reads whatever your account can read (the home "
-                      "included), except --hide paths");
+  plan.gaps.push_back(
+      "reads: the Low-integrity token reads whatever your account can read (the home "
+      "included) and the registry, except --hide paths");
+  plan.gaps.push_back(
+      "writes: what Windows labels Low (AppData\\LocalLow) stays writable; other Low-integrity "
+      "processes of yours can write the --rw paths during the run");
   if (!p.system_view) plan.gaps.push_back("--no-system: Windows system directories stay readable");
   network(plan, p, plan.proxy_port);
   limits(plan, p.limits, facts);
@@ -208,12 +323,16 @@ Result<WinPlan> compile(const policy::Policy& p, const WinHostFacts& facts,
   if (!p.home.empty())
     if (auto h = to_windows_path(p.home, facts, "HOME"); h) profile = *h;
   std::vector<std::pair<std::string, std::string>> forced = {{"USERPROFILE", profile}};
-  if (!facts.private_tmp.empty()) {
-    forced.emplace_back("TEMP", facts.private_tmp);
-    forced.emplace_back("TMP", facts.private_tmp);
-  }
-  if (!p.net.empty() && !p.share_net)
-    for (auto& kv : proxy::proxy_environment(plan.proxy_port, p.net)) forced.push_back(std::move(kv));
+  forced.emplace_back("TEMP", plan.temp.path);
+  forced.emplace_back("TMP", plan.temp.path);
+  if (plan.proxy)
+    // cage's proxy listens on the host's loopback, where any local process could reach it: with a
+    // secret it serves only clients that present it (the URLs carry it).
+    for (auto& kv : facts.proxy_secret.empty()
+                        ? proxy::proxy_environment(plan.proxy_port, p.net)
+                        : proxy::proxy_environment_with_secret(std::to_string(plan.proxy_port),
+                                                               facts.proxy_secret, p.net))
+      forced.push_back(std::move(kv));
   plan.env = win::build_environment(p.env, caller_env, forced);
   return plan;
 }

@@ -20,6 +20,8 @@ version=$(sed -n 's/^project(cage VERSION \([0-9][0-9.]*\).*/\1/p' "$src/CMakeLi
 mkdir -p "$tmp/dist"
 echo "source $version" > "$tmp/dist/cage-$version.tar.gz"
 echo "windows $version" > "$tmp/dist/cage-$version-windows-x86_64.zip"
+echo "macos x86_64 $version" > "$tmp/dist/cage-$version-macos-x86_64.tar.gz"
+echo "macos arm64 $version" > "$tmp/dist/cage-$version-macos-arm64.tar.gz"
 $py "$src/packaging/manifests.py" render --version "$version" --dist "$tmp/dist" --out "$tmp/r" || bad "render"
 $py "$src/packaging/manifests.py" check --version "$version" --dist "$tmp/dist" "$tmp/r" || bad "check"
 ruby -c "$tmp/r/homebrew/cage-sandbox.rb" >/dev/null || bad "ruby -c homebrew/cage-sandbox.rb"
@@ -30,6 +32,13 @@ sed -i 's/"hash": "[0-9a-f]*"/"hash": "'"$(printf '0%.0s' {1..64})"'"/' "$tmp/r/
 if $py "$src/packaging/manifests.py" check --version "$version" --dist "$tmp/dist" "$tmp/r" 2>/dev/null; then
   bad "check accepted a Scoop manifest with the wrong hash"
 fi
+cp "$tmp/r/homebrew/cage-sandbox.rb" "$tmp/brew.rb"
+sed -i "s/$(sha256sum "$tmp/dist/cage-$version-macos-arm64.tar.gz" | cut -c1-64)/$(printf '0%.0s' {1..64})/" "$tmp/r/homebrew/cage-sandbox.rb"
+brew_check=$($py "$src/packaging/manifests.py" check --version "$version" --dist "$tmp/dist" "$tmp/r" 2>&1 || true)
+if ! grep -q 'homebrew/cage-sandbox.rb: no line for sha256_macos_arm64' <<< "$brew_check"; then
+  bad "check accepted a Homebrew formula with the wrong arm64 checksum"
+fi
+cp "$tmp/brew.rb" "$tmp/r/homebrew/cage-sandbox.rb"
 if $py "$src/packaging/manifests.py" check --version 9.9.9 --dist "$tmp/dist" "$tmp/r" 2>/dev/null; then
   bad "check accepted manifests of another version"
 fi

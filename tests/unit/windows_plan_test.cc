@@ -22,7 +22,13 @@ Result<win::WinPlan> plan_of(std::vector<std::string> words, win::WinHostFacts f
   facts.on_windows = true;
   facts.home_posix = home;
   facts.userprofile = "C:\\Users\\ann";
-  if (!facts.kind) facts.kind = [](const std::string& path) { return path.find('.') == std::string::npos ? 'd' : 'f'; };
+  if (!facts.pid) {
+    facts.pid = 7;
+    facts.nonce[0] = 0xabc;
+    facts.nonce[1] = 0x12;
+  }
+  if (!facts.kind)
+    facts.kind = [](const std::string& path) { return path.find('.') == std::string::npos ? 'd' : 'f'; };
   return win::compile(*p, facts, env);
 }
 
@@ -51,6 +57,9 @@ TEST(WindowsPlan, TokenIsRestrictedAndLow) {
   auto calls = win::calls_of(*plan);
   EXPECT_EQ(arg(call(calls, "CreateRestrictedToken"), "flags"), "DISABLE_MAX_PRIVILEGE|LUA_TOKEN (0x5)");
   EXPECT_EQ(arg(call(calls, "SetTokenInformation"), "sid"), "S-1-16-4096");
+  EXPECT_EQ(plan->token.run_sid, "S-1-9-2748-18-7");
+  EXPECT_EQ(arg(call(calls, "CreateRestrictedToken"), "SidsToRestrict"),
+            "the caller's user and groups, and S-1-9-2748-18-7");
 }
 
 TEST(WindowsPlan, JobKillsOnCloseAndNeverBreaksAway) {
@@ -72,7 +81,8 @@ TEST(WindowsPlan, JobKillsOnCloseAndNeverBreaksAway) {
 TEST(WindowsPlan, LimitsMapOntoTheJob) {
   win::WinHostFacts facts;
   facts.cpu_count = 4;
-  auto plan = plan_of({"--pids", "64", "--memory", "512M", "--cpu", "1", "--timeout", "30s", "--", "cmd.exe"}, facts);
+  auto plan =
+      plan_of({"--pids", "64", "--memory", "512M", "--cpu", "1", "--timeout", "30s", "--", "cmd.exe"}, facts);
   ASSERT_TRUE(plan) << plan.error().reason;
   auto calls = win::calls_of(*plan);
   auto* limits = call(calls, "SetInformationJobObject");
@@ -80,7 +90,8 @@ TEST(WindowsPlan, LimitsMapOntoTheJob) {
   EXPECT_EQ(arg(limits, "ActiveProcessLimit"), "64");
   EXPECT_EQ(arg(limits, "JobMemoryLimit"), std::to_string(512ull << 20));
   EXPECT_EQ(arg(call(calls, "SetInformationJobObject", 2), "CpuRate"), "2500");  // 1 of 4 CPUs
-  EXPECT_EQ(arg(call(calls, "WaitForSingleObject"), "timeout"), "30000 ms");
+  EXPECT_EQ(arg(call(calls, "WaitForMultipleObjects"), "timeout"), "30000 ms");
+  EXPECT_EQ(plan->timeout_ms, 30000u);
 }
 
 TEST(WindowsPlan, RwGetsLowLabelAndUserAceHideGetsNoReadUp) {
@@ -99,25 +110,131 @@ TEST(WindowsPlan, RwGetsLowLabelAndUserAceHideGetsNoReadUp) {
 }
 
 TEST(WindowsPlan, WfpBlocksAllButTheProxy) {
+  using F = win::WfpFilter;
+  using C = win::WfpCondition;
   win::WinHostFacts facts;
   facts.proxy_port = 50123;
   auto none = plan_of({"--", "curl.exe"}, facts);
   ASSERT_TRUE(none);
-  ASSERT_TRUE(none->wfp);
-  for (const auto& f : none->filters) EXPECT_EQ(f.action, "BLOCK");
+  ASSERT_TRUE(none->wfp.enabled);
+  EXPECT_FALSE(none->proxy);
+  EXPECT_EQ(none->wfp.session_flags, 0x1u);  // FWPM_SESSION_FLAG_DYNAMIC
+  EXPECT_EQ(none->wfp.sublayer_weight, 0xFFFF);
+  ASSERT_EQ(none->wfp.filters.size(), 4u);  // not-the-run permit and block, v4 and v6
+  for (const auto& f : none->wfp.filters)
+    if (f.action == F::Action::permit) {
+      ASSERT_EQ(f.conditions.size(), 1u);
+      EXPECT_EQ(f.conditions[0].field, C::Field::ale_user_id);
+      EXPECT_EQ(f.conditions[0].sddl, "O:SYG:SYD:(D;;CC;;;S-1-9-2748-18-7)(A;;CC;;;WD)");
+    } else {
+      EXPECT_TRUE(f.conditions.empty());
+      EXPECT_EQ(f.weight, 0);
+      EXPECT_EQ(f.flags, win::kFilterFlagClearActionRight) << "a hard block: no other sublayer overrides it";
+    }
+
   auto net = plan_of({"--net", "example.com:443", "--", "curl.exe"}, facts);
   ASSERT_TRUE(net);
+  EXPECT_TRUE(net->proxy);
   auto calls = win::calls_of(*net);
-  EXPECT_EQ(arg(call(calls, "FwpmEngineOpen0"), "session.flags"), "FWPM_SESSION_FLAG_DYNAMIC");
-  auto* permit = call(calls, "FwpmFilterAdd0");
-  EXPECT_EQ(arg(permit, "action"), "PERMIT");
-  EXPECT_NE(arg(permit, "conditions").find("IP_REMOTE_ADDRESS=127.0.0.1; IP_REMOTE_PORT=50123"), std::string::npos);
-  EXPECT_EQ(arg(call(calls, "FwpmFilterAdd0", 1), "action"), "BLOCK");
-  EXPECT_EQ(arg(call(calls, "FwpmFilterAdd0", 2), "layer"), "FWPM_LAYER_ALE_AUTH_CONNECT_V6");
-  EXPECT_GT(std::stoi(arg(permit, "weight")), std::stoi(arg(call(calls, "FwpmFilterAdd0", 1), "weight")));
+  EXPECT_EQ(arg(call(calls, "FwpmEngineOpen0"), "session.flags"), "FWPM_SESSION_FLAG_DYNAMIC (0x1)");
+  EXPECT_LT(index_of(calls, "FwpmTransactionBegin0"), index_of(calls, "FwpmFilterAdd0"));
+  EXPECT_LT(index_of(calls, "FwpmFilterAdd0"), index_of(calls, "FwpmTransactionCommit0"));
+  EXPECT_LT(index_of(calls, "StartProxy"), index_of(calls, "CreateProcessAsUserW"));
+  EXPECT_LT(index_of(calls, "FwpmTransactionCommit0"), index_of(calls, "CreateProcessAsUserW"));
+  auto* others = call(calls, "FwpmFilterAdd0", 0);
+  EXPECT_EQ(arg(others, "action"), "FWP_ACTION_PERMIT");
+  EXPECT_EQ(arg(others, "weight"), "15");
+  auto* proxy = call(calls, "FwpmFilterAdd0", 2);
+  EXPECT_EQ(arg(proxy, "action"), "FWP_ACTION_PERMIT");
+  EXPECT_EQ(arg(proxy, "layer"), "FWPM_LAYER_ALE_AUTH_CONNECT_V4");
+  EXPECT_EQ(arg(proxy, "conditions"), "IP_PROTOCOL=6; IP_REMOTE_ADDRESS=127.0.0.1; IP_REMOTE_PORT=50123");
+  EXPECT_EQ(arg(proxy, "weight"), "14");
+  auto* block4 = call(calls, "FwpmFilterAdd0", 3);
+  auto* block6 = call(calls, "FwpmFilterAdd0", 4);
+  EXPECT_EQ(arg(block4, "action"), "FWP_ACTION_BLOCK");
+  EXPECT_EQ(arg(block6, "action"), "FWP_ACTION_BLOCK");
+  EXPECT_EQ(arg(block6, "layer"), "FWPM_LAYER_ALE_AUTH_CONNECT_V6");
+  EXPECT_EQ(arg(block4, "weight"), "0");
+  EXPECT_EQ(arg(block4, "flags"), "CLEAR_ACTION_RIGHT (hard)");
+  EXPECT_EQ(arg(proxy, "flags"), "0");
+  bool proxy_env = false;
+  for (const auto& e : net->env) proxy_env |= e == "HTTPS_PROXY=http://127.0.0.1:50123";
+  EXPECT_TRUE(proxy_env);
+
+  facts.proxy_secret = "0123456789abcdef0123456789abcdef";
+  auto secret = plan_of({"--net", "example.com:443", "--", "curl.exe"}, facts);
+  ASSERT_TRUE(secret);
+  bool carried = false;
+  for (const auto& e : secret->env)
+    carried |= e == "HTTPS_PROXY=http://cage:0123456789abcdef0123456789abcdef@127.0.0.1:50123";
+  EXPECT_TRUE(carried) << "the proxy on the host's loopback serves only clients with the run's secret";
+
   auto shared = plan_of({"--share-net", "--", "curl.exe"});
   ASSERT_TRUE(shared);
-  EXPECT_FALSE(shared->wfp);
+  EXPECT_FALSE(shared->wfp.enabled);
+  EXPECT_EQ(index_of(win::calls_of(*shared), "FwpmEngineOpen0"), win::calls_of(*shared).size());
+}
+
+TEST(WindowsPlan, JournalAndTempAreTheRunsOwn) {
+  auto plan = plan_of({"--rw", "out", "--", "cmd.exe"});
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan->journal.dir, "C:\\Users\\ann\\AppData\\Local\\cage\\restore");
+  EXPECT_EQ(plan->journal.file, plan->journal.dir + "\\run-7-00000abc00000012.journal");
+  EXPECT_EQ(plan->temp.path, "C:\\Users\\ann\\AppData\\Local\\cage\\tmp\\run-7-00000abc00000012");
+  EXPECT_NE(plan->temp.sddl.find("S:(ML;OICI;NW;;;LW)"), std::string::npos);
+  EXPECT_EQ(plan->temp.sddl.rfind("D:P(", 0), 0u) << "not inherited from LOCALAPPDATA";
+  auto has = [&](const std::string& e) {
+    return std::find(plan->env.begin(), plan->env.end(), e) != plan->env.end();
+  };
+  EXPECT_TRUE(has("TEMP=" + plan->temp.path));
+  EXPECT_TRUE(has("TMP=" + plan->temp.path));
+  auto calls = win::calls_of(*plan);
+  // Orphans first, then the journal, and only then the first descriptor change.
+  EXPECT_EQ(index_of(calls, "RestoreOrphanedJournals"), 0u);  // no --net: no proxy before it
+  EXPECT_LT(index_of(calls, "CreateFileW"), index_of(calls, "SetNamedSecurityInfoW"));
+  EXPECT_EQ(calls.back().api, "Cleanup");
+  win::WinHostFacts facts;
+  facts.localappdata = "D:\\Local";
+  auto moved = plan_of({"--", "cmd.exe"}, facts);
+  ASSERT_TRUE(moved);
+  EXPECT_EQ(moved->journal.dir, "D:\\Local\\cage\\restore");
+}
+
+// The executor follows calls_of: nothing is changed before the journal exists, the workload is
+// created only once every restriction is in place, and it runs only once it is in the job.
+TEST(WindowsPlan, CallOrderIsFailClosed) {
+  win::WinHostFacts facts;
+  facts.proxy_port = 40000;
+  auto plan = plan_of(
+      {"--rw", "out", "--hide", "secret.txt", "--net", "example.com:443", "--cpu", "1", "--", "cmd.exe"},
+      facts);
+  ASSERT_TRUE(plan) << plan.error().reason;
+  auto calls = win::calls_of(*plan);
+  const size_t journal = index_of(calls, "CreateFileW"), spawn = index_of(calls, "CreateProcessAsUserW");
+  for (const char* api : {"SetNamedSecurityInfoW", "CreateDirectoryW"})
+    EXPECT_LT(journal, index_of(calls, api)) << api;
+  for (const char* api :
+       {"SetNamedSecurityInfoW", "CreateDirectoryW", "CreateRestrictedToken", "SetTokenInformation",
+        "CreateJobObjectW", "SetInformationJobObject", "FwpmTransactionCommit0", "StartProxy"})
+    EXPECT_LT(index_of(calls, api), spawn) << api;
+  EXPECT_LT(index_of(calls, "ResumeThread"), index_of(calls, "WaitForMultipleObjects"));
+  EXPECT_EQ(arg(call(calls, "SetInformationJobObject", 2), "ControlFlags"), "ENABLE|HARD_CAP (0x5)");
+  EXPECT_NE(arg(call(calls, "WaitForMultipleObjects"), "").find("<no arg"), std::string::npos);
+  EXPECT_NE(call(calls, "WaitForMultipleObjects")->why.find("exit 124"), std::string::npos);
+  EXPECT_NE(call(calls, "WaitForMultipleObjects")->why.find("exit 130"), std::string::npos);
+  // Two label changes (out, secret.txt) and the access entry for out: three journaled changes.
+  EXPECT_EQ(plan->acl.size(), 3u);
+}
+
+TEST(WindowsAcl, InsertAceKeepsCanonicalOrder) {
+  const std::string ace = "(A;OICI;0x1301bf;;;S-1-5-21-1)";
+  EXPECT_EQ(win::insert_ace("D:AI(A;ID;FA;;;SY)", ace), "D:AI" + ace + "(A;ID;FA;;;SY)");
+  EXPECT_EQ(win::insert_ace("D:P(D;;WD;;;WD)(A;;FA;;;SY)", ace), "D:P(D;;WD;;;WD)" + ace + "(A;;FA;;;SY)");
+  // An inherited deny is not explicit: ours still precedes it, as Windows' own editors place it.
+  EXPECT_EQ(win::insert_ace("D:(D;ID;WD;;;WD)", ace), "D:" + ace + "(D;ID;WD;;;WD)");
+  EXPECT_EQ(win::insert_ace("D:P", ace), "D:P" + ace);
+  EXPECT_EQ(win::insert_ace("", ace), "D:" + ace);
+  EXPECT_EQ(win::insert_ace("D:NO_ACCESS_CONTROL", ace), "D:NO_ACCESS_CONTROL");
 }
 
 TEST(WindowsPaths, TildeSlashesAndUnmappable) {
@@ -138,6 +255,30 @@ TEST(WindowsPaths, TildeSlashesAndUnmappable) {
   elsewhere.userprofile = "C:\\Users\\ann";
   EXPECT_EQ(*win::to_windows_path("/home/ann/x", elsewhere, "t"), "C:\\Users\\ann\\x");
   EXPECT_EQ(*win::to_windows_path("/work/main", elsewhere, "t"), "Z:\\work\\main");
+}
+
+TEST(WindowsPlan, NoWriteGrantCoversTheJournals) {
+  for (const char* path :
+       {"~/AppData/Local", "C:/Users/ANN/appdata", "C:/", "~", "~/AppData/Local/cage/restore"}) {
+    auto p = plan_of({"--rw", path, "--", "cmd.exe"});
+    ASSERT_FALSE(p) << path;
+    EXPECT_EQ(p.error().cls, ErrorClass::invalid_policy) << path;
+    EXPECT_EQ(p.error().input, "--rw " + win::posix_form(path));
+    EXPECT_NE(p.error().reason.find("restore journals"), std::string::npos);
+  }
+  EXPECT_TRUE(plan_of({"--rw", "~/AppData/Local/Temp", "--", "cmd.exe"}));
+  EXPECT_TRUE(plan_of({"--rw", "~/AppData/Local/cagey", "--", "cmd.exe"}));
+  EXPECT_TRUE(plan_of({"--ro", "~", "--", "cmd.exe"}));  // reading them is harmless
+}
+
+TEST(WindowsPlan, RefusesTransparentMode) {
+  auto t = plan_of({"--net", "example.com:443", "--net-mode", "transparent", "--", "curl.exe"});
+  ASSERT_FALSE(t);
+  EXPECT_EQ(t.error().cls, ErrorClass::spawn_sandbox_unavailable);
+  EXPECT_EQ(t.error().input, "--net-mode transparent");
+  auto proxy = plan_of({"--net", "example.com:443", "--net-mode", "proxy", "--", "curl.exe"});
+  ASSERT_TRUE(proxy) << proxy.error().reason;
+  EXPECT_TRUE(proxy->proxy);
 }
 
 TEST(WindowsPlan, RefusesTmpfsAndMissingGrants) {
@@ -168,9 +309,13 @@ TEST(WindowsEnv, NamesAreCaseInsensitive) {
   env.pass = {"my_*"};
   env.unset = {"path"};
   env.set = {{"Foo", "2"}};
-  auto out = win::build_environment(
-      env, {{"Path", "C:\\Windows"}, {"SystemRoot", "C:\\Windows"}, {"MY_TOKEN", "t"}, {"FOO", "1"}, {"SECRET", "s"}},
-      {{"USERPROFILE", "C:\\Users\\ann"}});
+  auto out = win::build_environment(env,
+                                    {{"Path", "C:\\Windows"},
+                                     {"SystemRoot", "C:\\Windows"},
+                                     {"MY_TOKEN", "t"},
+                                     {"FOO", "1"},
+                                     {"SECRET", "s"}},
+                                    {{"USERPROFILE", "C:\\Users\\ann"}});
   auto has = [&](const std::string& e) { return std::find(out.begin(), out.end(), e) != out.end(); };
   EXPECT_TRUE(has("SystemRoot=C:\\Windows"));
   EXPECT_TRUE(has("MY_TOKEN=t"));
@@ -180,6 +325,19 @@ TEST(WindowsEnv, NamesAreCaseInsensitive) {
     EXPECT_NE(e.rfind("Path=", 0), 0u) << "--unsetenv path removes Path";
     EXPECT_NE(e.rfind("SECRET=", 0), 0u);
   }
+}
+
+TEST(WindowsPlan, DryRunElsewhereTakesTheProfileFromAnySpelling) {
+  policy::Policy p;
+  p.cwd = "/work";
+  p.home = "/home/bob";
+  p.argv = {"cmd.exe"};
+  auto text =
+      win::render_dry_run(p, {{"UserProfile", "D:\\Users\\bob"}, {"localappdata", "E:\\Local"}}, false);
+  ASSERT_TRUE(text) << text.error().reason;
+  EXPECT_NE(text->find("USERPROFILE=D:\\Users\\bob"), std::string::npos);
+  EXPECT_NE(text->find("dir = E:\\Local\\cage\\restore"), std::string::npos);
+  EXPECT_NE(text->find("currentDirectory = Z:\\work"), std::string::npos);
 }
 
 TEST(WindowsPlan, RenderedTextNamesTheGaps) {

@@ -1,0 +1,48 @@
+// The seam between the portable front (src/main.cc: parse, profiles, validate, --dry-run --target)
+// and the one backend this binary was built with. Exactly one of linux.cc, macos.cc, windows.cc is
+// linked (CMakeLists.txt chooses by CMAKE_SYSTEM_NAME); posix.cc supplies the process facts on Linux
+// and macOS. Nothing here decides policy: each backend compiles the Policy and carries it out.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cli/options.h"
+#include "common/error.h"
+#include "policy/policy.h"
+
+namespace cage::backend {
+
+using Environ = std::vector<std::pair<std::string, std::string>>;
+
+// The OS this binary runs on, spelled as --target spells it: "linux", "macos" or "windows".
+const char* host_os();
+
+// cage re-executing itself for a helper role (Linux: `cage --spawn-shim`): its exit status, or -1
+// when argv is an ordinary command line. Called before any parsing.
+int internal_entry(int argc, char** argv);
+
+// Process facts, in UTF-8 (Windows converts from its wide-character originals).
+std::vector<std::string> arguments(int argc, char** argv);
+Environ environment();
+std::string current_dir();  // empty if it cannot be known
+// The parsed input and the context in the Policy layer's path form, before validation. Windows:
+// "C:\\x" and "c:/x" become "/C:/x", the home is %USERPROFILE%. POSIX hosts: nothing to do.
+void adapt_input(policy::PolicyInput& in, policy::Context& ctx);
+
+// --result / --audit: opened before validation (a failing run is still reported). A backend without
+// reporting refuses these options rather than drop them silently.
+Status open_report(const cli::ReportOptions& opts, bool for_run);
+void report_policy(const policy::Policy& pol);
+// Renders an error (through the report session if one is open) and returns the exit status.
+int fail(const Error& e, bool json);
+
+int check(bool json);                                               // --check
+int self_test(const std::vector<std::string>& args, bool json);     // --self-test
+// This OS's plan: --dry-run without --target (or with --target host_os()).
+// The POSIX runner of the self-test (self_test_posix.cc), for the Linux and macOS backends.
+int posix_self_test(bool json);
+int dry_run(const policy::Policy& pol, const Environ& env, bool json, bool json_errors);
+int run(const policy::Policy& pol, const Environ& env, bool json_errors);
+
+}  // namespace cage::backend

@@ -1,0 +1,65 @@
+// The Linux backend behind src/main.cc: namespaces, Landlock and seccomp (src/linux/), with the report
+// session (--result, --audit) around the run.
+#include <cstring>
+#include <iostream>
+#include <memory>
+
+#include "backend/backend.h"
+#include "common/json.h"
+#include "linux/compile.h"
+#include "linux/execute.h"
+#include "linux/host_view.h"
+#include "linux/report.h"
+#include "shim/shim.h"
+
+namespace cage::backend {
+
+namespace {
+std::unique_ptr<lx::report::Session> g_session;  // open for a run, from before validation to the end
+}  // namespace
+
+const char* host_os() { return "linux"; }
+
+int internal_entry(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "--spawn-shim") == 0) return shim::main(argc, argv);
+  return -1;
+}
+
+Status open_report(const cli::ReportOptions& opts, bool for_run) {
+  if (!for_run) return Ok{};
+  auto s = lx::report::Session::open(opts);
+  if (!s) return s.error();
+  g_session = std::move(*s);
+  return Ok{};
+}
+
+void report_policy(const policy::Policy& pol) {
+  if (g_session) g_session->set_policy(pol);
+}
+
+int fail(const Error& e, bool json) {
+  if (auto* session = lx::report::Session::active()) return session->fail(e, json);
+  std::cerr << (json ? render_error_json(e) : render_error_text(e)) << std::endl;
+  return exit_status_of(e);
+}
+
+int check(bool json) { return lx::check_host(json); }
+
+int self_test(const std::vector<std::string>&, bool json) { return posix_self_test(json); }
+
+int dry_run(const policy::Policy& pol, const Environ& env, bool json, bool json_errors) {
+  auto host = lx::make_real_host_view();
+  auto plan = lx::compile(pol, *host, env);
+  if (!plan) return fail(plan.error(), json_errors);
+  std::cout << (json ? to_json(lx::render_table(*plan)) + "\n" : lx::render_text(*plan));
+  return 0;
+}
+
+int run(const policy::Policy& pol, const Environ& env, bool json_errors) {
+  auto host = lx::make_real_host_view();
+  auto plan = lx::compile(pol, *host, env);
+  if (!plan) return fail(plan.error(), json_errors);
+  return g_session->run(*plan, pol, json_errors);
+}
+
+}  // namespace cage::backend

@@ -1,0 +1,49 @@
+// The macOS backend behind src/main.cc: sandbox-exec with the SBPL profile from macos::compile
+// (src/macos/execute.cc carries a run out).
+#include <unistd.h>
+
+#include <iostream>
+
+#include "backend/backend.h"
+#include "common/json.h"
+#include "macos/compile.h"
+#include "macos/execute.h"
+
+namespace cage::backend {
+
+const char* host_os() { return "macos"; }
+
+int internal_entry(int, char**) { return -1; }
+
+// --check on macOS: the one mechanism is sandbox-exec; whether it enforces is --self-test's question.
+int check(bool json) {
+  const bool ok = ::access(macos::kSandboxExec, X_OK) == 0;
+  if (json) {
+    toml::table t;
+    t.insert("platform", "macos");
+    t.insert("sandbox_exec", ok);
+    t.insert("path", macos::kSandboxExec);
+    std::cout << to_json(t) << std::endl;
+  } else {
+    std::cout << "sandbox-exec: " << (ok ? "available" : "missing") << " (" << macos::kSandboxExec << ")\n"
+              << "enforcement: not probed here; run cage --self-test to try denied reads, writes and connections\n";
+  }
+  return ok ? 0 : 125;
+}
+
+int self_test(const std::vector<std::string>&, bool json) { return posix_self_test(json); }
+
+int dry_run(const policy::Policy& pol, const Environ& env, bool json, bool json_errors) {
+  auto text = macos::render_dry_run(pol, env, json);
+  if (!text) return fail(text.error(), json_errors);
+  std::cout << *text;
+  return 0;
+}
+
+int run(const policy::Policy& pol, const Environ& env, bool json_errors) {
+  auto status = macos::execute(pol, env);
+  if (!status) return fail(status.error(), json_errors);
+  return *status;
+}
+
+}  // namespace cage::backend

@@ -1,0 +1,75 @@
+// LoopbackProxy on POSIX hosts (see loopback.h): a listening socket on 127.0.0.1:0 handed to
+// Server::add_listener, a secret from the system's random source, and one serving thread.
+#include "proxy/loopback.h"
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <random>
+
+#include "proxy/socket_compat.h"
+
+namespace cage::proxy {
+
+namespace {
+
+// 128 bits from std::random_device: getrandom/urandom on Linux, arc4random on macOS.
+Result<std::string> make_secret() {
+  try {
+    std::random_device rd;
+    static const char kHex[] = "0123456789abcdef";
+    std::string s;
+    for (int i = 0; i < 4; ++i) {
+      uint32_t v = rd();
+      for (int k = 0; k < 8; ++k, v >>= 4) s += kHex[v & 15];
+    }
+    return s;
+  } catch (const std::exception&) {
+    return unavailable("--net", "no randomness for the proxy's secret", "check the system's random source");
+  }
+}
+
+}  // namespace
+
+Result<std::unique_ptr<LoopbackProxy>> LoopbackProxy::start(Allowlist allow, EventSink sink, ServerOptions opt) {
+  auto secret = make_secret();
+  if (!secret) return secret.error();
+  opt.secret = *secret;
+  UniqueFd l(open_stream_socket(AF_INET));
+  if (!l.valid()) return unavailable("--net", "cannot create the proxy's socket", "check the fd limit", errno);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  if (bind(l.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || listen(l.get(), 128) != 0 ||
+      getsockname(l.get(), reinterpret_cast<sockaddr*>(&a), &len) != 0)
+    return unavailable("--net", "cannot listen on 127.0.0.1 for the proxy", "check the loopback interface", errno);
+  std::unique_ptr<LoopbackProxy> p(new LoopbackProxy(std::move(allow), opt, std::move(sink)));
+  if (int e = p->server_.add_listener(std::move(l)); e != 0)
+    return unavailable("--net", "cannot watch the proxy's socket", "check the fd limit", -e);
+  p->port_ = ntohs(a.sin_port);
+  p->secret_ = *secret;
+  LoopbackProxy* raw = p.get();
+  p->thread_ = std::thread([raw] { raw->server_.run(); });
+  return p;
+}
+
+LoopbackProxy::~LoopbackProxy() { stop(); }
+
+void LoopbackProxy::stop() {
+  if (stopped_) return;
+  stopped_ = true;
+  server_.stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+void print_denials(const NetEvent& e) {
+  if (e.decision != Decision::denied) return;
+  if (e.status == 407) return;  // a client's first try before it answers the Basic challenge
+  std::string msg = e.reason.rfind("cage: ", 0) == 0 ? e.reason.substr(6) : e.reason;
+  std::fprintf(stderr, "cage: net: denied (%s) %s\n", e.protocol.c_str(), msg.c_str());
+}
+
+}  // namespace cage::proxy

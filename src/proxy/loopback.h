@@ -1,0 +1,45 @@
+// The proxy for hosts whose sandbox cannot hold a listener of cage's own (macOS; Windows once its
+// event loop exists): the same proxy::Server as on Linux, listening on the host's 127.0.0.1 at an
+// ephemeral port (Server::add_listener), on its own thread. Any local process can reach that port,
+// so every request must carry the run's secret (ServerOptions::secret; the *_PROXY URLs from
+// proxy_environment_with_secret carry it). Test: tests/unit/proxy_loopback_test.cc.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "common/error.h"
+#include "proxy/allowlist.h"
+#include "proxy/event.h"
+#include "proxy/server.h"
+
+namespace cage::proxy {
+
+class LoopbackProxy {
+ public:
+  // Binds 127.0.0.1:0 with a fresh random secret and starts serving; errors name --net.
+  static Result<std::unique_ptr<LoopbackProxy>> start(Allowlist allow, EventSink sink, ServerOptions opt = {});
+  ~LoopbackProxy();  // stops
+  LoopbackProxy(const LoopbackProxy&) = delete;
+  LoopbackProxy& operator=(const LoopbackProxy&) = delete;
+
+  uint16_t port() const { return port_; }
+  const std::string& secret() const { return secret_; }  // 32 hex digits
+  // Stops serving; open tunnels are closed. Idempotent; joins the thread.
+  void stop();
+
+ private:
+  LoopbackProxy(Allowlist allow, ServerOptions opt, EventSink sink) : server_(std::move(allow), opt, std::move(sink)) {}
+  Server server_;
+  std::thread thread_;
+  uint16_t port_ = 0;
+  std::string secret_;
+  bool stopped_ = false;
+};
+
+// The default event sink for an interactive run: quiet except denials, which a user must see to fix
+// the allowlist ("cage: net: denied (connect) evil.com:443 is not in the --net allowlist ...").
+void print_denials(const NetEvent& e);
+
+}  // namespace cage::proxy
