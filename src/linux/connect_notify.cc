@@ -91,20 +91,24 @@ class Impl final : public Mediator {
   }
 
  private:
-  // Waits for `fd` or the stop signal; true when fd is readable.
-  bool wait_for(int fd) {
+  // Waits for `fd` or the stop signal; true when fd is readable. For the listener a hang-up (every
+  // process under the filter gone) ends the wait for good; the channel's message is read even when
+  // init has already closed its end.
+  bool wait_for(int fd, bool hangup_ends) {
     pollfd p[2] = {{fd, POLLIN, 0}, {stop_.get(), POLLIN, 0}};
     while (::poll(p, 2, -1) < 0)
       if (errno != EINTR) return false;
-    return !(p[1].revents & POLLIN) && (p[0].revents & (POLLIN | POLLHUP | POLLERR));
+    if ((p[1].revents & POLLIN) || (p[0].revents & POLLNVAL)) return false;
+    if (hangup_ends && (p[0].revents & (POLLHUP | POLLERR))) return false;
+    return (p[0].revents & POLLIN) != 0;
   }
 
   void run() {
-    if (!wait_for(channel_.get())) return;
+    if (!wait_for(channel_.get(), false)) return;
     char tag = 0;
     listener_.reset(recv_fd(channel_.get(), &tag));
     if (!listener_.valid() || tag != 'n') return;
-    while (wait_for(listener_.get()))
+    while (wait_for(listener_.get(), true))
       if (!answer()) return;
   }
 

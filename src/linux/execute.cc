@@ -321,10 +321,9 @@ Result<RunOutcome> execute_plan(const Plan& plan, const RunHooks& hooks) {
     }
     mediator = std::move(*m);
   }
-  if (plan.net.mode == NetPlan::Mode::proxy) {
-    auto s = plan.loopback_proxy ? net::start_loopback(plan.net, UniqueFd(::dup(hooks.proxy_listener)), hooks.proxy_secret, hooks.net)
-             : hooks.net         ? net::start(plan.net, std::move(chan->supervisor_end), hooks.net)
-                                 : net::start(plan.net, std::move(chan->supervisor_end));
+  if (plan.net.mode == NetPlan::Mode::proxy && !plan.loopback_proxy) {
+    auto s = hooks.net ? net::start(plan.net, std::move(chan->supervisor_end), hooks.net)
+                       : net::start(plan.net, std::move(chan->supervisor_end));
     if (!s) {
       reap(SIGKILL);
       return s.error();

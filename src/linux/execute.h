@@ -24,10 +24,8 @@ struct RunHooks {
   proxy::EventSink net;                                             // every proxy decision
   std::function<void(const char* reason, int signal)> killed;       // cage signalled the sandbox
   int abort_fd = -1;  // readable: kill the sandbox now (the audit log failed under --audit-required)
-  // landlock_only with --net (fallback.cc): the host-loopback proxy's listening socket and secret.
-  int proxy_listener = -1;
+  // landlock_only with --net (fallback.cc): the port of the host-loopback proxy, already serving.
   uint16_t proxy_port = 0;
-  std::string proxy_secret;
 };
 
 Result<RunOutcome> execute(const Plan& plan, const RunHooks& hooks = {});

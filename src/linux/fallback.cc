@@ -16,7 +16,7 @@
 
 #include "linux/compile.h"
 #include "linux/execute.h"
-#include "linux/net.h"
+#include "proxy/loopback.h"
 
 namespace cage::lx {
 
@@ -108,20 +108,19 @@ Result<RunOutcome> execute(const Plan& plan, const RunHooks& hooks) {
     if (is_private_dir_rule(r)) r.path = dir.path();
   for (auto& e : local.env) substitute(e, "<private>", dir.path());
   // --net: the proxy on the host's loopback, its port the only one Landlock lets the workload reach.
+  // The proxy serves from here until the run ends (the same LoopbackProxy as on macOS and Windows).
   RunHooks with_proxy = hooks;
-  net::LoopbackProxy proxy;
+  std::unique_ptr<proxy::LoopbackProxy> proxy;
   if (plan.loopback_proxy) {
-    auto lp = net::listen_loopback();
+    auto lp = proxy::LoopbackProxy::start(proxy::Allowlist(plan.net.allow), hooks.net ? hooks.net : proxy::print_denials);
     if (!lp) return lp.error();
     proxy = std::move(*lp);
-    local.landlock.connect_tcp.push_back(proxy.port);
+    local.landlock.connect_tcp.push_back(proxy->port());
     for (auto& e : local.env) {
-      substitute(e, kProxyPortMark, std::to_string(proxy.port));
-      substitute(e, kProxySecretMark, proxy.secret);
+      substitute(e, kProxyPortMark, std::to_string(proxy->port()));
+      substitute(e, kProxySecretMark, proxy->secret());
     }
-    with_proxy.proxy_listener = proxy.listener.get();
-    with_proxy.proxy_port = proxy.port;
-    with_proxy.proxy_secret = proxy.secret;
+    with_proxy.proxy_port = proxy->port();
   }
   return execute_plan(local, with_proxy);
 }

@@ -8,7 +8,6 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/resource.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -17,6 +16,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "proxy/loopback.h"
 #include "proxy/server.h"
 
 namespace cage::lx::net {
@@ -56,18 +56,6 @@ class ProxySupervisor final : public Supervisor {
   std::thread thread_;
 };
 
-}  // namespace
-
-// Default sink: quiet, except denials, which the user needs to see to fix their allowlist.
-void print_denials(const proxy::NetEvent& e) {
-  if (e.decision != proxy::Decision::denied) return;
-  if (e.status == 407) return;  // a client's first try before it answers the Basic challenge (audit keeps it)
-  std::string msg = e.reason.rfind("cage: ", 0) == 0 ? e.reason.substr(6) : e.reason;
-  std::fprintf(stderr, "cage: net: denied (%s) %s\n", e.protocol.c_str(), msg.c_str());
-}
-
-namespace {
-
 // Each tunnel holds three or four fds (two sockets, two pipes); the default soft limit of 1024
 // would cap the proxy at ~250 concurrent connections.
 void raise_fd_limit() {
@@ -94,7 +82,7 @@ Result<Channel> prepare(const NetPlan& plan) {
 }
 
 Result<std::unique_ptr<Supervisor>> start(const NetPlan& plan, UniqueFd supervisor_end) {
-  return start(plan, std::move(supervisor_end), print_denials);
+  return start(plan, std::move(supervisor_end), proxy::print_denials);
 }
 
 Result<std::unique_ptr<Supervisor>> start(const NetPlan& plan, UniqueFd supervisor_end, proxy::EventSink sink) {
@@ -102,39 +90,6 @@ Result<std::unique_ptr<Supervisor>> start(const NetPlan& plan, UniqueFd supervis
   raise_fd_limit();
   auto sup = std::make_unique<ProxySupervisor>(plan, proxy::ServerOptions{}, std::move(sink));
   if (int e = sup->begin(std::move(supervisor_end), false); e != 0)
-    return Error{ErrorClass::internal_error, "cannot start the --net proxy", {}, "--net", -e};
-  return std::unique_ptr<Supervisor>(std::move(sup));
-}
-
-Result<LoopbackProxy> listen_loopback() {
-  LoopbackProxy lp;
-  unsigned char raw[16];
-  if (getrandom(raw, sizeof raw, 0) != static_cast<ssize_t>(sizeof raw))
-    return unavailable("--net", "no randomness for the proxy's secret", "check getrandom(2)", errno);
-  static constexpr char kHex[] = "0123456789abcdef";
-  for (unsigned char b : raw) {
-    lp.secret += kHex[b >> 4];
-    lp.secret += kHex[b & 15];
-  }
-  lp.listener.reset(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof sa;
-  if (!lp.listener.valid() || bind(lp.listener.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0 ||
-      listen(lp.listener.get(), 4096) != 0 || getsockname(lp.listener.get(), reinterpret_cast<sockaddr*>(&sa), &len) != 0)
-    return unavailable("--net", "cannot listen on 127.0.0.1 for the proxy", "check the loopback interface", errno);
-  lp.port = ntohs(sa.sin_port);
-  return lp;
-}
-
-Result<std::unique_ptr<Supervisor>> start_loopback(const NetPlan& plan, UniqueFd listener, const std::string& secret,
-                                                   proxy::EventSink sink) {
-  raise_fd_limit();
-  proxy::ServerOptions opt;
-  opt.secret = secret;
-  auto sup = std::make_unique<ProxySupervisor>(plan, std::move(opt), sink ? std::move(sink) : print_denials);
-  if (int e = sup->begin(std::move(listener), true); e != 0)
     return Error{ErrorClass::internal_error, "cannot start the --net proxy", {}, "--net", -e};
   return std::unique_ptr<Supervisor>(std::move(sup));
 }

@@ -3,7 +3,6 @@
 // (cage's init, inside the new network namespace): spawn_shim() before the workload starts.
 #pragma once
 #include <memory>
-#include <string>
 
 #include "common/error.h"
 #include "common/unique_fd.h"
@@ -28,19 +27,7 @@ class Supervisor {
 // Returns a null Supervisor when plan.mode is not proxy. The default sink prints denials to stderr
 // ("cage: net: denied ..."); the audit log passes its own.
 Result<std::unique_ptr<Supervisor>> start(const NetPlan& plan, UniqueFd supervisor_end);
-void print_denials(const proxy::NetEvent& e);  // the default sink
 Result<std::unique_ptr<Supervisor>> start(const NetPlan& plan, UniqueFd supervisor_end, proxy::EventSink sink);
-
-// landlock_only (no network namespace): the proxy listens on the host's 127.0.0.1, on a port the
-// kernel picks, and serves only requests carrying `secret`. Parent, before the child starts.
-struct LoopbackProxy {
-  UniqueFd listener;
-  uint16_t port = 0;
-  std::string secret;  // 32 hex digits from getrandom
-};
-Result<LoopbackProxy> listen_loopback();
-Result<std::unique_ptr<Supervisor>> start_loopback(const NetPlan& plan, UniqueFd listener, const std::string& secret,
-                                                   proxy::EventSink sink);
 
 // Child, inside the namespace, after the root is built and `lo` is up. Binds 127.0.0.1:shim_port
 // (so the port is ready before the workload starts), forks, and execs

@@ -3,7 +3,7 @@
 // main.cc takes after parsing. Proved by tests/integration/limits_audit.sh and limits_result.sh.
 #include "linux/report.h"
 
-#include "linux/net.h"
+#include "proxy/loopback.h"
 
 #include <sys/resource.h>
 #include <sys/utsname.h>
@@ -103,7 +103,7 @@ int Session::run(const Plan& plan, const policy::Policy& pol, bool json_errors) 
       n.bytes_down += static_cast<int64_t>(e.bytes_down);
     }
     emit("net", net_fields(e));
-    net::print_denials(e);  // what the default sink prints, kept with the audit log
+    proxy::print_denials(e);  // what the default sink prints, kept with the audit log
   };
   hooks.killed = [this](const char* reason, int sig) {
     emit("killed", toml::table{{"reason", reason}, {"signal", signal_name(sig)}});

@@ -3,6 +3,8 @@
 #include "proxy/loopback.h"
 
 #include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/socket.h>
 
 #include <cerrno>
@@ -52,7 +54,13 @@ Result<std::unique_ptr<LoopbackProxy>> LoopbackProxy::start(Allowlist allow, Eve
   p->port_ = ntohs(a.sin_port);
   p->secret_ = *secret;
   LoopbackProxy* raw = p.get();
+  // The serving thread takes no signal: the caller's signalfd/sigwait (SIGCHLD above all) must see
+  // every one, and a thread with a signal unblocked would swallow it. It inherits this mask.
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &old);
   p->thread_ = std::thread([raw] { raw->server_.run(); });
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
   return p;
 }
 
