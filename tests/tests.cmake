@@ -21,6 +21,8 @@ add_executable(cage_unit_tests
   tests/unit/linux_transparent_test.cc
   tests/unit/linux_compile_test.cc
   tests/unit/macos_sbpl_test.cc
+  tests/unit/macos_execute_test.cc
+  src/macos/execute.cc
   tests/unit/windows_plan_test.cc
   tests/unit/windows_journal_test.cc
   tests/unit/cli_test.cc

@@ -62,6 +62,7 @@ int64_t now_ms() {
 
 // What the child needs after fork: everything allocated before, so the child only makes system calls.
 struct Spawn {
+  std::string exe;  // sandbox-exec
   std::vector<std::string> args;
   std::vector<char*> argv, envp;
   std::vector<std::pair<int, rlimit>> limits;
@@ -94,7 +95,7 @@ struct ChildError {
     int max = static_cast<int>(sysconf(_SC_OPEN_MAX));
     for (int fd = 3; fd < std::min(max, 65536); ++fd)
       if (fd != err_fd) close(fd);
-    execve(kSandboxExec, s.argv.data(), s.envp.data());
+    execve(s.exe.c_str(), s.argv.data(), s.envp.data());
     e = {2, errno};
   }
   if (write(err_fd, &e, sizeof e) < 0) { /* the parent sees EOF and a 125 */ }
@@ -176,9 +177,10 @@ struct Supervise {
 
 }  // namespace
 
-Result<int> execute(const policy::Policy& pol, const std::vector<std::pair<std::string, std::string>>& caller_env) {
-  if (access(kSandboxExec, X_OK) != 0)
-    return unavailable(kSandboxExec, "sandbox-exec is missing or not executable on this Mac",
+Result<int> execute(const policy::Policy& pol, const std::vector<std::pair<std::string, std::string>>& caller_env,
+                    const std::string& sandbox_exec) {
+  if (access(sandbox_exec.c_str(), X_OK) != 0)
+    return unavailable(sandbox_exec, "sandbox-exec is missing or not executable on this Mac",
                        "cage enforces policies on macOS with the system's sandbox-exec; restore it or run on a "
                        "macOS that ships it",
                        errno);
@@ -207,6 +209,7 @@ Result<int> execute(const policy::Policy& pol, const std::vector<std::pair<std::
   for (const auto& u : plan->unenforced) std::fprintf(stderr, "cage: warning: not enforced: %s\n", u.c_str());
 
   Spawn s;
+  s.exe = sandbox_exec;
   s.args = {"sandbox-exec", "-p", plan->sbpl, "--"};
   s.args.insert(s.args.end(), plan->argv.begin(), plan->argv.end());
   for (auto& a : s.args) s.argv.push_back(a.data());
@@ -252,7 +255,7 @@ Result<int> execute(const policy::Policy& pol, const std::vector<std::pair<std::
   if (got == static_cast<ssize_t>(sizeof ce)) {
     const char* what[] = {"cannot enter the working directory", "cannot set a resource limit",
                           "cannot execute /usr/bin/sandbox-exec"};
-    return unavailable(ce.step == 0 ? s.cwd : ce.step == 1 ? "--rlimit" : kSandboxExec, what[ce.step % 3],
+    return unavailable(ce.step == 0 ? s.cwd : ce.step == 1 ? "--rlimit" : sandbox_exec, what[ce.step % 3],
                        "check the path and limits", ce.err);
   }
   if (sup.timed_out) return 124;

@@ -1,0 +1,140 @@
+// macos::execute on Linux, with a stand-in for /usr/bin/sandbox-exec that keeps the profile it was
+// given and runs the command unconfined: everything the executor does besides the sandbox itself
+// (exit status and signals, forwarding, --timeout, rlimits, the scrubbed environment, the private
+// TMPDIR and its removal, no descriptor leaked, the proxy's port and secret in the environment and
+// the profile, the errors). The sandbox's own enforcement is `cage --self-test` on a Mac.
+#include "macos/execute.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "cli/options.h"
+
+namespace {
+
+using namespace cage;
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  std::string t = s.str();
+  while (!t.empty() && t.back() == '\n') t.pop_back();
+  return t;
+}
+
+class MacosExecute : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char t[] = "/tmp/cage-macexec.XXXXXX";
+    ASSERT_NE(mkdtemp(t), nullptr);
+    dir_ = t;
+    std::filesystem::create_directory(dir_ + "/home");
+    fake_ = dir_ + "/sandbox-exec";
+    std::ofstream(fake_) << "#!/bin/sh\n"
+                            "[ \"$1\" = -p ] && [ \"$3\" = -- ] || exit 99\n"
+                            "printf '%s' \"$2\" > \"${0%/*}/profile.sbpl\"\n"
+                            "shift 3\n"
+                            "exec \"$@\"\n";
+    chmod(fake_.c_str(), 0755);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  Result<int> run(std::vector<std::string> words) {
+    words.insert(words.begin(), "cage");
+    auto inv = cli::parse(words, dir_);
+    if (!inv) return inv.error();
+    auto pol = policy::validate(inv->input, policy::Context{dir_, dir_ + "/home", {}});
+    if (!pol) return pol.error();
+    return macos::execute(*pol, env_, fake_);
+  }
+
+  std::string dir_, fake_;
+  std::vector<std::pair<std::string, std::string>> env_ = {
+      {"PATH", "/usr/bin:/bin"}, {"AWS_SECRET_ACCESS_KEY", "x"}, {"TMPDIR", "/tmp"}};
+};
+
+TEST_F(MacosExecute, ExitStatusAndSignalsPassThrough) {
+  auto r = run({"--", "sh", "-c", "exit 7"});
+  ASSERT_TRUE(r) << r.error().reason;
+  EXPECT_EQ(*r, 7);
+  r = run({"--", "sh", "-c", "kill -TERM $$"});
+  ASSERT_TRUE(r) << r.error().reason;
+  EXPECT_EQ(*r, 128 + SIGTERM);
+}
+
+TEST_F(MacosExecute, ForwardsATermSentToCage) {
+  std::thread killer([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    kill(getpid(), SIGTERM);  // as a supervisor (timeout(1), CI) would
+  });
+  auto r = run({"--", "sleep", "5"});
+  killer.join();
+  ASSERT_TRUE(r) << r.error().reason;
+  EXPECT_EQ(*r, 128 + SIGTERM);
+}
+
+TEST_F(MacosExecute, TimeoutEndsTheCommandWith124) {
+  auto start = std::chrono::steady_clock::now();
+  auto r = run({"--timeout", "300ms", "--", "sleep", "5"});
+  ASSERT_TRUE(r) << r.error().reason;
+  EXPECT_EQ(*r, 124);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
+}
+
+TEST_F(MacosExecute, RlimitsAreSetInTheChild) {
+  auto r = run({"--rlimit", "nofile=64", "--", "sh", "-c", "test \"$(ulimit -n)\" = 64"});
+  ASSERT_TRUE(r) << r.error().reason;
+  EXPECT_EQ(*r, 0);
+}
+
+TEST_F(MacosExecute, ScrubbedEnvironmentAndAPrivateTmpdirRemovedAfterwards) {
+  env_.back().second = dir_;  // the caller's TMPDIR: the private one is made inside it
+  auto r = run({"--rw", dir_, "--", "sh", "-c",
+                "echo \"$TMPDIR\" > " + dir_ + "/tmpdir; touch \"$TMPDIR/left\"; "
+                "test -z \"$AWS_SECRET_ACCESS_KEY\" && test \"$HOME\" = " + dir_ + "/home"});
+  ASSERT_TRUE(r) << r.error().reason;
+  EXPECT_EQ(*r, 0);
+  std::string tmp = slurp(dir_ + "/tmpdir");
+  EXPECT_EQ(tmp.rfind(dir_ + "/cage-private.", 0), 0u) << tmp;
+  EXPECT_FALSE(std::filesystem::exists(tmp)) << "the private TMPDIR outlived the run";
+  EXPECT_NE(slurp(dir_ + "/profile.sbpl").find("(subpath \"" + tmp + "\")"), std::string::npos)
+      << "the private TMPDIR is not writable in the profile";
+}
+
+TEST_F(MacosExecute, NetGivesTheProxysPortAndSecretAndNoDescriptorLeaks) {
+  auto r = run({"--rw", dir_, "--net", "127.0.0.1:9", "--", "sh", "-c",
+                "echo \"$HTTPS_PROXY\" > " + dir_ + "/proxy; ls /proc/$$/fd | wc -l > " + dir_ + "/fds"});
+  ASSERT_TRUE(r) << r.error().reason;
+  EXPECT_EQ(*r, 0);
+  std::string url = slurp(dir_ + "/proxy");
+  ASSERT_EQ(url.rfind("http://cage:", 0), 0u) << url;
+  auto at = url.find('@');
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_EQ(at - 12, 32u) << "the secret is not 32 hex digits: " << url;
+  std::string port = url.substr(url.rfind(':') + 1);
+  EXPECT_NE(slurp(dir_ + "/profile.sbpl").find("(remote tcp \"localhost:" + port + "\")"), std::string::npos)
+      << "the profile does not allow the proxy's port " << port;
+  EXPECT_EQ(slurp(dir_ + "/fds"), "3") << "descriptors beyond 0-2 reached the command";
+}
+
+TEST_F(MacosExecute, ErrorsAreStructured) {
+  auto r = run({"--", "no-such-command-cage-test"});
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().cls, ErrorClass::not_found);
+  auto pol = policy::validate(cli::parse({"cage", "--", "true"}, dir_)->input, policy::Context{dir_, dir_, {}});
+  ASSERT_TRUE(pol);
+  auto missing = macos::execute(*pol, env_, dir_ + "/no-sandbox-exec");
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().cls, ErrorClass::spawn_sandbox_unavailable);
+}
+
+}  // namespace
