@@ -9,7 +9,20 @@
 #include <cerrno>
 #include <cstring>
 
+#include <fcntl.h>
+
 namespace cage {
+
+#ifdef MSG_CMSG_CLOEXEC
+inline constexpr int kRecvCloexec = MSG_CMSG_CLOEXEC;
+#else
+inline constexpr int kRecvCloexec = 0;  // macOS: set with fcntl after the message is in
+#endif
+#ifdef MSG_NOSIGNAL
+inline constexpr int kSendNoSignal = MSG_NOSIGNAL;
+#else
+inline constexpr int kSendNoSignal = 0;  // macOS: SO_NOSIGPIPE on the socket instead
+#endif
 
 // Returns 0 or an errno.
 inline int send_fd(int channel, int fd, char tag) {
@@ -25,7 +38,7 @@ inline int send_fd(int channel, int fd, char tag) {
   c->cmsg_type = SCM_RIGHTS;
   c->cmsg_len = CMSG_LEN(sizeof(int));
   std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
-  while (sendmsg(channel, &msg, MSG_NOSIGNAL) < 0)
+  while (sendmsg(channel, &msg, kSendNoSignal) < 0)
     if (errno != EINTR) return errno;
   return 0;
 }
@@ -41,7 +54,7 @@ inline int recv_fd(int channel, char* tag, int flags = 0) {
   msg.msg_control = ctl;
   msg.msg_controllen = sizeof ctl;
   ssize_t n;
-  while ((n = recvmsg(channel, &msg, MSG_CMSG_CLOEXEC | flags)) < 0 && errno == EINTR) {
+  while ((n = recvmsg(channel, &msg, kRecvCloexec | flags)) < 0 && errno == EINTR) {
   }
   if (n <= 0) {
     if (n == 0) errno = 0;
@@ -54,6 +67,7 @@ inline int recv_fd(int channel, char* tag, int flags = 0) {
     for (size_t i = 0; i < count; ++i) {
       int fd;
       std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
+      if (kRecvCloexec == 0) fcntl(fd, F_SETFD, FD_CLOEXEC);
       if (got < 0) got = fd;
       else close(fd);
     }

@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/send_fd.h"
 #include "proxy/env.h"
 #include "proxy/relay.h"
 #include "proxy/socket_compat.h"
@@ -178,37 +179,22 @@ int Server::run() {
 
 void Server::on_channel() {
   while (channel_.valid()) {
-    char byte;
-    iovec iov{&byte, 1};
-    alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))];
-    msghdr msg{};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = ctl;
-    msg.msg_controllen = sizeof ctl;
-    ssize_t n = recvmsg(channel_.get(), &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno == EAGAIN) return;
-    if (n <= 0) {  // the shim is gone (the sandbox ended): existing tunnels carry on
+    char byte = 0;
+    int fd = recv_fd(channel_.get(), &byte, MSG_DONTWAIT);
+    if (fd < 0 && errno == EAGAIN) return;
+    if (fd < 0 && errno == EBADMSG) continue;  // a message without an fd: nothing to serve
+    if (fd < 0) {  // the shim is gone (the sandbox ended): existing tunnels carry on
       poller_.remove(channel_.get());
       channel_.reset();
       return;
     }
-    for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-      if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
-      size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-      for (size_t i = 0; i < count; ++i) {
-        int fd;
-        std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
-        // 'c': an accepted client (the shim); 'L' a listener, 'D' the DNS socket (cage's init).
-        if (transparent_ && (byte == 'L' || byte == 'D'))
-          add_aux(fd, byte == 'L' ? 2 : 3);
-        else if (byte == 'c')
-          accept_client(fd);
-        else
-          close(fd);
-      }
-    }
+    // 'c': an accepted client (the shim); 'L' a listener, 'D' the DNS socket (cage's init).
+    if (transparent_ && (byte == 'L' || byte == 'D'))
+      add_aux(fd, byte == 'L' ? 2 : 3);
+    else if (byte == 'c')
+      accept_client(fd);
+    else
+      close(fd);
   }
 }
 

@@ -3,6 +3,8 @@
 // what the allowlist lacks.
 #include "proxy/loopback.h"
 
+#include "socket_helpers.h"
+
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -15,38 +17,11 @@
 
 using namespace cage;
 using namespace cage::proxy;
+using cage::testing::connect_to;
+using cage::testing::listen_any;
+using cage::testing::read_all;
 
 namespace {
-
-int tcp_to(uint16_t port) {
-  int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  sa.sin_port = htons(port);
-  return connect(s, reinterpret_cast<sockaddr*>(&sa), sizeof sa) == 0 ? s : (close(s), -1);
-}
-
-int listen_any(uint16_t& port) {
-  int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(s, reinterpret_cast<sockaddr*>(&sa), sizeof sa);
-  listen(s, 16);
-  socklen_t len = sizeof sa;
-  getsockname(s, reinterpret_cast<sockaddr*>(&sa), &len);
-  port = ntohs(sa.sin_port);
-  return s;
-}
-
-std::string read_all(int fd) {
-  std::string s;
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(fd, buf, sizeof buf)) > 0) s.append(buf, static_cast<size_t>(n));
-  return s;
-}
 
 Allowlist allow(const std::string& text) {
   policy::NetRule r;
@@ -85,13 +60,13 @@ TEST(ProxyLoopback, TunnelsAnAllowedConnectAndRefusesTheRest) {
   b64 += std::string{k64[(last >> 18) & 63], k64[(last >> 12) & 63], '=', '='};
   const std::string cred = "Proxy-Authorization: Basic " + b64 + "\r\n";
 
-  UniqueFd anon(tcp_to((*p)->port()));  // a local process without the secret
+  UniqueFd anon(connect_to((*p)->port()));  // a local process without the secret
   std::string bare = "CONNECT 127.0.0.1:" + std::to_string(up_port) + " HTTP/1.1\r\n\r\n";
   ASSERT_EQ(write(anon.get(), bare.data(), bare.size()), static_cast<ssize_t>(bare.size()));
   std::string r407 = read_all(anon.get());
   EXPECT_EQ(r407.rfind("HTTP/1.1 407", 0), 0u) << r407;
 
-  UniqueFd c(tcp_to((*p)->port()));
+  UniqueFd c(connect_to((*p)->port()));
   ASSERT_TRUE(c.valid());
   std::string req = "CONNECT 127.0.0.1:" + std::to_string(up_port) + " HTTP/1.1\r\n" + cred + "\r\nhello";
   ASSERT_EQ(write(c.get(), req.data(), req.size()), static_cast<ssize_t>(req.size()));
@@ -104,7 +79,7 @@ TEST(ProxyLoopback, TunnelsAnAllowedConnectAndRefusesTheRest) {
   std::string r = read_all(c.get());
   EXPECT_EQ(r, "HTTP/1.1 200 Connection established\r\n\r\nworld");
 
-  UniqueFd d(tcp_to((*p)->port()));
+  UniqueFd d(connect_to((*p)->port()));
   std::string deny = "CONNECT evil.com:443 HTTP/1.1\r\nHost: evil.com:443\r\n" + cred + "\r\n";
   ASSERT_EQ(write(d.get(), deny.data(), deny.size()), static_cast<ssize_t>(deny.size()));
   r = read_all(d.get());
@@ -115,7 +90,7 @@ TEST(ProxyLoopback, TunnelsAnAllowedConnectAndRefusesTheRest) {
   (*p)->stop();
   (*p)->stop();  // idempotent
   p->reset();
-  EXPECT_EQ(tcp_to(port), -1) << "the listener outlived the proxy";
+  EXPECT_EQ(connect_to(port), -1) << "the listener outlived the proxy";
   std::lock_guard l(mu);
   bool denied = false;
   for (const auto& e : events) denied |= e.decision == Decision::denied && e.host == "evil.com";

@@ -3,6 +3,8 @@
 // a source that closed early, and must never wait for an edge that already passed.
 #include "proxy/relay_copy.h"
 
+#include "socket_helpers.h"
+
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/socket.h>
@@ -15,6 +17,7 @@
 
 using namespace cage;
 using namespace cage::proxy;
+using cage::testing::read_all;
 
 namespace {
 
@@ -29,14 +32,6 @@ Pair stream_pair() {
 }
 
 void nonblocking(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
-
-std::string read_all(int fd) {
-  std::string s;
-  char buf[65536];
-  ssize_t n;
-  while ((n = read(fd, buf, sizeof buf)) > 0) s.append(buf, static_cast<size_t>(n));
-  return s;
-}
 
 // Pumps the leg on poller edges until it is done; false if 10 s pass without an edge (a lost wake-up).
 bool run_leg(Leg& leg) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "common/send_fd.h"
+#include "socket_helpers.h"
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -15,41 +16,13 @@
 
 using namespace cage;
 using namespace cage::proxy;
+using cage::testing::connect_to;
+using cage::testing::listen_any;
+using cage::testing::read_all;
 
 namespace {
 
-int listen_any(uint16_t& port) {
-  int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(s, reinterpret_cast<sockaddr*>(&sa), sizeof sa);
-  listen(s, 64);
-  socklen_t len = sizeof sa;
-  getsockname(s, reinterpret_cast<sockaddr*>(&sa), &len);
-  port = ntohs(sa.sin_port);
-  return s;
-}
-
-int connect_to(uint16_t port) {
-  int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  sa.sin_port = htons(port);
-  if (connect(s, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0) return -1;
-  return s;
-}
-
 void send_fd(int channel, int fd) { ASSERT_EQ(cage::send_fd(channel, fd, 'c'), 0); }
-
-std::string read_all(int fd) {
-  std::string s;
-  char buf[65536];
-  ssize_t n;
-  while ((n = read(fd, buf, sizeof buf)) > 0) s.append(buf, static_cast<size_t>(n));
-  return s;
-}
 
 std::string read_head(int fd) {
   std::string s;
