@@ -7,8 +7,11 @@
 set -u
 fail() { echo "FAIL: $*" >&2; exit 1; }
 d=$(mktemp -d)
-sleeper=
-cleanup() { [ -n "$sleeper" ] && kill "$sleeper" 2>/dev/null; rm -rf "$d"; }
+sleeper= web= runner= other=
+cleanup() {  # also when a check fails half-way: every background process of this script ends
+  for p in $sleeper $web $runner $other; do kill "$p" 2>/dev/null; done
+  rm -rf "$d"
+}
 trap cleanup EXIT
 mkdir "$d/ro" "$d/rw" "$d/out"
 echo data > "$d/ro/f"
