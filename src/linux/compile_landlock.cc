@@ -48,8 +48,9 @@ Status compile_landlock_view(const Policy& p, const HostView& host, Plan& plan) 
   const Loss losses[] = {
       {"pid", true, "no pid namespace: /proc is the host's (every process and its command line, and kernel "
                     "files such as /proc/keys and /proc/timer_list, are readable; environments, memory and "
-                    "fds of host processes are not), and descendants that detach may outlive cage (signals "
-                    "and ptrace to host processes stay denied)"},
+                    "fds of host processes are not), and should cage's init itself be killed from outside, "
+                    "the workload's descendants may outlive it (signals and ptrace to host processes stay "
+                    "denied)"},
       {"hide", !p.hide.empty(), "--hide cannot mask a path beneath a grant without a mount namespace"},
       {"tmpfs", !p.tmpfs.empty(), "--tmpfs cannot mount at its path without a mount namespace"},
       {"hostname", p.hostname != "cage", "--hostname needs a UTS namespace: the host's name shows"},

@@ -254,10 +254,15 @@ Result<RunOutcome> execute_plan(const Plan& plan, const RunHooks& hooks) {
   auto chan = net::prepare(plan.net);  // landlock_only: carries the connect() listener (connect_notify.h)
   if (!chan) return chan.error();
   ChildContext& c = prep.ctx;
+  // init learns from this whether the supervisor died before init asked for a parent-death signal.
+  UniqueFd self_pidfd(static_cast<int>(::syscall(SYS_pidfd_open, ::getpid(), 0)));
+  if (!self_pidfd.valid()) return unavailable("pidfd", "cannot open a pidfd of cage itself", "use Linux 5.3 or later", errno);
+  c.supervisor_pidfd = self_pidfd.get();
   c.sync_read = sync->r.get();
   c.error_write = errp->w.get();
   c.status_write = status->w.get();
   c.net_fd = chan->sandbox_end.get();
+  if (!hooks.private_dir.empty()) c.private_dir = hooks.private_dir.c_str();
 
   sigset_t mask, old;
   sigemptyset(&mask);

@@ -4,6 +4,7 @@
 // The child side is cage's init as a plain child (init.cc). Proved by tests/integration/fallback_*.sh.
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <signal.h>
@@ -14,6 +15,7 @@
 #include <string>
 #include <dirent.h>
 
+#include "linux/child.h"
 #include "linux/compile.h"
 #include "linux/execute.h"
 #include "proxy/loopback.h"
@@ -22,34 +24,52 @@ namespace cage::lx {
 
 namespace {
 
-// Removes everything beneath dirfd, then closes it. openat(O_NOFOLLOW|O_DIRECTORY) and unlinkat
-// relative to the directory fd: a symlink swapped in during the walk is unlinked, never followed.
-void remove_beneath(int dirfd) {
-  DIR* d = ::fdopendir(dirfd);
-  if (!d) {
-    ::close(dirfd);
-    return;
-  }
-  while (struct dirent* e = ::readdir(d)) {
-    const char* n = e->d_name;
-    if (n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0'))) continue;
-    if (::unlinkat(dirfd, n, 0) == 0) continue;
-    int sub = ::openat(dirfd, n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (sub >= 0) {
-      remove_beneath(sub);
-      ::unlinkat(dirfd, n, AT_REMOVEDIR);
+// getdents64's record; glibc has no wrapper for it in this version.
+struct Dirent64 {
+  uint64_t ino;
+  int64_t off;
+  unsigned short reclen;
+  unsigned char type;
+  char name[];
+};
+
+// Removes everything beneath dirfd (left open), depth first, without allocating: cage's init runs it
+// in a forked copy of the supervisor, which may have had other threads. openat(O_NOFOLLOW) and
+// unlinkat relative to the directory fd: a symlink swapped in during the walk is unlinked, never
+// followed. Passes repeat until one removes nothing (entries may shift while a directory shrinks).
+void remove_beneath(int dirfd, int depth) {
+  alignas(8) char buf[1024];
+  for (bool removed = true; removed;) {
+    removed = false;
+    if (::lseek(dirfd, 0, SEEK_SET) != 0) return;
+    long n;
+    while ((n = ::syscall(SYS_getdents64, dirfd, buf, sizeof buf)) > 0) {
+      for (long at = 0; at < n;) {
+        auto* e = reinterpret_cast<Dirent64*>(buf + at);
+        at += e->reclen;
+        const char* name = e->name;
+        if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'))) continue;
+        if (::unlinkat(dirfd, name, 0) == 0) {
+          removed = true;
+          continue;
+        }
+        if (depth <= 0) continue;  // deeper than this is left for remove_stale, not the stack
+        int sub = ::openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (sub < 0) continue;
+        remove_beneath(sub, depth - 1);
+        ::close(sub);
+        if (::unlinkat(dirfd, name, AT_REMOVEDIR) == 0) removed = true;
+      }
     }
   }
-  ::closedir(d);
 }
+constexpr int kMaxDepth = 1000;
 
 class PrivateDir {
  public:
   ~PrivateDir() {
     if (path_.empty()) return;
-    int fd = ::open(path_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd >= 0) remove_beneath(fd);
-    ::rmdir(path_.c_str());
+    remove_private_dir(path_.c_str());
   }
   Status create() {
     remove_stale();
@@ -83,7 +103,8 @@ class PrivateDir {
       if (::fstatat(tmp, n, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid()) continue;
       int sub = ::openat(tmp, n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
       if (sub < 0) continue;
-      remove_beneath(sub);
+      remove_beneath(sub, kMaxDepth);
+      ::close(sub);
       ::unlinkat(tmp, n, AT_REMOVEDIR);
     }
     ::closedir(d);
@@ -98,6 +119,14 @@ void substitute(std::string& s, const std::string& key, const std::string& value
 }
 
 }  // namespace
+
+void remove_private_dir(const char* path) {
+  int fd = ::open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return;
+  remove_beneath(fd, kMaxDepth);
+  ::close(fd);
+  ::rmdir(path);
+}
 
 Result<RunOutcome> execute(const Plan& plan, const RunHooks& hooks) {
   if (plan.mechanism != Mechanism::landlock_only) return execute_plan(plan, hooks);
@@ -122,6 +151,7 @@ Result<RunOutcome> execute(const Plan& plan, const RunHooks& hooks) {
     }
     with_proxy.proxy_port = proxy->port();
   }
+  with_proxy.private_dir = dir.path();
   return execute_plan(local, with_proxy);
 }
 
