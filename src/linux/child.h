@@ -35,6 +35,7 @@ struct ChildContext {
   std::vector<int> rlimit_resources;
   seccomp::Program seccomp;
   seccomp::Program seccomp_extra;      // landlock_only: the socket/IPC supplement
+  std::vector<sock_filter> notify;     // landlock_only: connect/chmod/utimes notifications, or empty
   int sync_read = -1;    // the supervisor writes one byte once the id maps are written
   int error_write = -1;  // ChildFailure records; close-on-exec
   int status_write = -1; // init sends the workload's wait status here

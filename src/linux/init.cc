@@ -145,8 +145,8 @@ void run_init(const ChildContext& c) {
   if (::prctl(PR_SET_DUMPABLE, 0) != 0) child_fail(c, ChildStep::signals, errno);
   if (plan.net.mode == NetPlan::Mode::proxy && plan.net.transparent.enabled)
     if (int e = net::setup_transparent(plan.net, c.net_fd)) child_fail(c, ChildStep::shim, e);
-  if (plan.loopback_proxy)  // every connect() of the workload goes through the supervisor's check
-    if (int e = connect_notify::install(c.net_fd)) child_fail(c, ChildStep::seccomp, e);
+  if (!c.notify.empty())  // connect(), chmod and utimes of the workload go through the supervisor's check
+    if (int e = connect_notify::install(c.net_fd, c.notify)) child_fail(c, ChildStep::seccomp, e);
   if (plan.net.mode == NetPlan::Mode::proxy && !plan.loopback_proxy)
     if (int e = net::spawn_shim(plan.net, c.net_fd, c.self_exe)) child_fail(c, ChildStep::shim, e);
   if (c.net_fd >= 0) ::close(c.net_fd);
