@@ -20,6 +20,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Paths are UTF-8 on every platform (Windows' arguments come from GetCommandLineW): a path object
+// made from UTF-8 opens through the wide API there, so a non-ASCII home or grant works.
+fs::path utf8_path(const std::string& s) { return fs::path(std::u8string(s.begin(), s.end())); }
+
 struct Check {
   std::string name;
   std::vector<std::string> flags;  // cage's options for this run (the probe's --ro grant is added)
@@ -97,8 +101,8 @@ Outcome run_check(const Host& h, const Check& c) {
     std::string l = last_line(out);
     return {false, l.empty() ? why : why + ": " + l, st};
   }
-  if (!c.absent.empty() && fs::exists(c.absent, ec)) return {false, c.absent + " exists on the host", st};
-  if (!c.present.empty() && !fs::exists(c.present, ec)) return {false, c.present + " missing on the host", st};
+  if (!c.absent.empty() && fs::exists(utf8_path(c.absent), ec)) return {false, c.absent + " exists on the host", st};
+  if (!c.present.empty() && !fs::exists(utf8_path(c.present), ec)) return {false, c.present + " missing on the host", st};
   return {true, "", st};
 }
 
@@ -106,7 +110,7 @@ Outcome run_check(const Host& h, const Check& c) {
 
 int run(const Host& h, bool json) {
   {
-    std::ofstream f(h.scratch + "/secret.txt");
+    std::ofstream f(utf8_path(h.scratch + "/secret.txt"));
     f << "cage self-test secret\n";
     if (!f) {
       std::cerr << "cage: self-test: cannot write " << h.scratch << "/secret.txt" << std::endl;
@@ -191,23 +195,19 @@ int probe_proxy(const std::string& host, const std::string& port) {
 
 }  // namespace
 
-int probe_main(int argc, char** argv) {
-  std::vector<std::string> a(argv + 2, argv + argc);
+int probe_main(const std::vector<std::string>& argv) {
+  std::vector<std::string> a(argv.begin() + std::min<size_t>(2, argv.size()), argv.end());
   if (a.size() == 2 && a[0] == "read") {
-    std::FILE* f = std::fopen(a[1].c_str(), "rb");
-    if (!f) return refused("read " + a[1]);
+    std::ifstream f(utf8_path(a[1]), std::ios::binary);
     char c;
-    size_t n = std::fread(&c, 1, 1, f);
-    bool err = std::ferror(f);
-    std::fclose(f);
-    return n == 1 && !err ? 0 : refused("read " + a[1]);
+    if (!f || !f.read(&c, 1)) return refused("read " + a[1]);
+    return 0;
   }
   if (a.size() == 2 && a[0] == "write") {
-    std::FILE* f = std::fopen(a[1].c_str(), "wb");
-    if (!f) return refused("write " + a[1]);
-    bool ok = std::fputs("cage\n", f) >= 0;
-    ok = std::fclose(f) == 0 && ok;
-    return ok ? 0 : refused("write " + a[1]);
+    std::ofstream f(utf8_path(a[1]), std::ios::binary);
+    if (!f || !(f << "cage\n")) return refused("write " + a[1]);
+    f.close();
+    return f ? 0 : refused("write " + a[1]);
   }
   if (a.size() == 3 && a[0] == "connect") {
     std::string in;

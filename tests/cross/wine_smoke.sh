@@ -107,6 +107,11 @@ cage --share-net --ro 'C:/smoke/out' -- "$exe" --self-test-probe read 'C:\smoke\
 [ $rc = 0 ] && pass "--ro run: access entry journaled and restored" || fail "--ro run (exit $rc)" "$work/err"
 [ -z "$(find "$local_dir/cage" -mindepth 2 2>/dev/null | head -1)" ] && pass "--ro run: journal deleted, TEMP removed" ||
   fail "--ro run left its journal or TEMP behind"
+# A non-ASCII grant and path: arguments are taken as UTF-16 and files opened through the wide API.
+mkdir -p "$WINEPREFIX/drive_c/smoke/héllo ü"
+echo data >"$WINEPREFIX/drive_c/smoke/héllo ü/r.txt"
+cage --share-net --ro 'C:/smoke/héllo ü' -- "$exe" --self-test-probe read 'C:\smoke\héllo ü\r.txt'
+[ $rc = 0 ] && pass "non-ASCII --ro path: granted and read" || fail "non-ASCII --ro path (exit $rc)" "$work/err"
 # --rw sets a Low label. Wine 8 refuses to read labels (GetNamedSecurityInfoW: access denied), so the
 # run must be refused cleanly; a Wine that can, must grant the write.
 cage --share-net --rw 'C:/smoke/out' -- "$exe" --self-test-probe write 'C:\smoke\out\f.txt'
