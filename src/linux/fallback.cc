@@ -22,9 +22,9 @@ namespace cage::lx {
 
 namespace {
 
-// Removes everything beneath dirfd, then closes it. openat(O_NOFOLLOW|O_DIRECTORY) and unlinkat
-// relative to the directory fd: a symlink swapped in during the walk is unlinked, never followed.
-void remove_beneath(int dirfd) {
+// Calls visit(dirfd, name) for each entry of dirfd but "." and "..", then closes dirfd.
+template <class Visit>
+void for_each_entry(int dirfd, Visit visit) {
   DIR* d = ::fdopendir(dirfd);
   if (!d) {
     ::close(dirfd);
@@ -33,23 +33,27 @@ void remove_beneath(int dirfd) {
   while (struct dirent* e = ::readdir(d)) {
     const char* n = e->d_name;
     if (n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0'))) continue;
-    if (::unlinkat(dirfd, n, 0) == 0) continue;
-    int sub = ::openat(dirfd, n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (sub >= 0) {
-      remove_beneath(sub);
-      ::unlinkat(dirfd, n, AT_REMOVEDIR);
-    }
+    visit(dirfd, n);
   }
   ::closedir(d);
+}
+
+// Removes the directory `name` in `parent` with everything beneath it. openat(O_NOFOLLOW|O_DIRECTORY)
+// and unlinkat relative to the directory fd: a symlink swapped in during the walk is unlinked, never
+// followed.
+void remove_tree_at(int parent, const char* name) {
+  int fd = ::openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return;
+  for_each_entry(fd, [](int dirfd, const char* n) {
+    if (::unlinkat(dirfd, n, 0) != 0) remove_tree_at(dirfd, n);
+  });
+  ::unlinkat(parent, name, AT_REMOVEDIR);
 }
 
 class PrivateDir {
  public:
   ~PrivateDir() {
-    if (path_.empty()) return;
-    int fd = ::open(path_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd >= 0) remove_beneath(fd);
-    ::rmdir(path_.c_str());
+    if (!path_.empty()) remove_tree_at(AT_FDCWD, path_.c_str());
   }
   Status create() {
     remove_stale();
@@ -68,25 +72,15 @@ class PrivateDir {
   static void remove_stale() {
     int tmp = ::open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (tmp < 0) return;
-    DIR* d = ::fdopendir(tmp);
-    if (!d) {
-      ::close(tmp);
-      return;
-    }
-    while (struct dirent* e = ::readdir(d)) {
-      const char* n = e->d_name;
-      if (std::strncmp(n, "cage-private.", 13) != 0) continue;
+    for_each_entry(tmp, [](int dirfd, const char* n) {
+      if (std::strncmp(n, "cage-private.", 13) != 0) return;
       char* end = nullptr;
       long pid = std::strtol(n + 13, &end, 10);
-      if (pid <= 0 || !end || *end != '.' || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+      if (pid <= 0 || !end || *end != '.' || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) return;
       struct stat st;
-      if (::fstatat(tmp, n, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid()) continue;
-      int sub = ::openat(tmp, n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      if (sub < 0) continue;
-      remove_beneath(sub);
-      ::unlinkat(tmp, n, AT_REMOVEDIR);
-    }
-    ::closedir(d);
+      if (::fstatat(dirfd, n, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid()) return;
+      remove_tree_at(dirfd, n);
+    });
   }
 
  private:
