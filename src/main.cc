@@ -76,7 +76,8 @@ int run(const std::vector<std::string>& args) {
 
 int main(int argc, char** argv) {
   // `--self-test-probe`: the confined side of --self-test, on every platform.
-  if (argc > 1 && std::string_view(argv[1]) == cage::selftest::kProbeFlag) return cage::selftest::probe_main(argc, argv);
+  if (argc > 1 && std::string_view(argv[1]) == cage::selftest::kProbeFlag)
+    return cage::selftest::probe_main(cage::backend::arguments(argc, argv));
   if (int status = cage::backend::internal_entry(argc, argv); status >= 0) return status;
   try {
     return run(cage::backend::arguments(argc, argv));

@@ -28,8 +28,8 @@ int run(const Host& host, bool json);
 
 // The confined side: `cage --self-test-probe read PATH | write PATH | connect HOST PORT |
 // proxy HOST PORT | env NAME`. Exit 0: done (or, for env, absent); 1: refused; 2: bad usage;
-// 3: the proxy answered 403. Called by main before option parsing.
-int probe_main(int argc, char** argv);
+// 3: the proxy answered 403. Called by main before option parsing, with the whole argv as UTF-8.
+int probe_main(const std::vector<std::string>& argv);
 inline constexpr const char* kProbeFlag = "--self-test-probe";
 
 // Platform side of the probe: TCP to host:port, send `out` if not empty, read until `until` is seen

@@ -65,11 +65,35 @@ void remove_beneath(int dirfd, int depth) {
 }
 constexpr int kMaxDepth = 1000;
 
+// Removes the directory `name` in `parent` with everything beneath it; allocates nothing.
+void remove_tree_at(int parent, const char* name) {
+  int fd = ::openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return;
+  remove_beneath(fd, kMaxDepth);
+  ::close(fd);
+  ::unlinkat(parent, name, AT_REMOVEDIR);
+}
+
+// Calls visit(dirfd, name) for each entry of dirfd but "." and "..", then closes dirfd.
+template <class Visit>
+void for_each_entry(int dirfd, Visit visit) {
+  DIR* d = ::fdopendir(dirfd);
+  if (!d) {
+    ::close(dirfd);
+    return;
+  }
+  while (struct dirent* e = ::readdir(d)) {
+    const char* n = e->d_name;
+    if (n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0'))) continue;
+    visit(dirfd, n);
+  }
+  ::closedir(d);
+}
+
 class PrivateDir {
  public:
   ~PrivateDir() {
-    if (path_.empty()) return;
-    remove_private_dir(path_.c_str());
+    if (!path_.empty()) remove_tree_at(AT_FDCWD, path_.c_str());
   }
   Status create() {
     remove_stale();
@@ -88,26 +112,15 @@ class PrivateDir {
   static void remove_stale() {
     int tmp = ::open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (tmp < 0) return;
-    DIR* d = ::fdopendir(tmp);
-    if (!d) {
-      ::close(tmp);
-      return;
-    }
-    while (struct dirent* e = ::readdir(d)) {
-      const char* n = e->d_name;
-      if (std::strncmp(n, "cage-private.", 13) != 0) continue;
+    for_each_entry(tmp, [](int dirfd, const char* n) {
+      if (std::strncmp(n, "cage-private.", 13) != 0) return;
       char* end = nullptr;
       long pid = std::strtol(n + 13, &end, 10);
-      if (pid <= 0 || !end || *end != '.' || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+      if (pid <= 0 || !end || *end != '.' || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) return;
       struct stat st;
-      if (::fstatat(tmp, n, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid()) continue;
-      int sub = ::openat(tmp, n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      if (sub < 0) continue;
-      remove_beneath(sub, kMaxDepth);
-      ::close(sub);
-      ::unlinkat(tmp, n, AT_REMOVEDIR);
-    }
-    ::closedir(d);
+      if (::fstatat(dirfd, n, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid()) return;
+      remove_tree_at(dirfd, n);
+    });
   }
 
  private:
@@ -120,13 +133,7 @@ void substitute(std::string& s, const std::string& key, const std::string& value
 
 }  // namespace
 
-void remove_private_dir(const char* path) {
-  int fd = ::open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return;
-  remove_beneath(fd, kMaxDepth);
-  ::close(fd);
-  ::rmdir(path);
-}
+void remove_private_dir(const char* path) { remove_tree_at(AT_FDCWD, path); }
 
 Result<RunOutcome> execute(const Plan& plan, const RunHooks& hooks) {
   if (plan.mechanism != Mechanism::landlock_only) return execute_plan(plan, hooks);

@@ -18,6 +18,7 @@
 
 #include "proxy/loopback.h"
 #include "proxy/server.h"
+#include "proxy/socket_compat.h"
 
 namespace cage::lx::net {
 namespace {
@@ -56,18 +57,6 @@ class ProxySupervisor final : public Supervisor {
   std::thread thread_;
 };
 
-// Each tunnel holds three or four fds (two sockets, two pipes); the default soft limit of 1024
-// would cap the proxy at ~250 concurrent connections.
-void raise_fd_limit() {
-  rlimit rl;
-  if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return;
-  rlim_t want = rl.rlim_max == RLIM_INFINITY ? 65536 : std::min<rlim_t>(rl.rlim_max, 65536);
-  if (rl.rlim_cur < want) {
-    rl.rlim_cur = want;
-    setrlimit(RLIMIT_NOFILE, &rl);
-  }
-}
-
 }  // namespace
 
 Result<Channel> prepare(const NetPlan& plan) {
@@ -87,7 +76,7 @@ Result<std::unique_ptr<Supervisor>> start(const NetPlan& plan, UniqueFd supervis
 
 Result<std::unique_ptr<Supervisor>> start(const NetPlan& plan, UniqueFd supervisor_end, proxy::EventSink sink) {
   if (plan.mode != NetPlan::Mode::proxy) return std::unique_ptr<Supervisor>();
-  raise_fd_limit();
+  proxy::raise_fd_limit();  // each tunnel holds two sockets and two pipes
   auto sup = std::make_unique<ProxySupervisor>(plan, proxy::ServerOptions{}, std::move(sink));
   if (int e = sup->begin(std::move(supervisor_end), false); e != 0)
     return Error{ErrorClass::internal_error, "cannot start the --net proxy", {}, "--net", -e};

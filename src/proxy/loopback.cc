@@ -1,11 +1,11 @@
-// LoopbackProxy on POSIX hosts (see loopback.h): a listening socket on 127.0.0.1:0 handed to
+// LoopbackProxy (see loopback.h): a listening socket on 127.0.0.1:0 handed to
 // Server::add_listener, a secret from the system's random source, and one serving thread.
 #include "proxy/loopback.h"
 
-#include <netinet/in.h>
+#if !defined(_WIN32)
 #include <pthread.h>
 #include <signal.h>
-#include <sys/socket.h>
+#endif
 
 #include <cerrno>
 #include <cstdio>
@@ -17,7 +17,8 @@ namespace cage::proxy {
 
 namespace {
 
-// 128 bits from std::random_device: getrandom/urandom on Linux, arc4random on macOS.
+// 128 bits from std::random_device: getrandom/urandom on Linux, arc4random on macOS, rand_s
+// (RtlGenRandom) on Windows.
 Result<std::string> make_secret() {
   try {
     std::random_device rd;
@@ -39,21 +40,27 @@ Result<std::unique_ptr<LoopbackProxy>> LoopbackProxy::start(Allowlist allow, Eve
   auto secret = make_secret();
   if (!secret) return secret.error();
   opt.secret = *secret;
-  UniqueFd l(open_stream_socket(AF_INET));
-  if (!l.valid()) return unavailable("--net", "cannot create the proxy's socket", "check the fd limit", errno);
+  raise_fd_limit();
+  UniqueSocket l(open_stream_socket(AF_INET));
+  if (!l.valid())
+    return unavailable("--net", "cannot create the proxy's socket", "check the fd limit", last_socket_error());
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   socklen_t len = sizeof a;
-  if (bind(l.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || listen(l.get(), 128) != 0 ||
-      getsockname(l.get(), reinterpret_cast<sockaddr*>(&a), &len) != 0)
-    return unavailable("--net", "cannot listen on 127.0.0.1 for the proxy", "check the loopback interface", errno);
+  if (bind(os_socket(l.get()), reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+      listen(os_socket(l.get()), 128) != 0 || getsockname(os_socket(l.get()), reinterpret_cast<sockaddr*>(&a), &len) != 0)
+    return unavailable("--net", "cannot listen on 127.0.0.1 for the proxy", "check the loopback interface",
+                       last_socket_error());
   std::unique_ptr<LoopbackProxy> p(new LoopbackProxy(std::move(allow), opt, std::move(sink)));
   if (int e = p->server_.add_listener(std::move(l)); e != 0)
     return unavailable("--net", "cannot watch the proxy's socket", "check the fd limit", -e);
   p->port_ = ntohs(a.sin_port);
   p->secret_ = *secret;
   LoopbackProxy* raw = p.get();
+#if defined(_WIN32)
+  p->thread_ = std::thread([raw] { raw->server_.run(); });
+#else
   // The serving thread takes no signal: the caller's signalfd/sigwait (SIGCHLD above all) must see
   // every one, and a thread with a signal unblocked would swallow it. It inherits this mask.
   sigset_t all, old;
@@ -61,6 +68,7 @@ Result<std::unique_ptr<LoopbackProxy>> LoopbackProxy::start(Allowlist allow, Eve
   pthread_sigmask(SIG_BLOCK, &all, &old);
   p->thread_ = std::thread([raw] { raw->server_.run(); });
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
+#endif
   return p;
 }
 

@@ -1,5 +1,5 @@
-// The proxy for hosts whose sandbox cannot hold a listener of cage's own (macOS; Windows once its
-// event loop exists): the same proxy::Server as on Linux, listening on the host's 127.0.0.1 at an
+// The proxy for sandboxes that cannot hold a listener of cage's own (Linux's Landlock-only
+// mechanism, macOS, Windows): the same proxy::Server as on Linux, listening on the host's 127.0.0.1 at an
 // ephemeral port (Server::add_listener), on its own thread. Any local process can reach that port,
 // so every request must carry the run's secret (ServerOptions::secret; the *_PROXY URLs from
 // proxy_environment_with_secret carry it). Test: tests/unit/proxy_loopback_test.cc.

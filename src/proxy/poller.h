@@ -1,7 +1,10 @@
-// A thin readiness poller so the proxy loop is portable in structure: epoll here (poller_epoll.cc),
-// kqueue on macOS later. Edge-triggered: a handler must work until EAGAIN.
+// A thin readiness poller so the proxy loop is portable in structure. Edge-triggered: an event is
+// reported once per change to "ready", so a handler must work until EAGAIN. epoll (EPOLLET) on Linux
+// (poller_epoll.cc), kqueue (EV_CLEAR) on macOS (poller_kqueue.cc), and on Windows WSAPoll with the
+// edges emulated (poller_wsapoll.cc).
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "common/unique_fd.h"
@@ -16,7 +19,8 @@ struct PollEvent {
 class Poller {
  public:
   Poller();
-  bool ok() const { return fd_.valid(); }
+  ~Poller();
+  bool ok() const;
   // Watches fd for input and output (edge-triggered); events carry `token`.
   int add(int fd, uint64_t token);
   void remove(int fd);
@@ -24,7 +28,12 @@ class Poller {
   int wait(std::vector<PollEvent>& out, int timeout_ms);
 
  private:
+#if defined(_WIN32)
+  struct Watches;  // poller_wsapoll.cc
+  std::unique_ptr<Watches> w_;
+#else
   UniqueFd fd_;
+#endif
 };
 
 }  // namespace cage::proxy

@@ -8,6 +8,8 @@
 namespace cage::proxy {
 
 Poller::Poller() : fd_(epoll_create1(EPOLL_CLOEXEC)) {}
+Poller::~Poller() = default;
+bool Poller::ok() const { return fd_.valid(); }
 
 int Poller::add(int fd, uint64_t token) {
   epoll_event ev{};

@@ -12,6 +12,8 @@
 namespace cage::proxy {
 
 Poller::Poller() : fd_(kqueue()) {}
+Poller::~Poller() = default;
+bool Poller::ok() const { return fd_.valid(); }
 
 int Poller::add(int fd, uint64_t token) {
   struct kevent ch[2];

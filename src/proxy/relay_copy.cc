@@ -2,8 +2,6 @@
 // ended and everything read was delivered.
 #include "proxy/relay_copy.h"
 
-#include <sys/socket.h>
-
 #include <cerrno>
 
 #include "proxy/socket_compat.h"

@@ -8,15 +8,13 @@
 #include <nss.h>
 #endif
 
-#include <netdb.h>
-#include <unistd.h>
-
 #include <condition_variable>
 #include <cstring>
 #include <deque>
 #include <mutex>
 #include <thread>
 
+#include "proxy/socket_compat.h"
 #include "proxy/waker.h"
 
 namespace cage::proxy {

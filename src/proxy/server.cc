@@ -4,16 +4,9 @@
 // timeouts 504. Proven by tests/unit/proxy_server_test.cc and tests/integration/net_*.sh.
 #include "proxy/server.h"
 
-#include <fcntl.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <sys/socket.h>
-
 #include <cerrno>
 #include <cstring>
 
-#include "common/send_fd.h"
 #include "proxy/env.h"
 #include "proxy/relay.h"
 #include "proxy/socket_compat.h"
@@ -24,7 +17,6 @@ namespace cage::proxy {
 using Clock = std::chrono::steady_clock;
 
 namespace {
-constexpr uint64_t kListener = 0, kWake = 1, kChannel = 2, kResolver = 3;  // connection tokens are >= 4
 constexpr size_t kBuf = 256 * 1024;
 constexpr std::chrono::milliseconds kLinger{2000};
 uint64_t token(uint64_t id, int side) { return id << 2 | static_cast<uint64_t>(side); }
@@ -44,7 +36,7 @@ enum class Proto { unknown, connect, http, socks5, transparent };
 
 struct Conn {
   uint64_t id = 0;
-  UniqueFd client, upstream;
+  UniqueSocket client, upstream;
   Stage stage = Stage::sniff;
   Proto proto = Proto::unknown;
   bool dead = false, client_eof = false, shut = false;
@@ -73,14 +65,15 @@ int read_into(int fd, std::string& buf, size_t cap) {
   bool any = false;
   while (buf.size() < cap) {
     char tmp[16384];
-    ssize_t n = recv(fd, tmp, std::min(sizeof tmp, cap - buf.size()), 0);
+    long n = recv_some(fd, tmp, std::min(sizeof tmp, cap - buf.size()));
     if (n > 0) {
       buf.append(tmp, static_cast<size_t>(n));
       any = true;
       continue;
     }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno == EAGAIN) break;
+    int e = n < 0 ? last_socket_error() : 0;
+    if (e == EINTR) continue;
+    if (would_block(e)) break;
     return any ? 1 : -1;  // report the data first; EOF shows again on the next read
   }
   return any ? 1 : 0;
@@ -90,9 +83,10 @@ int read_into(int fd, std::string& buf, size_t cap) {
 int write_from(int fd, std::string& buf, uint64_t* counter = nullptr) {
   bool any = false;
   while (!buf.empty()) {
-    ssize_t n = send(fd, buf.data(), buf.size(), MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno == EAGAIN) break;
+    long n = send_nosignal(fd, buf.data(), buf.size());
+    int e = n < 0 ? last_socket_error() : 0;
+    if (e == EINTR) continue;
+    if (would_block(e)) break;
     if (n < 0) return -1;
     buf.erase(0, static_cast<size_t>(n));
     if (counter) *counter += static_cast<uint64_t>(n);
@@ -113,13 +107,8 @@ Server::~Server() {
   if (resolver_.notify_fd() >= 0) poller_.remove(resolver_.notify_fd());
 }
 
-int Server::add_channel(UniqueFd channel) {
-  channel_ = std::move(channel);
-  return poller_.add(channel_.get(), kChannel);
-}
-
-int Server::add_listener(UniqueFd listener) {
-  fcntl(listener.get(), F_SETFL, fcntl(listener.get(), F_GETFL) | O_NONBLOCK);
+int Server::add_listener(UniqueSocket listener) {
+  set_nonblocking(listener.get());
   listener_ = std::move(listener);
   return poller_.add(listener_.get(), kListener);
 }
@@ -128,7 +117,8 @@ void Server::on_client_listener() {
   while (listener_.valid()) {
     int c = accept_nonblocking(listener_.get());
     if (c < 0) {
-      if (errno == EINTR || errno == ECONNABORTED) continue;
+      int e = last_socket_error();
+      if (e == EINTR || e == ECONNABORTED) continue;
       return;  // EAGAIN, or out of fds (the next connection's edge retries)
     }
     accept_client(c);
@@ -148,7 +138,10 @@ int Server::run() {
     int n = poller_.wait(events, 250);
     if (n < 0 && n != -EINTR) return -n;
     for (const auto& e : events) {
-      if (e.token == kWake) continue;
+      if (e.token == kWake) {
+        wake_.drain();
+        continue;
+      }
       if (e.token == kListener) {
         on_client_listener();
         continue;
@@ -174,41 +167,25 @@ int Server::run() {
     doomed_.clear();
     live_ = conns_.size();
   }
+  for (auto& [id, c] : conns_) {  // stopped: every open connection ends now, not at destruction
+    if (c->client.valid()) poller_.remove(c->client.get());
+    if (c->upstream.valid()) poller_.remove(c->upstream.get());
+  }
+  conns_.clear();
+  doomed_.clear();
+  live_ = 0;
   return 0;
 }
 
-void Server::on_channel() {
-  while (channel_.valid()) {
-    char byte = 0;
-    int fd = recv_fd(channel_.get(), &byte, MSG_DONTWAIT);
-    if (fd < 0 && errno == EAGAIN) return;
-    if (fd < 0 && errno == EBADMSG) continue;  // a message without an fd: nothing to serve
-    if (fd < 0) {  // the shim is gone (the sandbox ended): existing tunnels carry on
-      poller_.remove(channel_.get());
-      channel_.reset();
-      return;
-    }
-    // 'c': an accepted client (the shim); 'L' a listener, 'D' the DNS socket (cage's init).
-    if (transparent_ && (byte == 'L' || byte == 'D'))
-      add_aux(fd, byte == 'L' ? 2 : 3);
-    else if (byte == 'c')
-      accept_client(fd);
-    else
-      close(fd);
-  }
-}
-
 void Server::accept_client(int fd, const Destination* dest) {
-  UniqueFd client(fd);
+  UniqueSocket client(fd);
   int type = 0;
-  socklen_t len = sizeof type;
   // Only stream sockets are served; anything else the channel carries is closed unread.
-  if (conns_.size() >= opt_.max_connections || getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) != 0 ||
+  if (conns_.size() >= opt_.max_connections || get_socket_option(fd, SOL_SOCKET, SO_TYPE, type) != 0 ||
       type != SOCK_STREAM)
     return;
-  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-  int one = 1;
-  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  set_nonblocking(fd);
+  set_nodelay(fd);
   auto c = std::make_unique<Conn>();
   c->id = next_id_++;
   c->started = Clock::now();
@@ -280,8 +257,7 @@ void Server::refuse(Conn& c, int http_status, uint8_t socks_code, const std::str
     c.upstream.reset();
   }
   if (c.proto == Proto::transparent) {  // no protocol to answer in: reset, so the client fails at once
-    linger l{1, 0};
-    setsockopt(c.client.get(), SOL_SOCKET, SO_LINGER, &l, sizeof l);
+    reset_on_close(c.client.get());
     close_conn(c.id);
     return;
   }
@@ -305,9 +281,7 @@ void Server::drive(Conn& c) {
       case Stage::resolving:
         return;
       case Stage::connecting: {
-        int err = 0;
-        socklen_t len = sizeof err;
-        getsockopt(c.upstream.get(), SOL_SOCKET, SO_ERROR, &err, &len);
+        int err = pending_socket_error(c.upstream.get());
         if (err == 0) {
           sockaddr_storage peer;
           socklen_t plen = sizeof peer;
@@ -344,7 +318,7 @@ void Server::drive(Conn& c) {
         }
         if (!c.out.empty()) return;
         if (!c.shut) {
-          shutdown(c.client.get(), SHUT_WR);
+          shutdown_write(c.client.get());
           c.shut = true;
         }
         // Read and drop what the client still sends, so close() does not reset the connection
@@ -471,7 +445,7 @@ void Server::on_resolved(Conn& c, std::vector<Address> addrs, int error) {
   std::string hp = host_port_text(c.host, c.port);
   if (error != 0) {
     refuse(c, 502, static_cast<uint8_t>(SocksReply::host_unreachable),
-           "cage: cannot resolve " + c.host + ": " + gai_strerror(error), Decision::failed);
+           "cage: cannot resolve " + c.host + ": " + resolve_error_text(error), Decision::failed);
     return;
   }
   c.addrs.clear();
@@ -512,19 +486,18 @@ void Server::try_connect(Conn& c) {
       std::memcpy(&s6->sin6_addr, a.data(), 16);
       len = sizeof *s6;
     }
-    UniqueFd s(open_stream_socket(ss.ss_family));
+    UniqueSocket s(open_stream_socket(ss.ss_family));
     if (!s.valid()) {
-      c.last_connect_errno = errno;
+      c.last_connect_errno = last_socket_error();
       continue;
     }
-    int one = 1;
-    setsockopt(s.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    if (connect(s.get(), reinterpret_cast<sockaddr*>(&ss), len) != 0 && errno != EINPROGRESS) {
-      c.last_connect_errno = errno;
+    set_nodelay(s.get());
+    if (int e = connect_nonblocking(s.get(), reinterpret_cast<sockaddr*>(&ss), len); e != 0) {
+      c.last_connect_errno = e;
       continue;
     }
-    if (poller_.add(s.get(), token(c.id, 1)) != 0) {
-      c.last_connect_errno = errno;
+    if (int e = poller_.add(s.get(), token(c.id, 1)); e != 0) {
+      c.last_connect_errno = -e;
       continue;
     }
     c.upstream = std::move(s);

@@ -48,7 +48,7 @@ class Server {
   int add_channel(UniqueFd channel);
   // Or serves the clients of a listening TCP socket directly (the host-loopback proxy of a run without
   // a network namespace; set ServerOptions::secret with it). Call before run().
-  int add_listener(UniqueFd listener);
+  int add_listener(UniqueSocket listener);
   // Transparent egress (server_transparent.cc): the channel may also carry listening sockets (the
   // workload's plain TCP connects land there) and the namespace's DNS socket, answered with
   // addresses from `names`. Call before run().
@@ -59,6 +59,8 @@ class Server {
   size_t connection_count() const { return live_.load(); }
 
  private:
+  // Poller tokens of the server's own sockets; a connection's are id << 2 | side, with ids from 1.
+  static constexpr uint64_t kListener = 0, kWake = 1, kChannel = 2, kResolver = 3;
   void on_channel();
   struct Destination {  // a transparent connection's original destination
     std::string host;    // the name its synthetic address stands for, or the address as text
@@ -91,7 +93,8 @@ class Server {
   EventSink sink_;
   Poller poller_;
   Resolver resolver_;
-  UniqueFd channel_, listener_;
+  UniqueFd channel_;
+  UniqueSocket listener_;
   Waker wake_;
   bool authorized(const Conn& c) const;
   void on_client_listener();

@@ -14,7 +14,9 @@ class Waker {
   void drain();                            // consumes pending signals
 
  private:
-  UniqueFd read_, write_;  // the same eventfd on Linux (write_ unused)
+  // Linux: one eventfd (write_ unused); other POSIX hosts: a pipe; Windows: one UDP socket sent to
+  // itself (write_ unused). UniqueSocket is UniqueFd on POSIX hosts.
+  UniqueSocket read_, write_;
 };
 
 }  // namespace cage::proxy

@@ -4,39 +4,23 @@
 #include <memory>
 #include <string>
 
-#include "windows/execute.h"
-#if defined(CAGE_HAVE_WINDOWS_PROXY)
 #include "proxy/loopback.h"
-#endif
+#include "windows/execute.h"
 
 namespace cage::win {
 
 namespace {
 
-#if defined(CAGE_HAVE_WINDOWS_PROXY)
-// CMakeLists.txt defines CAGE_HAVE_WINDOWS_PROXY once src/proxy/ has a Windows event loop: the same
-// LoopbackProxy as on macOS, on 127.0.0.1 at an ephemeral port that the WFP permit filter names.
-using ProxyHandle = proxy::LoopbackProxy;
-
-Result<std::unique_ptr<ProxyHandle>> start_proxy(const policy::Policy& pol) {
+// The same LoopbackProxy as on macOS and Linux's Landlock-only mechanism: 127.0.0.1 at an ephemeral
+// port, which the WFP permit filter names, with the run's secret in the *_PROXY URLs.
+Result<std::unique_ptr<proxy::LoopbackProxy>> start_proxy(const policy::Policy& pol) {
   return proxy::LoopbackProxy::start(proxy::Allowlist(pol.net), proxy::print_denials);
 }
-#else
-struct ProxyHandle {
-  uint16_t port() const { return 0; }
-  std::string secret() const { return {}; }
-};
-
-Result<std::unique_ptr<ProxyHandle>> start_proxy(const policy::Policy&) {
-  return unavailable("--net", "this Windows build has no proxy yet (src/proxy has no Windows event loop)",
-                     "drop --net (no network), or use --share-net for the host network unfiltered");
-}
-#endif
 
 }  // namespace
 
 Result<int> run(const policy::Policy& pol, const Environ& env) {
-  std::unique_ptr<ProxyHandle> proxy;
+  std::unique_ptr<proxy::LoopbackProxy> proxy;
   if (!pol.net.empty() && !pol.share_net) {
     auto p = start_proxy(pol);
     if (!p) return p.error();

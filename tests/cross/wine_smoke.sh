@@ -7,6 +7,9 @@
 # kills on --timeout, the workload's exit status comes back, an orphaned journal from a "crashed"
 # run is restored and deleted on the next start, and a run that needs WFP is refused with
 # spawn_sandbox_unavailable (exit 125), because Wine has no filtering engine (FwpmEngineOpen0 0x6E4).
+# The --net proxy's Windows event loop (WSAPoll with emulated edges, Winsock errors) runs for real:
+# cage_proxy_wine_test.exe, built beside cage.exe, drives the same LoopbackProxy with real sockets
+# (CONNECT, plain HTTP, SOCKS5, 407/403/502, 8 MiB intact through a tunnel, 200 tunnels at once).
 #
 # What Wine CANNOT show (a real Windows host, via `cage --self-test`): Wine enforces no token
 # restrictions, integrity levels or mandatory labels (a Low token writes anywhere), no job limits
@@ -79,6 +82,13 @@ cage --json-errors -- cmd.exe /c exit 0
 leftover=$(find "$local_dir/cage" -mindepth 2 2>/dev/null | head -5)
 [ -z "$leftover" ] && pass "refused run: journal and TEMP undone" || { echo "$leftover" >"$work/left"; fail "refused run left files" "$work/left"; }
 
+# --net: the proxy starts first (its port is what the WFP permit names), then the run is refused at
+# WFP like any other; the proxy's thread ends with it.
+cage --net "127.0.0.1:9" -- cmd.exe /c exit 0
+if [ $rc = 125 ] && grep -q 'FwpmEngineOpen0' "$work/err" && ! grep -q 'no proxy' "$work/err"; then
+  pass "--net run: proxy started, run refused at WFP (exit 125)"
+else fail "--net run should be refused at WFP with exit 125 (exit $rc)" "$work/err"; fi
+
 # --share-net skips WFP: the rest of the executor runs (token, job, journal, TEMP, spawn).
 cage --share-net -- cmd.exe /c exit 7
 [ $rc = 7 ] && pass "--share-net run: the workload's exit status (7)" || fail "--share-net exit status (exit $rc)" "$work/err"
@@ -97,6 +107,11 @@ cage --share-net --ro 'C:/smoke/out' -- "$exe" --self-test-probe read 'C:\smoke\
 [ $rc = 0 ] && pass "--ro run: access entry journaled and restored" || fail "--ro run (exit $rc)" "$work/err"
 [ -z "$(find "$local_dir/cage" -mindepth 2 2>/dev/null | head -1)" ] && pass "--ro run: journal deleted, TEMP removed" ||
   fail "--ro run left its journal or TEMP behind"
+# A non-ASCII grant and path: arguments are taken as UTF-16 and files opened through the wide API.
+mkdir -p "$WINEPREFIX/drive_c/smoke/héllo ü"
+echo data >"$WINEPREFIX/drive_c/smoke/héllo ü/r.txt"
+cage --share-net --ro 'C:/smoke/héllo ü' -- "$exe" --self-test-probe read 'C:\smoke\héllo ü\r.txt'
+[ $rc = 0 ] && pass "non-ASCII --ro path: granted and read" || fail "non-ASCII --ro path (exit $rc)" "$work/err"
 # --rw sets a Low label. Wine 8 refuses to read labels (GetNamedSecurityInfoW: access denied), so the
 # run must be refused cleanly; a Wine that can, must grant the write.
 cage --share-net --rw 'C:/smoke/out' -- "$exe" --self-test-probe write 'C:\smoke\out\f.txt'
@@ -135,6 +150,19 @@ cage --self-test
 if [ $rc != 0 ] && grep -q '^NOTE  running under Wine' "$work/out" && grep -q '^FAIL ' "$work/out"; then
   pass "--self-test under Wine: reports FAIL lines and exits nonzero"
 else fail "--self-test under Wine (exit $rc)" "$work/out"; fi
+
+# The proxy's Windows event loop, for real (see the header).
+proxy_test=$(dirname "$exe")/cage_proxy_wine_test.exe
+if [ -f "$proxy_test" ]; then
+  timeout 180 wine "$proxy_test" >"$work/out" 2>"$work/err"; rc=$?
+  tr -d '\r' <"$work/out" >"$work/proxy.log"
+  checks=$(grep -c '^PASS ' "$work/proxy.log")
+  if [ $rc = 0 ] && [ "$checks" -ge 14 ] && ! grep -q '^FAIL ' "$work/proxy.log"; then
+    pass "proxy event loop under Wine: $checks checks"
+  else fail "proxy event loop under Wine (exit $rc)" "$work/proxy.log"; fi
+else
+  fail "cage_proxy_wine_test.exe not found beside $exe (.ci/cross.sh builds it)"
+fi
 
 echo "wine_smoke: $((n - failures)) of $n passed"
 [ $failures = 0 ]

@@ -46,13 +46,14 @@ fi
 
 # net events: one per proxy decision, allowed and denied, with totals in the result.
 if command -v curl >/dev/null; then
-  port=$((20000 + RANDOM % 20000))
+  . "$(dirname "$0")/net_lib.bash"
   mkdir "$work/www"; echo hello > "$work/www/f"
-  (cd "$work/www" && exec python3 -m http.server "$port" --bind 127.0.0.1 >/dev/null 2>&1) & srv=$!
+  start_loopback_server http "$work/www"; srv=$server_pid
   trap 'kill $srv 2>/dev/null; rm -rf "$work"' EXIT
-  for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$port/f" && break; sleep 0.1; done
+  port=$server_port; [ -n "$port" ] || fail "the test's web server did not start"
+  curl -s -o /dev/null "http://127.0.0.1:$port/f" || fail "twin: the test's web server is unreachable from the host"
   run --net "127.0.0.1:$port" --audit "$work/n.log" --result "$work/n.json" -- sh -c \
-    "curl -s -x http://127.0.0.1:3128 http://127.0.0.1:$port/f; curl -s -o /dev/null -x http://127.0.0.1:3128 http://127.0.0.1:$((port + 1))/" \
+    "curl -s -x http://127.0.0.1:3128 http://127.0.0.1:$port/f; curl -s -o /dev/null -x http://127.0.0.1:3128 http://127.0.0.1:$(other_port "$port")/" \
     >"$work/out" 2>"$work/err"
   valid_audit "$work/n.log"; valid_result "$work/n.json"
   [ "$(cat "$work/out")" = hello ] || fail "allowed request failed under --audit"

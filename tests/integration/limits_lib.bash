@@ -16,8 +16,20 @@ valid_audit() { python3 "$here/limits_schema.py" "$schemas/audit-event.schema.js
 is_root() { [ "$(id -u)" -eq 0 ]; }
 # True when cage can use a cgroup for CONTROLLER here (what the dry-run plan says).
 cgroup_usable() { "$CAGE" --"$1" "$2" --dry-run --json -- true 2>/dev/null | python3 -c 'import json,sys; p=json.load(sys.stdin); sys.exit(0 if p["limits"]["cgroup"]["version"] and not p["limits"]["cgroup"]["not_enforced"] else 1)'; }
+# cage makes "cage-<pid>" beneath the cgroup it runs in, so this test's runs leave theirs beneath this
+# shell's cgroups (/proc/self/cgroup); other sessions' cgroups on the machine are not this test's.
 no_stale_cgroups() {
-  local left
-  left=$(find /sys/fs/cgroup -maxdepth 4 -type d -name "cage-*" 2>/dev/null | head -3)
+  local mine left="" d parent p
+  mine=$(cut -d: -f3- /proc/self/cgroup | sort -u)
+  while IFS= read -r d; do
+    parent=${d%/cage-*}
+    while IFS= read -r p; do
+      if [ "$p" = / ]; then
+        [[ $parent =~ ^/sys/fs/cgroup(/[^/]+)?$ ]] && left+="$d "
+      else
+        [[ $parent == *"$p" ]] && left+="$d "
+      fi
+    done <<<"$mine"
+  done < <(find /sys/fs/cgroup -maxdepth 5 -type d -name 'cage-*' 2>/dev/null)
   [ -z "$left" ] || fail "cgroup directories left behind: $left"
 }

@@ -5,14 +5,16 @@
 set -u
 fail() { echo "FAIL: $*" >&2; exit 1; }
 CAGE=${CAGE:?}
+. "$(dirname "$0")/net_lib.bash"
 d=$(mktemp -d); pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$d"; }
 trap cleanup EXIT
 command -v curl >/dev/null && command -v python3 >/dev/null || { echo "skip: curl/python3 missing"; exit 77; }
-port=$((20000 + RANDOM % 20000)); closed=$((port + 1))
 mkdir "$d/www"; head -c 3000000 /dev/urandom > "$d/www/big"; echo hello > "$d/www/f"
-(cd "$d/www" && exec python3 -m http.server "$port" --bind 127.0.0.1 >/dev/null 2>&1) & pids+=($!)
-for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$port/f" && break; sleep 0.1; done
+start_loopback_server http "$d/www"; pids+=("$server_pid")
+port=$server_port; [ -n "$port" ] || fail "the test's web server did not start"
+closed=$(other_port "$port")
+curl -s -o /dev/null "http://127.0.0.1:$port/f" || fail "twin: the test's web server is unreachable from the host"
 P=http://127.0.0.1:3128
 run() { timeout 60 "$CAGE" "$@"; }
 
