@@ -107,7 +107,8 @@ Status compile_landlock_view(const Policy& p, const HostView& host, Plan& plan) 
                 "UDP, raw and unix sockets too",
                 "chmod and timestamp changes are checked by cage (allowed only beneath --rw and the private "
                 "directory); chown and extended attributes are refused (EPERM) unless --allow-degraded=metadata",
-                "no pseudo-terminals can be allocated (/dev/pts is not granted)"};
+                "no pseudo-terminals can be allocated (/dev/pts is not granted, but for the caller's own terminal, "
+                "which can be reopened by name)"};
   if (p.system_view) {
     for (const char* d : {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"})
       add_rule(plan, host, d, Access::read_exec, std::string("default view: ") + d);

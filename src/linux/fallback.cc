@@ -10,6 +10,7 @@
 #include <signal.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -127,6 +128,26 @@ class PrivateDir {
   std::string path_;
 };
 
+// The caller's terminal, when stdin, stdout or stderr is one: reopening it by name (/dev/stderr,
+// /dev/pts/N) gives the workload nothing it does not hold already, as /dev/console does with
+// namespaces (mount.cc). Only a /dev/pts device that is the very one on the fd is named.
+void grant_terminal(Plan& plan) {
+  for (int fd = 0; fd < 3; ++fd) {
+    char link[32], tty[256];
+    struct stat fs, ts;
+    if (!::isatty(fd) || ::fstat(fd, &fs) != 0) continue;
+    std::snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = ::readlink(link, tty, sizeof tty - 1);
+    if (n <= 0) continue;
+    tty[n] = '\0';
+    if (std::strncmp(tty, "/dev/pts/", 9) != 0 || ::stat(tty, &ts) != 0 || !S_ISCHR(ts.st_mode) ||
+        ts.st_rdev != fs.st_rdev || ts.st_ino != fs.st_ino || ts.st_dev != fs.st_dev)
+      continue;
+    plan.landlock.rules.push_back(LandlockRule{tty, Access::dev_rw, false, "the caller's terminal"});
+    return;
+  }
+}
+
 void substitute(std::string& s, const std::string& key, const std::string& value) {
   for (size_t i = s.find(key); i != std::string::npos; i = s.find(key, i + value.size())) s.replace(i, key.size(), value);
 }
@@ -143,6 +164,7 @@ Result<RunOutcome> execute(const Plan& plan, const RunHooks& hooks) {
   for (auto& r : local.landlock.rules)
     if (is_private_dir_rule(r)) r.path = dir.path();
   for (auto& e : local.env) substitute(e, "<private>", dir.path());
+  grant_terminal(local);
   // --net: the proxy on the host's loopback, its port the only one Landlock lets the workload reach.
   // The proxy serves from here until the run ends (the same LoopbackProxy as on macOS and Windows).
   RunHooks with_proxy = hooks;
