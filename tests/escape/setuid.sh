@@ -25,13 +25,16 @@ if is_root; then
 fi
 # Plant a setuid/setgid program for later: a copy of id made in --rw, then chmod u+s / g+s (chmod,
 # fchmod, fchmodat). Run by a root caller it would be a setuid-root program on the host for any user.
-cage_run --rw "$work/rw" -- sh -c "cp /usr/bin/id '$work/rw/planted' && chmod 755 '$work/rw/planted' &&
+for prof in default relaxed; do
+rm -f "$work/rw/planted"
+cage_run --seccomp "$prof" --rw "$work/rw" -- sh -c "cp /usr/bin/id '$work/rw/planted' && chmod 755 '$work/rw/planted' &&
   { chmod u+s '$work/rw/planted' || chmod g+s '$work/rw/planted' ||
     $py -c 'import os, sys; fd = os.open(sys.argv[1], os.O_RDONLY); os.fchmod(fd, 0o6755)' '$work/rw/planted' ||
     $py -c 'import os, sys; os.chmod(\"planted\", 0o4755, dir_fd=os.open(sys.argv[1], os.O_RDONLY))' '$work/rw'; }"
 [ -x "$work/rw/planted" ] && pass "twin: chmod 755 of a program made in --rw" || fail "twin: chmod 755 failed: $err"
 [ -u "$work/rw/planted" ] || [ -g "$work/rw/planted" ] && fail "a setuid/setgid program was planted on the host: $(ls -l "$work/rw/planted")" ||
-  pass "no setuid/setgid bit can be set from inside ($(stat -c %A "$work/rw/planted" 2>/dev/null))"
+  pass "--seccomp $prof: no setuid/setgid bit can be set from inside ($(stat -c %A "$work/rw/planted" 2>/dev/null))"
+done
 suid=""
 for f in /usr/bin/su /usr/bin/passwd /usr/bin/mount /usr/bin/newgrp; do
   [ -u "$f" ] && suid=$f && break

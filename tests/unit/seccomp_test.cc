@@ -8,6 +8,8 @@
 #include <set>
 #include <sstream>
 
+#include <sys/stat.h>
+
 #include "linux/seccomp.h"
 #include "linux/seccomp_profiles.h"
 #include "linux/seccomp_rules.h"
@@ -84,7 +86,15 @@ TEST(SeccompData, RelaxedBlocksOnlyTheMachineWideCalls) {
   std::set<std::string> names;
   for (const auto& r : p.rules) names.insert(r.name);
   EXPECT_EQ(names, (std::set<std::string>{"reboot", "kexec_load", "kexec_file_load", "init_module", "finit_module",
-                                          "delete_module", "swapon", "swapoff"}));
+                                          "delete_module", "swapon", "swapoff", "chmod", "fchmod", "fchmodat",
+                                          "fchmodat2"}));
+  // The chmod family only for the setuid and setgid bits (a program planted on the host for any user).
+  for (const auto& r : p.rules)
+    if (r.name.find("chmod") != std::string::npos) {
+      ASSERT_EQ(r.conditions.size(), 1u) << r.name;
+      EXPECT_EQ(r.conditions[0].op, Op::any_bit);
+      EXPECT_EQ(r.conditions[0].values[0], static_cast<uint64_t>(S_ISUID | S_ISGID)) << r.name;
+    }
 }
 
 TEST(SeccompParse, RejectsMissingReasonsTyposAndBadConditions) {
