@@ -173,11 +173,13 @@ void Compiler::etc_entry(const std::string& path, const std::string& why, size_t
     return;
   }
   if (li.kind != FileKind::dir) return;
-  auto names = host.list_dir(path);
   // A large directory (alternatives, ssl/certs: hundreds of links; the JDK's configuration: half a
-  // megabyte) costs less as one bind than as copies.
-  bool large = path == "/etc/alternatives" || path.rfind("/etc/java-", 0) == 0;
-  if (!names || large || depth > 4 || names->size() > 64) {
+  // megabyte) costs less as one bind than as copies. Known ones are not even listed.
+  constexpr size_t kMostCopied = 64;
+  bool large = path == "/etc/alternatives" || path.rfind("/etc/java-", 0) == 0 || depth > 4;
+  std::optional<std::vector<std::string>> names;
+  if (!large) names = host.list_dir_upto(path, kMostCopied);
+  if (!names || large || names->size() > kMostCopied) {
     if (li.mode & 0005) sys.push_back(MountStep{MountKind::bind_ro, path, path, "", true, false, why});
     return;
   }
