@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <utility>
 
 #include "linux/cgroup_plan.h"
 #include "linux/transparent_plan.h"
@@ -156,7 +157,7 @@ void Compiler::etc_entry(const std::string& path, const std::string& why, size_t
       auto content = ri.mode & 0004 || host.uid() == 0 ? host.read_file(*real) : std::nullopt;
       if (content && content->size() <= kEtcFileMax && content->size() <= budget) {
         budget -= content->size();
-        sys.push_back(MountStep{MountKind::file, "", path, *content, false, false, why});
+        sys.push_back(MountStep{MountKind::file, "", path, std::move(*content), false, false, why});
       }
     } else if (ri.kind == FileKind::dir) {
       sys.push_back(MountStep{MountKind::bind_ro, *real, path, "", true, false, why});
@@ -168,7 +169,7 @@ void Compiler::etc_entry(const std::string& path, const std::string& why, size_t
     auto content = host.read_file(path);
     if (content && content->size() <= kEtcFileMax && content->size() <= budget) {
       budget -= content->size();
-      sys.push_back(MountStep{MountKind::file, "", path, *content, false, false, why});
+      sys.push_back(MountStep{MountKind::file, "", path, std::move(*content), false, false, why});
     }
     return;
   }
