@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstring>
 #include <cstdlib>
 #include <string_view>
 #include <vector>
@@ -69,14 +70,24 @@ class RealHostView final : public HostView {
     UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY));
     if (!fd.valid()) return std::nullopt;
     constexpr size_t kMost = 4u << 20;
-    // Read into a buffer of the file's size (plus one byte, to see the end): a copy of /etc reads
-    // ~150 KiB, and growing a string 8 KiB at a time copies and touches several times that.
-    struct stat st {};
-    size_t want = 8192;
-    if (::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
-      want = std::min(static_cast<size_t>(st.st_size), kMost) + 1;
-    std::string out(want, '\0');
+    // Most of /etc fits the stack buffer (one copy out); a larger file is read into a buffer of its
+    // size plus one byte (to see the end): growing a string 8 KiB at a time would copy and touch
+    // several times the ~150 KiB that a copy of /etc reads.
+    char small[16384];
     size_t len = 0;
+    for (;;) {
+      ssize_t n = ::read(fd.get(), small + len, sizeof small - len);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return std::string(small, len);
+      len += static_cast<size_t>(n);
+      if (len == sizeof small) break;
+    }
+    struct stat st {};
+    size_t want = 2 * sizeof small;
+    if (::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) && static_cast<size_t>(st.st_size) >= len)
+      want = std::min(static_cast<size_t>(st.st_size), kMost) + 1;
+    std::string out(std::max(want, len + 1), '\0');
+    std::memcpy(out.data(), small, len);
     for (;;) {
       if (len == out.size()) {
         if (len > kMost) return std::nullopt;
@@ -91,6 +102,7 @@ class RealHostView final : public HostView {
     out.resize(len);
     return out;
   }
+
   std::optional<std::vector<std::string>> list_dir(const std::string& path) const override {
     DIR* d = ::opendir(path.c_str());
     if (!d) return std::nullopt;
