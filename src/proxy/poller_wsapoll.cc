@@ -24,6 +24,7 @@ namespace {
 constexpr int kSoftMs = 10;
 
 struct Arm {
+  const void* owner = nullptr;  // the Poller watching the socket
   bool read = true, write = true;
   bool sticky = false;  // reported POLLHUP/POLLERR: polled by time from now on
 };
@@ -52,8 +53,10 @@ struct Poller::Watches {
 Poller::Poller() : w_(std::make_unique<Watches>()) { socket_startup(); }
 
 Poller::~Poller() {
+  // Only this poller's entries: a socket closed before the poller went may have been reused since.
   std::lock_guard lock(g_mu);
-  for (const auto& [fd, token] : w_->tokens) arms().erase(fd);
+  for (const auto& [fd, token] : w_->tokens)
+    if (auto it = arms().find(fd); it != arms().end() && it->second.owner == w_.get()) arms().erase(it);
 }
 
 bool Poller::ok() const { return w_ != nullptr; }
@@ -61,14 +64,14 @@ bool Poller::ok() const { return w_ != nullptr; }
 int Poller::add(int fd, uint64_t token) {
   if (fd < 0) return -EBADF;
   std::lock_guard lock(g_mu);
-  arms()[fd] = Arm{};
+  arms()[fd] = Arm{w_.get()};
   w_->tokens[fd] = token;
   return 0;
 }
 
 void Poller::remove(int fd) {
   std::lock_guard lock(g_mu);
-  arms().erase(fd);
+  if (auto it = arms().find(fd); it != arms().end() && it->second.owner == w_.get()) arms().erase(it);
   w_->tokens.erase(fd);
 }
 
@@ -79,7 +82,9 @@ int Poller::wait(std::vector<PollEvent>& out, int timeout_ms) {
   {
     std::lock_guard lock(g_mu);
     for (const auto& [fd, token] : w_->tokens) {
-      const Arm& a = arms()[fd];
+      auto it = arms().find(fd);
+      if (it == arms().end() || it->second.owner != w_.get()) continue;
+      const Arm& a = it->second;
       if (a.sticky) {
         if (a.read || a.write) sticky.emplace_back(fd, token);
         continue;
