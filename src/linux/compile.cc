@@ -243,8 +243,9 @@ void Compiler::proc_and_dev() {
   sys.push_back(MountStep{MountKind::proc, "proc", "/proc", "", true, false, "private /proc for the new pid namespace"});
   for (const char* const* e = kProcReadOnly; *e; ++e) {
     std::string path = std::string("/proc/") + *e;
-    if (host.lstat(path).kind != FileKind::missing)
-      sys.push_back(MountStep{MountKind::proc_ro, path, path, "", host.lstat(path).kind == FileKind::dir, false,
+    FileInfo fi = host.lstat(path);
+    if (fi.kind != FileKind::missing)
+      sys.push_back(MountStep{MountKind::proc_ro, path, path, "", fi.kind == FileKind::dir, false,
                               "read-only: host kernel settings"});
   }
   for (const char* const* e = kProcMasked; *e; ++e) {
