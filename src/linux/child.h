@@ -35,12 +35,15 @@ struct ChildContext {
   std::vector<int> rlimit_resources;
   seccomp::Program seccomp;
   seccomp::Program seccomp_extra;      // landlock_only: the socket/IPC supplement
+  std::vector<sock_filter> notify;     // landlock_only: connect/chmod/utimes notifications, or empty
   int sync_read = -1;    // the supervisor writes one byte once the id maps are written
   int error_write = -1;  // ChildFailure records; close-on-exec
   int status_write = -1; // init sends the workload's wait status here
   int self_exe = -1;     // for `cage --spawn-shim`
   int net_fd = -1;       // the shim's end of the proxy channel
   mutable int dev_null = -1;  // O_PATH /dev/null, used to mask files; opened by the child too
+  const char* private_dir = nullptr;  // landlock_only: removed by init should the supervisor die
+  int supervisor_pidfd = -1;  // readable once the supervisor has exited
 };
 
 [[noreturn]] void child_fail(const ChildContext& c, ChildStep step, int err, int index = -1);
@@ -55,6 +58,9 @@ int drop_privileges(ChildStep* step);
 [[noreturn]] void run_init(const ChildContext& c);
 // userns.cc (parent): id maps for the child.
 int write_id_maps(const IdMaps& ids, int pid);
+// fallback.cc (either side): removes the run's private directory and everything in it without
+// allocating and without following a link.
+void remove_private_dir(const char* path);
 // userns.cc (child): brings up `lo` in the new network namespace.
 int bring_up_loopback();
 

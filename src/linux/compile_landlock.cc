@@ -48,8 +48,9 @@ Status compile_landlock_view(const Policy& p, const HostView& host, Plan& plan) 
   const Loss losses[] = {
       {"pid", true, "no pid namespace: /proc is the host's (every process and its command line, and kernel "
                     "files such as /proc/keys and /proc/timer_list, are readable; environments, memory and "
-                    "fds of host processes are not), and descendants that detach may outlive cage (signals "
-                    "and ptrace to host processes stay denied)"},
+                    "fds of host processes are not), and should cage's init itself be killed from outside, "
+                    "the workload's descendants may outlive it (signals and ptrace to host processes stay "
+                    "denied)"},
       {"hide", !p.hide.empty(), "--hide cannot mask a path beneath a grant without a mount namespace"},
       {"tmpfs", !p.tmpfs.empty(), "--tmpfs cannot mount at its path without a mount namespace"},
       {"hostname", p.hostname != "cage", "--hostname needs a UTS namespace: the host's name shows"},
@@ -70,12 +71,13 @@ Status compile_landlock_view(const Policy& p, const HostView& host, Plan& plan) 
     return unavailable("user namespaces",
                        "without user namespaces Landlock alone cannot enforce: " + refused,
                        "allow user namespaces (see cage --check), or accept the loss with --allow-degraded=" + remedy);
-  // chmod, chown and extended attributes (ACLs among them) are outside Landlock's rights: refused by
-  // seccomp unless accepted, so that no file the user owns outside --rw changes its mode.
+  // Modes, timestamps, owners and extended attributes (ACLs among them) are outside Landlock's rights:
+  // chmod and utimes are checked by cage per call (metadata_notify.h), chown and xattrs refused by
+  // seccomp, unless accepted, so that no file the user owns outside --rw changes its metadata.
   plan.allow_metadata = accepted(p, "metadata");
   if (plan.allow_metadata)
-    plan.degraded.push_back("metadata: chmod, chown and extended attributes work on every file the user owns, "
-                            "not only beneath --rw grants (content stays read-only)");
+    plan.degraded.push_back("metadata: chmod, timestamps, chown and extended attributes work on every file the "
+                            "user owns, not only beneath --rw grants (content stays read-only)");
   if (p.share_net) plan.net.mode = NetPlan::Mode::host;
   if (!p.net.empty() && !p.share_net) {
     plan.net.mode = NetPlan::Mode::proxy;
@@ -103,7 +105,8 @@ Status compile_landlock_view(const Policy& p, const HostView& host, Plan& plan) 
                 "/etc is the host's: files needed to run are readable, /etc/passwd lists every account",
                 "no private loopback: TCP connect and bind are denied (but to the proxy's port with --net), "
                 "UDP, raw and unix sockets too",
-                "chmod, chown and extended attributes are refused (EPERM) unless --allow-degraded=metadata",
+                "chmod and timestamp changes are checked by cage (allowed only beneath --rw and the private "
+                "directory); chown and extended attributes are refused (EPERM) unless --allow-degraded=metadata",
                 "no pseudo-terminals can be allocated (/dev/pts is not granted)"};
   if (p.system_view) {
     for (const char* d : {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"})

@@ -1,4 +1,5 @@
-// connect(2) mediation for Mechanism::landlock_only with --net: see connect_notify.h.
+// connect(2) mediation for Mechanism::landlock_only with --net, and the one seccomp listener it
+// shares with chmod/utimes mediation (metadata_notify.h): see connect_notify.h.
 #include "linux/connect_notify.h"
 
 #include <fcntl.h>
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include "common/send_fd.h"
+#include "linux/metadata_notify.h"
 
 namespace cage::lx::connect_notify {
 namespace {
@@ -41,20 +43,6 @@ constexpr uint32_t kX32Bit = 0;
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL
 #endif
-
-// Every connect() of this architecture becomes a notification; calls of another architecture are
-// killed by the default profile (and refused here, should --seccomp none be chosen).
-sock_filter kFilter[] = {
-    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)),
-    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kArch, 1, 0),
-    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
-    BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, kX32Bit ? kX32Bit : 0xffffffffu, 0, 1),
-    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_connect, 0, 1),
-    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
-    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-};
 
 // The thread group of a notifying thread: pidfd_open takes a thread directly since Linux 6.9.
 int open_pidfd(pid_t tid) {
@@ -75,7 +63,8 @@ int open_pidfd(pid_t tid) {
 
 class Impl final : public Mediator {
  public:
-  Impl(UniqueFd channel, uint16_t port) : channel_(std::move(channel)), stop_(::eventfd(0, EFD_CLOEXEC)), port_(port) {}
+  Impl(UniqueFd channel, uint16_t port, std::vector<std::string> writable)
+      : channel_(std::move(channel)), stop_(::eventfd(0, EFD_CLOEXEC)), port_(port), writable_(std::move(writable)) {}
   ~Impl() override {
     uint64_t one = 1;
     if (::write(stop_.get(), &one, sizeof one) < 0) { /* the thread also ends when the listener does */ }
@@ -104,6 +93,9 @@ class Impl final : public Mediator {
   }
 
   void run() {
+    // This thread changes files for the workload (metadata_notify.h): with no effective capability
+    // the kernel applies the workload's ownership rules. Without that it answers nothing.
+    if (metadata_notify::drop_effective_capabilities() != 0) return;
     if (!wait_for(channel_.get(), false)) return;
     char tag = 0;
     listener_.reset(recv_fd(channel_.get(), &tag));
@@ -128,9 +120,23 @@ class Impl final : public Mediator {
 
   bool valid(uint64_t id) { return ::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0; }
 
-  // 0 when the workload's socket is now connected to the proxy (or in progress), else an errno.
   int decide(const seccomp_notif& req) {
-    if (req.data.nr != SYS_connect) return ENOSYS;
+    if (req.data.nr == SYS_connect && port_ != 0) return decide_connect(req);
+    if (!metadata_notify::mediates(req.data.nr) || writable_.empty()) return ENOSYS;
+    UniqueFd pidfd(open_pidfd(static_cast<pid_t>(req.pid)));
+    if (!pidfd.valid()) return EACCES;
+    struct Check {
+      Impl* self;
+      uint64_t id;
+    } check{this, req.id};
+    return metadata_notify::decide(req, pidfd.get(), writable_, [](void* c) {
+      auto* k = static_cast<Check*>(c);
+      return k->self->valid(k->id);
+    }, &check);
+  }
+
+  // 0 when the workload's socket is now connected to the proxy (or in progress), else an errno.
+  int decide_connect(const seccomp_notif& req) {
     const int fd = static_cast<int>(req.data.args[0]);
     const size_t len = std::min<uint64_t>(req.data.args[2], sizeof(sockaddr_storage));
     sockaddr_storage sa{};
@@ -183,18 +189,39 @@ class Impl final : public Mediator {
 
   UniqueFd channel_, stop_, listener_;
   uint16_t port_;
+  std::vector<std::string> writable_;
   std::vector<char> req_, resp_;
   std::thread thread_;
 };
 
 }  // namespace
 
-int install(int channel) {
+std::vector<sock_filter> filter(bool connect, bool metadata) {
+  std::vector<sock_filter> f = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kArch, 1, 0),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, kX32Bit ? kX32Bit : 0xffffffffu, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+  };
+  std::vector<int> nrs;
+  if (connect) nrs.push_back(SYS_connect);
+  if (metadata) nrs.insert(nrs.end(), metadata_notify::calls().begin(), metadata_notify::calls().end());
+  for (int nr : nrs) {
+    f.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<uint32_t>(nr), 0, 1));
+    f.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF));
+  }
+  f.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+  return f;
+}
+
+int install(int channel, const std::vector<sock_filter>& filter) {
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return errno;
-  sock_fprog prog{static_cast<unsigned short>(sizeof kFilter / sizeof *kFilter), kFilter};
+  sock_fprog prog{static_cast<unsigned short>(filter.size()), const_cast<sock_filter*>(filter.data())};
   long fd = ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
                       SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &prog);
-  if (fd < 0 && errno == EINVAL)  // before Linux 5.19: a signal may interrupt a connect being answered
+  if (fd < 0 && errno == EINVAL)  // before Linux 5.19: a signal may interrupt a call being answered
     fd = ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
   if (fd < 0) return errno;
   int e = send_fd(channel, static_cast<int>(fd), 'n');
@@ -202,8 +229,8 @@ int install(int channel) {
   return e;
 }
 
-Result<std::unique_ptr<Mediator>> start(UniqueFd channel, uint16_t proxy_port) {
-  auto m = std::make_unique<Impl>(std::move(channel), proxy_port);
+Result<std::unique_ptr<Mediator>> start(UniqueFd channel, uint16_t proxy_port, std::vector<std::string> writable) {
+  auto m = std::make_unique<Impl>(std::move(channel), proxy_port, std::move(writable));
   if (int e = m->begin(); e != 0)
     return unavailable("--net", "cannot mediate the workload's connections (seccomp user notification)",
                        "allow user namespaces, or drop --net", e);

@@ -7,23 +7,32 @@
 // Proved by tests/integration/fallback_landlock.sh (a direct connect to another host on the
 // proxy's port fails; the proxy works).
 #pragma once
+#include <linux/filter.h>
+
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "common/error.h"
 #include "common/unique_fd.h"
 
 namespace cage::lx::connect_notify {
 
+// Parent, before clone: the filter that turns the workload's connect() (with --net) and its chmod and
+// utimes calls (metadata_notify.h, unless --allow-degraded=metadata) into notifications.
+std::vector<sock_filter> filter(bool connect, bool metadata);
+
 // Child (cage's init, before it forks the workload): installs the filter with a listener and sends
 // the listener over `channel` (tag 'n'). Sets no_new_privs first. Returns 0 or an errno. No allocation.
-int install(int channel);
+int install(int channel, const std::vector<sock_filter>& filter);
 
-// Parent: answers the notifications that arrive on the listener sent over `channel`, until destroyed.
+// Parent: answers the notifications that arrive on the listener sent over `channel`, until destroyed:
+// connects to proxy_port (0: none), metadata changes beneath the `writable` paths.
 class Mediator {
  public:
   virtual ~Mediator() = default;
 };
-Result<std::unique_ptr<Mediator>> start(UniqueFd channel, uint16_t proxy_port);
+Result<std::unique_ptr<Mediator>> start(UniqueFd channel, uint16_t proxy_port, std::vector<std::string> writable);
 
 }  // namespace cage::lx::connect_notify

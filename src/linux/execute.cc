@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -71,6 +72,8 @@ Status prepare(const Plan& plan, Prepared& p) {
     auto extra = seccomp::build_landlock_only_supplement(plan.net.mode == NetPlan::Mode::host, plan.allow_metadata);
     if (!extra) return extra.error();
     c.seccomp_extra = std::move(*extra);
+    if (plan.loopback_proxy || !plan.allow_metadata)
+      c.notify = connect_notify::filter(plan.loopback_proxy, !plan.allow_metadata);
   }
   if (plan.net.mode == NetPlan::Mode::proxy && !plan.loopback_proxy) {
     UniqueFd self(::open("/proc/self/exe", O_RDONLY | O_CLOEXEC));
@@ -251,13 +254,25 @@ Result<RunOutcome> execute_plan(const Plan& plan, const RunHooks& hooks) {
   if (!sync) return sync.error();
   if (!errp) return errp.error();
   if (!status) return status.error();
-  auto chan = net::prepare(plan.net);  // landlock_only: carries the connect() listener (connect_notify.h)
+  auto chan = net::prepare(plan.net);  // landlock_only: carries the notification listener (connect_notify.h)
   if (!chan) return chan.error();
+  if (!prep.ctx.notify.empty() && !chan->sandbox_end.valid()) {
+    int sv[2];
+    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+      return Error{ErrorClass::internal_error, "cannot create the notification channel", {}, "seccomp", errno};
+    chan->supervisor_end.reset(sv[0]);
+    chan->sandbox_end.reset(sv[1]);
+  }
   ChildContext& c = prep.ctx;
+  // init learns from this whether the supervisor died before init asked for a parent-death signal.
+  UniqueFd self_pidfd(static_cast<int>(::syscall(SYS_pidfd_open, ::getpid(), 0)));
+  if (!self_pidfd.valid()) return unavailable("pidfd", "cannot open a pidfd of cage itself", "use Linux 5.3 or later", errno);
+  c.supervisor_pidfd = self_pidfd.get();
   c.sync_read = sync->r.get();
   c.error_write = errp->w.get();
   c.status_write = status->w.get();
   c.net_fd = chan->sandbox_end.get();
+  if (!hooks.private_dir.empty()) c.private_dir = hooks.private_dir.c_str();
 
   sigset_t mask, old;
   sigemptyset(&mask);
@@ -313,8 +328,11 @@ Result<RunOutcome> execute_plan(const Plan& plan, const RunHooks& hooks) {
   }
   std::unique_ptr<net::Supervisor> proxy;
   std::unique_ptr<connect_notify::Mediator> mediator;
-  if (plan.loopback_proxy) {
-    auto m = connect_notify::start(std::move(chan->supervisor_end), hooks.proxy_port);
+  if (!c.notify.empty()) {
+    std::vector<std::string> writable;  // where Landlock lets the workload write: its chmod/utimes go there only
+    for (const auto& r : plan.landlock.rules)
+      if (r.access == Access::write) writable.push_back(r.path);
+    auto m = connect_notify::start(std::move(chan->supervisor_end), hooks.proxy_port, std::move(writable));
     if (!m) {
       reap(SIGKILL);
       return m.error();

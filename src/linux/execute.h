@@ -26,6 +26,8 @@ struct RunHooks {
   int abort_fd = -1;  // readable: kill the sandbox now (the audit log failed under --audit-required)
   // landlock_only with --net (fallback.cc): the port of the host-loopback proxy, already serving.
   uint16_t proxy_port = 0;
+  // landlock_only: the run's private HOME and TMPDIR, which init removes if the supervisor dies.
+  std::string private_dir;
 };
 
 Result<RunOutcome> execute(const Plan& plan, const RunHooks& hooks = {});

@@ -4,6 +4,7 @@
 // The child side is cage's init as a plain child (init.cc). Proved by tests/integration/fallback_*.sh.
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <signal.h>
@@ -14,6 +15,7 @@
 #include <string>
 #include <dirent.h>
 
+#include "linux/child.h"
 #include "linux/compile.h"
 #include "linux/execute.h"
 #include "proxy/loopback.h"
@@ -21,6 +23,56 @@
 namespace cage::lx {
 
 namespace {
+
+// getdents64's record; glibc has no wrapper for it in this version.
+struct Dirent64 {
+  uint64_t ino;
+  int64_t off;
+  unsigned short reclen;
+  unsigned char type;
+  char name[];
+};
+
+// Removes everything beneath dirfd (left open), depth first, without allocating: cage's init runs it
+// in a forked copy of the supervisor, which may have had other threads. openat(O_NOFOLLOW) and
+// unlinkat relative to the directory fd: a symlink swapped in during the walk is unlinked, never
+// followed. Passes repeat until one removes nothing (entries may shift while a directory shrinks).
+void remove_beneath(int dirfd, int depth) {
+  alignas(8) char buf[1024];
+  for (bool removed = true; removed;) {
+    removed = false;
+    if (::lseek(dirfd, 0, SEEK_SET) != 0) return;
+    long n;
+    while ((n = ::syscall(SYS_getdents64, dirfd, buf, sizeof buf)) > 0) {
+      for (long at = 0; at < n;) {
+        auto* e = reinterpret_cast<Dirent64*>(buf + at);
+        at += e->reclen;
+        const char* name = e->name;
+        if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'))) continue;
+        if (::unlinkat(dirfd, name, 0) == 0) {
+          removed = true;
+          continue;
+        }
+        if (depth <= 0) continue;  // deeper than this is left for remove_stale, not the stack
+        int sub = ::openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (sub < 0) continue;
+        remove_beneath(sub, depth - 1);
+        ::close(sub);
+        if (::unlinkat(dirfd, name, AT_REMOVEDIR) == 0) removed = true;
+      }
+    }
+  }
+}
+constexpr int kMaxDepth = 1000;
+
+// Removes the directory `name` in `parent` with everything beneath it; allocates nothing.
+void remove_tree_at(int parent, const char* name) {
+  int fd = ::openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return;
+  remove_beneath(fd, kMaxDepth);
+  ::close(fd);
+  ::unlinkat(parent, name, AT_REMOVEDIR);
+}
 
 // Calls visit(dirfd, name) for each entry of dirfd but "." and "..", then closes dirfd.
 template <class Visit>
@@ -36,18 +88,6 @@ void for_each_entry(int dirfd, Visit visit) {
     visit(dirfd, n);
   }
   ::closedir(d);
-}
-
-// Removes the directory `name` in `parent` with everything beneath it. openat(O_NOFOLLOW|O_DIRECTORY)
-// and unlinkat relative to the directory fd: a symlink swapped in during the walk is unlinked, never
-// followed.
-void remove_tree_at(int parent, const char* name) {
-  int fd = ::openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return;
-  for_each_entry(fd, [](int dirfd, const char* n) {
-    if (::unlinkat(dirfd, n, 0) != 0) remove_tree_at(dirfd, n);
-  });
-  ::unlinkat(parent, name, AT_REMOVEDIR);
 }
 
 class PrivateDir {
@@ -93,6 +133,8 @@ void substitute(std::string& s, const std::string& key, const std::string& value
 
 }  // namespace
 
+void remove_private_dir(const char* path) { remove_tree_at(AT_FDCWD, path); }
+
 Result<RunOutcome> execute(const Plan& plan, const RunHooks& hooks) {
   if (plan.mechanism != Mechanism::landlock_only) return execute_plan(plan, hooks);
   PrivateDir dir;
@@ -116,6 +158,7 @@ Result<RunOutcome> execute(const Plan& plan, const RunHooks& hooks) {
     }
     with_proxy.proxy_port = proxy->port();
   }
+  with_proxy.private_dir = dir.path();
   return execute_plan(local, with_proxy);
 }
 

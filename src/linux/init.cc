@@ -1,9 +1,11 @@
 // cage's init (child side): pid 1 of the sandbox's pid namespace. It builds the root, starts the
 // shim and the workload, reaps every zombie, forwards the supervisor's signals to the workload, and
 // reports the workload's wait status. It dies with the supervisor (PDEATHSIG), and with it every
-// process of the sandbox. Proved by tests/integration/proc_signals.sh and proc_lifecycle.sh.
+// process of the sandbox; without a pid namespace it first ends the workload's whole tree and removes
+// the run's private directory. Proved by tests/integration/fault_kill9.sh and fault_signals.sh.
 #include <cap-ng.h>
 #include <linux/close_range.h>
+#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -26,6 +28,9 @@ extern char** environ;
 namespace cage::lx {
 
 namespace {
+
+// Parent-death signal of init without a pid namespace; never forwarded to the workload.
+constexpr int kSupervisorGone = SIGPWR;
 
 bool forwarded(int sig) {
   switch (sig) {
@@ -105,15 +110,26 @@ void child_fail(const ChildContext& c, ChildStep step, int err, int index) {
 
 void run_init(const ChildContext& c) {
   wipe_environment();
-  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) child_fail(c, ChildStep::sync, errno);
+  const bool namespaces = c.plan->mechanism == Mechanism::namespaces;
+  const pid_t supervisor = ::getppid();
+  // With a pid namespace the kernel ends every process of the sandbox when init dies. Without one,
+  // init must outlive a supervisor killed with SIGKILL long enough to end the workload's whole tree
+  // and remove the run's private directory: it is told by a signal it waits for, not killed.
+  if (::prctl(PR_SET_PDEATHSIG, namespaces ? SIGKILL : kSupervisorGone) != 0) child_fail(c, ChildStep::sync, errno);
+  // A supervisor that died before the prctl sends no signal, and may have released us already.
+  struct pollfd gone = {c.supervisor_pidfd, POLLIN, 0};
+  const bool early = ::poll(&gone, 1, 0) != 0;
+  ::close(c.supervisor_pidfd);
   char go = 0;
-  ssize_t n;
-  do n = ::read(c.sync_read, &go, 1);
-  while (n < 0 && errno == EINTR);
-  if (n != 1) _exit(125);  // the supervisor is gone: nothing to report to
+  ssize_t n = 0;
+  while (!early && (n = ::read(c.sync_read, &go, 1)) < 0 && errno == EINTR) {
+  }
+  if (n != 1) {  // the supervisor is gone: nothing to report to
+    if (!namespaces && c.private_dir) remove_private_dir(c.private_dir);
+    _exit(125);
+  }
   ::close(c.sync_read);
   int idx = -1;
-  const bool namespaces = c.plan->mechanism == Mechanism::namespaces;
   if (namespaces)
     if (int e = build_root(c, &idx)) child_fail(c, ChildStep::mount_step, e, idx);
   for (int fd : c.source_fds)
@@ -129,8 +145,8 @@ void run_init(const ChildContext& c) {
   if (::prctl(PR_SET_DUMPABLE, 0) != 0) child_fail(c, ChildStep::signals, errno);
   if (plan.net.mode == NetPlan::Mode::proxy && plan.net.transparent.enabled)
     if (int e = net::setup_transparent(plan.net, c.net_fd)) child_fail(c, ChildStep::shim, e);
-  if (plan.loopback_proxy)  // every connect() of the workload goes through the supervisor's check
-    if (int e = connect_notify::install(c.net_fd)) child_fail(c, ChildStep::seccomp, e);
+  if (!c.notify.empty())  // connect(), chmod and utimes of the workload go through the supervisor's check
+    if (int e = connect_notify::install(c.net_fd, c.notify)) child_fail(c, ChildStep::seccomp, e);
   if (plan.net.mode == NetPlan::Mode::proxy && !plan.loopback_proxy)
     if (int e = net::spawn_shim(plan.net, c.net_fd, c.self_exe)) child_fail(c, ChildStep::shim, e);
   if (c.net_fd >= 0) ::close(c.net_fd);
@@ -149,6 +165,11 @@ void run_init(const ChildContext& c) {
     siginfo_t si;
     int sig = sigwaitinfo(&all, &si);
     if (sig < 0) continue;
+    if (!namespaces && ::getppid() != supervisor) {  // reparented: the supervisor died (SIGKILL)
+      kill_descendants();
+      if (c.private_dir) remove_private_dir(c.private_dir);
+      _exit(125);
+    }
     if (sig == SIGCHLD) {
       int status = 0;
       pid_t pid;

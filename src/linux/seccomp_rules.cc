@@ -9,6 +9,7 @@
 #include <sys/personality.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <linux/netlink.h>
 
@@ -42,6 +43,7 @@ constexpr Constant kConstants[] = {
     {"TIOCSTI", TIOCSTI},                 {"TIOCLINUX", TIOCLINUX},
     {"PER_LINUX", PER_LINUX},             {"PER_LINUX32", PER_LINUX32},
     {"ADDR_NO_RANDOMIZE", ADDR_NO_RANDOMIZE},
+    {"S_ISUID", S_ISUID},                 {"S_ISGID", S_ISGID},
 };
 
 std::string_view trim(std::string_view s) {

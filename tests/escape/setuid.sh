@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Attack: gain privilege through a setuid program: a setuid copy planted in a --rw directory (made by
 # root on the host, owned by another user, so exec would change the euid), the host's setuid-root
-# programs in /usr, and cage asked to run a setuid program as the COMMAND.
+# programs in /usr, cage asked to run a setuid program as the COMMAND, and chmod u+s/g+s of a program
+# made inside (a root caller's sandbox would leave a setuid-root program on the host).
 # Policy: --rw $work/rw. Expected: exec inside never changes the effective uid (every mount is
-# nosuid, no_new_privs is set); a setuid COMMAND is refused: exit 125, capability_denied.
+# nosuid, no_new_privs is set); a setuid COMMAND is refused: exit 125, capability_denied; the
+# setuid and setgid bits cannot be set (seccomp EPERM).
 # Twin: the same program without the setuid bit runs.
 . "$(dirname "$0")/lib.bash"
 require_sandbox
@@ -21,6 +23,15 @@ if is_root; then
   expect_rc 125 "setuid COMMAND refused"
   grep -q capability_denied <<<"$err" || fail "setuid COMMAND: no capability_denied in '$err'"
 fi
+# Plant a setuid/setgid program for later: a copy of id made in --rw, then chmod u+s / g+s (chmod,
+# fchmod, fchmodat). Run by a root caller it would be a setuid-root program on the host for any user.
+cage_run --rw "$work/rw" -- sh -c "cp /usr/bin/id '$work/rw/planted' && chmod 755 '$work/rw/planted' &&
+  { chmod u+s '$work/rw/planted' || chmod g+s '$work/rw/planted' ||
+    $py -c 'import os, sys; fd = os.open(sys.argv[1], os.O_RDONLY); os.fchmod(fd, 0o6755)' '$work/rw/planted' ||
+    $py -c 'import os, sys; os.chmod(\"planted\", 0o4755, dir_fd=os.open(sys.argv[1], os.O_RDONLY))' '$work/rw'; }"
+[ -x "$work/rw/planted" ] && pass "twin: chmod 755 of a program made in --rw" || fail "twin: chmod 755 failed: $err"
+[ -u "$work/rw/planted" ] || [ -g "$work/rw/planted" ] && fail "a setuid/setgid program was planted on the host: $(ls -l "$work/rw/planted")" ||
+  pass "no setuid/setgid bit can be set from inside ($(stat -c %A "$work/rw/planted" 2>/dev/null))"
 suid=""
 for f in /usr/bin/su /usr/bin/passwd /usr/bin/mount /usr/bin/newgrp; do
   [ -u "$f" ] && suid=$f && break

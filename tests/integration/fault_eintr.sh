@@ -5,6 +5,11 @@
 . "$(dirname "$0")/../escape/lib.bash"
 require_sandbox
 storm() {  # SIGNAL PID: send SIGNAL to PID until it exits
+  # Not before PID is cage: until bash's forked child has exec'd, a signal would hit bash itself
+  # (which then runs this script's EXIT trap and removes the work directory).
+  local exe i
+  exe=$(readlink -f "$CAGE")
+  for i in $(seq 2000); do [ "$(readlink "/proc/$2/exe" 2>/dev/null)" = "$exe" ] && break; done
   while kill -s "$1" "$2" 2>/dev/null; do :; done
 }
 for i in $(seq 5); do

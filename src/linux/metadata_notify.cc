@@ -1,0 +1,219 @@
+// chmod and utimes mediation for Mechanism::landlock_only: see metadata_notify.h.
+#include "linux/metadata_notify.h"
+
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+
+#include "common/unique_fd.h"
+#include "policy/policy.h"
+
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
+#endif
+
+namespace cage::lx::metadata_notify {
+namespace {
+
+enum class Op { mode, times };
+enum class Times { none, utimbuf, timeval, timespec };
+
+struct Call {
+  int nr;
+  Op op;
+  int dirfd_arg;   // -1: relative to the cwd
+  int path_arg;    // -1: the call names an fd (fchmod)
+  int value_arg;   // mode, or the pointer to the times
+  int flags_arg;   // -1: none
+  Times times;
+};
+
+// fchmodat2 and utimensat take AT_SYMLINK_NOFOLLOW and AT_EMPTY_PATH; utimensat with a NULL path
+// acts on dirfd itself (futimens).
+const Call kCalls[] = {
+#ifdef SYS_chmod
+    {SYS_chmod, Op::mode, -1, 0, 1, -1, Times::none},
+#endif
+    {SYS_fchmod, Op::mode, 0, -1, 1, -1, Times::none},
+    {SYS_fchmodat, Op::mode, 0, 1, 2, -1, Times::none},
+    {SYS_fchmodat2, Op::mode, 0, 1, 2, 3, Times::none},
+#ifdef SYS_utime
+    {SYS_utime, Op::times, -1, 0, 1, -1, Times::utimbuf},
+#endif
+#ifdef SYS_utimes
+    {SYS_utimes, Op::times, -1, 0, 1, -1, Times::timeval},
+#endif
+#ifdef SYS_futimesat
+    {SYS_futimesat, Op::times, 0, 1, 2, -1, Times::timeval},
+#endif
+    {SYS_utimensat, Op::times, 0, 1, 2, 3, Times::timespec},
+};
+
+const Call* find(int nr) {
+  for (const auto& c : kCalls)
+    if (c.nr == nr) return &c;
+  return nullptr;
+}
+
+// Reads a NUL-terminated string of the workload, page by page (a partial read stops at an unmapped
+// page). 0, EFAULT or ENAMETOOLONG.
+int read_path(pid_t tid, uint64_t addr, char* out, size_t size) {
+  size_t got = 0;
+  while (got < size) {
+    size_t page_left = 4096 - ((addr + got) & 4095);
+    size_t want = std::min(page_left, size - got);
+    iovec local{out + got, want}, remote{reinterpret_cast<void*>(addr + got), want};
+    ssize_t n = ::process_vm_readv(tid, &local, 1, &remote, 1, 0);
+    if (n <= 0) return EFAULT;
+    if (std::memchr(out + got, '\0', static_cast<size_t>(n))) return 0;
+    got += static_cast<size_t>(n);
+  }
+  return ENAMETOOLONG;
+}
+
+int read_mem(pid_t tid, uint64_t addr, void* out, size_t size) {
+  iovec local{out, size}, remote{reinterpret_cast<void*>(addr), size};
+  return ::process_vm_readv(tid, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(size) ? 0 : EFAULT;
+}
+
+// The timestamps the workload asked for, as utimensat's; *none for "now" (a NULL pointer).
+int read_times(const seccomp_notif& req, const Call& c, timespec ts[2], bool* none) {
+  uint64_t p = req.data.args[c.value_arg];
+  *none = p == 0;
+  if (*none) return 0;
+  const auto tid = static_cast<pid_t>(req.pid);
+  switch (c.times) {
+    case Times::utimbuf: {
+      int64_t t[2];
+      if (int e = read_mem(tid, p, t, sizeof t)) return e;
+      ts[0] = {t[0], 0};
+      ts[1] = {t[1], 0};
+      return 0;
+    }
+    case Times::timeval: {
+      struct timeval tv[2];
+      if (int e = read_mem(tid, p, tv, sizeof tv)) return e;
+      for (int i = 0; i < 2; ++i) {
+        if (tv[i].tv_usec < 0 || tv[i].tv_usec >= 1000000) return EINVAL;
+        ts[i] = {tv[i].tv_sec, tv[i].tv_usec * 1000};
+      }
+      return 0;
+    }
+    case Times::timespec: return read_mem(tid, p, ts, 2 * sizeof *ts);
+    case Times::none: break;
+  }
+  return EINVAL;
+}
+
+// "/proc/self/..." and "/proc/thread-self/..." name the workload's own entries, not ours (glibc's
+// fchmodat(AT_SYMLINK_NOFOLLOW) goes through /proc/self/fd/N).
+void own_proc(const char* in, char* out, size_t size, pid_t tid) {
+  const int t = static_cast<int>(tid);
+  if (std::strncmp(in, "/proc/self/", 11) == 0) std::snprintf(out, size, "/proc/%d/%s", t, in + 11);
+  else if (std::strncmp(in, "/proc/thread-self/", 18) == 0) std::snprintf(out, size, "/proc/%d/task/%d/%s", t, t, in + 18);
+  else std::snprintf(out, size, "%s", in);
+}
+
+// The directory a path is resolved from: the workload's cwd or a duplicate of its dirfd.
+int open_dir(const seccomp_notif& req, int pidfd, int dirfd, UniqueFd& out) {
+  if (dirfd == AT_FDCWD) {
+    char cwd[64];
+    std::snprintf(cwd, sizeof cwd, "/proc/%d/cwd", static_cast<int>(req.pid));
+    out.reset(::open(cwd, O_PATH | O_CLOEXEC));
+  } else {
+    out.reset(static_cast<int>(::syscall(SYS_pidfd_getfd, pidfd, dirfd, 0)));
+  }
+  return out.valid() ? 0 : (errno == EBADF ? EBADF : EACCES);
+}
+
+// The file the call names, opened once (O_PATH) the way the kernel would resolve it for the workload.
+int open_target(const seccomp_notif& req, const Call& c, int pidfd, UniqueFd& out) {
+  const int dirfd = c.dirfd_arg < 0 ? AT_FDCWD : static_cast<int>(req.data.args[c.dirfd_arg]);
+  const unsigned flags = c.flags_arg < 0 ? 0 : static_cast<unsigned>(req.data.args[c.flags_arg]);
+  if (flags & ~static_cast<unsigned>(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH)) return EINVAL;
+  // fchmod(fd) and utimensat(fd, NULL, ...): the fd itself.
+  if (c.path_arg < 0 || (c.op == Op::times && req.data.args[c.path_arg] == 0)) {
+    if (c.path_arg >= 0 && flags) return EINVAL;
+    return open_dir(req, pidfd, dirfd, out);
+  }
+  char raw[PATH_MAX], path[PATH_MAX + 64];
+  if (int e = read_path(static_cast<pid_t>(req.pid), req.data.args[c.path_arg], raw, sizeof raw)) return e;
+  if (raw[0] == '\0') {
+    if (!(flags & AT_EMPTY_PATH)) return ENOENT;
+    return open_dir(req, pidfd, dirfd, out);
+  }
+  own_proc(raw, path, sizeof path, static_cast<pid_t>(req.pid));
+  UniqueFd dir;
+  if (path[0] != '/')
+    if (int e = open_dir(req, pidfd, dirfd, dir)) return e;
+  int oflags = O_PATH | O_CLOEXEC | ((flags & AT_SYMLINK_NOFOLLOW) ? O_NOFOLLOW : 0);
+  out.reset(::openat(path[0] == '/' ? AT_FDCWD : dir.get(), path, oflags));
+  return out.valid() ? 0 : errno;
+}
+
+// The path of the opened file beneath one of the places the workload may write.
+bool writable_by_workload(int fd, const std::vector<std::string>& writable) {
+  char link[64], path[PATH_MAX + 1];
+  std::snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+  ssize_t n = ::readlink(link, path, PATH_MAX);
+  if (n <= 0 || path[0] != '/') return false;  // pipes, sockets, anonymous inodes
+  std::string p(path, static_cast<size_t>(n));
+  return std::any_of(writable.begin(), writable.end(), [&](const std::string& w) { return policy::is_beneath(p, w); });
+}
+
+}  // namespace
+
+const std::vector<int>& calls() {
+  static const std::vector<int> nrs = [] {
+    std::vector<int> v;
+    for (const auto& c : kCalls) v.push_back(c.nr);
+    return v;
+  }();
+  return nrs;
+}
+
+bool mediates(int nr) { return find(nr) != nullptr; }
+
+int decide(const seccomp_notif& req, int pidfd, const std::vector<std::string>& writable, bool (*still_waiting)(void*),
+           void* ctx) {
+  const Call* c = find(req.data.nr);
+  if (!c) return ENOSYS;
+  UniqueFd target;
+  if (int e = open_target(req, *c, pidfd, target)) return e;
+  // The cwd and fds were the notifying thread's only if it is still waiting in this call.
+  if (!still_waiting(ctx)) return EACCES;
+  // Landlock's answer to a write outside the grants.
+  if (!writable_by_workload(target.get(), writable)) return EACCES;
+  char self[64];
+  std::snprintf(self, sizeof self, "/proc/self/fd/%d", target.get());
+  if (c->op == Op::mode) {
+    struct stat st {};
+    if (::fstat(target.get(), &st) != 0) return errno;
+    if (S_ISLNK(st.st_mode)) return EOPNOTSUPP;  // what fchmodat2(AT_SYMLINK_NOFOLLOW) answers for a link
+    return ::chmod(self, static_cast<mode_t>(req.data.args[c->value_arg])) == 0 ? 0 : errno;
+  }
+  timespec ts[2];
+  bool now = false;
+  if (int e = read_times(req, *c, ts, &now)) return e;
+  // The target is already the final file (a link only when the workload asked not to follow).
+  return ::utimensat(target.get(), "", now ? nullptr : ts, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) == 0 ? 0 : errno;
+}
+
+int drop_effective_capabilities() {
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[2] = {};
+  if (::syscall(SYS_capget, &header, data) != 0) return errno;
+  data[0].effective = data[1].effective = 0;
+  return ::syscall(SYS_capset, &header, data) == 0 ? 0 : errno;
+}
+
+}  // namespace cage::lx::metadata_notify
