@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <utility>
 
 #include "linux/cgroup_plan.h"
 #include "linux/transparent_plan.h"
@@ -156,7 +157,7 @@ void Compiler::etc_entry(const std::string& path, const std::string& why, size_t
       auto content = ri.mode & 0004 || host.uid() == 0 ? host.read_file(*real) : std::nullopt;
       if (content && content->size() <= kEtcFileMax && content->size() <= budget) {
         budget -= content->size();
-        sys.push_back(MountStep{MountKind::file, "", path, *content, false, false, why});
+        sys.push_back(MountStep{MountKind::file, "", path, std::move(*content), false, false, why});
       }
     } else if (ri.kind == FileKind::dir) {
       sys.push_back(MountStep{MountKind::bind_ro, *real, path, "", true, false, why});
@@ -168,16 +169,18 @@ void Compiler::etc_entry(const std::string& path, const std::string& why, size_t
     auto content = host.read_file(path);
     if (content && content->size() <= kEtcFileMax && content->size() <= budget) {
       budget -= content->size();
-      sys.push_back(MountStep{MountKind::file, "", path, *content, false, false, why});
+      sys.push_back(MountStep{MountKind::file, "", path, std::move(*content), false, false, why});
     }
     return;
   }
   if (li.kind != FileKind::dir) return;
-  auto names = host.list_dir(path);
   // A large directory (alternatives, ssl/certs: hundreds of links; the JDK's configuration: half a
-  // megabyte) costs less as one bind than as copies.
-  bool large = path == "/etc/alternatives" || path.rfind("/etc/java-", 0) == 0;
-  if (!names || large || depth > 4 || names->size() > 64) {
+  // megabyte) costs less as one bind than as copies. Known ones are not even listed.
+  constexpr size_t kMostCopied = 64;
+  bool large = path == "/etc/alternatives" || path.rfind("/etc/java-", 0) == 0 || depth > 4;
+  std::optional<std::vector<std::string>> names;
+  if (!large) names = host.list_dir_upto(path, kMostCopied);
+  if (!names || large || names->size() > kMostCopied) {
     if (li.mode & 0005) sys.push_back(MountStep{MountKind::bind_ro, path, path, "", true, false, why});
     return;
   }
@@ -240,8 +243,9 @@ void Compiler::proc_and_dev() {
   sys.push_back(MountStep{MountKind::proc, "proc", "/proc", "", true, false, "private /proc for the new pid namespace"});
   for (const char* const* e = kProcReadOnly; *e; ++e) {
     std::string path = std::string("/proc/") + *e;
-    if (host.lstat(path).kind != FileKind::missing)
-      sys.push_back(MountStep{MountKind::proc_ro, path, path, "", host.lstat(path).kind == FileKind::dir, false,
+    FileInfo fi = host.lstat(path);
+    if (fi.kind != FileKind::missing)
+      sys.push_back(MountStep{MountKind::proc_ro, path, path, "", fi.kind == FileKind::dir, false,
                               "read-only: host kernel settings"});
   }
   for (const char* const* e = kProcMasked; *e; ++e) {

@@ -14,9 +14,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstring>
 #include <cstdlib>
+#include <string_view>
 #include <vector>
-#include <cstdlib>
 
 #include "common/unique_fd.h"
 
@@ -68,17 +69,40 @@ class RealHostView final : public HostView {
   std::optional<std::string> read_file(const std::string& path) const override {
     UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY));
     if (!fd.valid()) return std::nullopt;
-    std::string out;
-    char buf[8192];
+    constexpr size_t kMost = 4u << 20;
+    // Most of /etc fits the stack buffer (one copy out); a larger file is read into a buffer of its
+    // size plus one byte (to see the end): growing a string 8 KiB at a time would copy and touch
+    // several times the ~150 KiB that a copy of /etc reads.
+    char small[16384];
+    size_t len = 0;
     for (;;) {
-      ssize_t n = ::read(fd.get(), buf, sizeof buf);
+      ssize_t n = ::read(fd.get(), small + len, sizeof small - len);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return std::string(small, len);
+      len += static_cast<size_t>(n);
+      if (len == sizeof small) break;
+    }
+    struct stat st {};
+    size_t want = 2 * sizeof small;
+    if (::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) && static_cast<size_t>(st.st_size) >= len)
+      want = std::min(static_cast<size_t>(st.st_size), kMost) + 1;
+    std::string out(std::max(want, len + 1), '\0');
+    std::memcpy(out.data(), small, len);
+    for (;;) {
+      if (len == out.size()) {
+        if (len > kMost) return std::nullopt;
+        out.resize(len * 2);
+      }
+      ssize_t n = ::read(fd.get(), out.data() + len, out.size() - len);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) break;
-      out.append(buf, static_cast<size_t>(n));
-      if (out.size() > (4u << 20)) return std::nullopt;
+      len += static_cast<size_t>(n);
     }
+    if (len > kMost) return std::nullopt;
+    out.resize(len);
     return out;
   }
+
   std::optional<std::vector<std::string>> list_dir(const std::string& path) const override {
     DIR* d = ::opendir(path.c_str());
     if (!d) return std::nullopt;
@@ -88,6 +112,29 @@ class RealHostView final : public HostView {
       if (n != "." && n != "..") names.push_back(n);
     }
     ::closedir(d);
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+  // getdents64 in small batches, so that a directory of hundreds of entries (ssl/certs) is not read
+  // whole only to learn that it is large.
+  std::optional<std::vector<std::string>> list_dir_upto(const std::string& path, size_t most) const override {
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY));
+    if (!fd.valid()) return std::nullopt;
+    std::vector<std::string> names;
+    alignas(8) char buf[2048];
+    for (;;) {
+      long n = ::syscall(SYS_getdents64, fd.get(), buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return std::nullopt;
+      if (n == 0) break;
+      for (long off = 0; off < n;) {
+        auto* d = reinterpret_cast<struct dirent64*>(buf + off);
+        off += d->d_reclen;
+        std::string_view name = d->d_name;
+        if (name != "." && name != "..") names.emplace_back(name);
+      }
+      if (names.size() > most) return names;
+    }
     std::sort(names.begin(), names.end());
     return names;
   }

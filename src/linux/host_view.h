@@ -27,6 +27,12 @@ class HostView {
   virtual std::optional<std::string> readlink(const std::string& path) const = 0;
   virtual std::optional<std::string> read_file(const std::string& path) const = 0;  // small files only
   virtual std::optional<std::vector<std::string>> list_dir(const std::string& path) const = 0;  // names
+  // The same, except that a directory holding more than `most` entries may stop early: then it
+  // returns more than `most` names, not all of them, in no particular order (a size test is cheap).
+  virtual std::optional<std::vector<std::string>> list_dir_upto(const std::string& path, size_t most) const {
+    (void)most;
+    return list_dir(path);
+  }
   virtual uint32_t uid() const = 0;
   virtual uint32_t gid() const = 0;
   virtual int landlock_abi() const = 0;  // 0 when Landlock is unavailable

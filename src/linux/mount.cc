@@ -50,13 +50,15 @@ int openat2_nofollow(int dirfd, const char* rel, int flags) {
 // Opens the parent directory of target beneath root_fd, creating missing directories on the way,
 // one component at a time and refusing every symlink: a component swapped for a link (in a --rw
 // grant, by a process outside) can never make cage create or mount anything outside the view.
-// On success *leaf points at the last component inside buf.
-int open_parent(int root_fd, const std::string& target, char* buf, size_t n, const char** leaf, int* parent) {
-  if (target.size() + 1 > n || target.size() < 2) return ENAMETOOLONG;
+// The walk starts at start_fd, the directory of the first `skip` characters of target (root_fd
+// and 0 for a walk from the top). On success *leaf points at the last component inside buf.
+int open_parent_from(int start_fd, size_t skip, const std::string& target, char* buf, size_t n, const char** leaf,
+                     int* parent) {
+  if (target.size() + 1 > n || target.size() < 2 || skip + 1 >= target.size()) return ENAMETOOLONG;
   std::memcpy(buf, target.c_str() + 1, target.size());  // without the leading '/', with the NUL
-  int cur = ::fcntl(root_fd, F_DUPFD_CLOEXEC, 0);
+  int cur = ::fcntl(start_fd, F_DUPFD_CLOEXEC, 0);
   if (cur < 0) return errno;
-  char* comp = buf;
+  char* comp = buf + skip;  // buf lacks target's leading '/': buf[skip - 1] is the '/' after the start
   for (char* slash; (slash = std::strchr(comp, '/')) != nullptr; comp = slash + 1) {
     *slash = '\0';
     int next = openat2_nofollow(cur, comp, O_PATH | O_DIRECTORY);
@@ -70,6 +72,10 @@ int open_parent(int root_fd, const std::string& target, char* buf, size_t n, con
   *leaf = comp;
   *parent = cur;
   return 0;
+}
+
+int open_parent(int root_fd, const std::string& target, char* buf, size_t n, const char** leaf, int* parent) {
+  return open_parent_from(root_fd, 0, target, buf, n, leaf, parent);
 }
 
 int ensure_mount_point(int parent, const char* leaf, bool is_dir) {
@@ -185,37 +191,100 @@ int build_dev(const char* at) {
   return err_of(sys_mount_setattr(at, 0, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC));
 }
 
+// The parent directory of the last link, file or directory step, kept open for the next ones (the
+// /etc snapshot puts a hundred entries into a few directories). Compile refuses such steps beneath
+// a bind, so the kept directory lies in cage's own tmpfs: a rename there keeps it inside the view,
+// and a directory reached from it is reached by the same walk as from the top. Every mount drops
+// it, since the mount may cover it.
+struct ParentCache {
+  char path[4096];
+  size_t len = 0;
+  int fd = -1;
+  void drop() {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+    len = 0;
+  }
+};
+
+bool creates_entry(MountKind k) { return k == MountKind::symlink || k == MountKind::file || k == MountKind::dir; }
+
+// open_parent for a link, file or directory step: the kept directory when it is the parent, a walk
+// from it when the parent lies beneath it, else a walk from the top. The cache owns *parent.
+int open_parent_cached(int root_fd, const std::string& target, ParentCache& cache, char* buf, size_t n,
+                       const char** leaf, int* parent) {
+  if (target.size() + 1 > n || target.size() < 2) return ENAMETOOLONG;
+  const size_t plen = target.rfind('/');  // the parent is target[0, plen); the root when 0
+  const bool same = cache.fd >= 0 && cache.len == plen && std::memcmp(cache.path, target.c_str(), plen) == 0;
+  if (same) {
+    std::memcpy(buf, target.c_str() + 1, target.size());
+    *leaf = buf + plen;
+    *parent = cache.fd;
+    return 0;
+  }
+  const bool beneath = cache.fd >= 0 && plen > cache.len && target[cache.len] == '/' &&
+                       std::memcmp(cache.path, target.c_str(), cache.len) == 0;
+  int fd = -1;
+  int e = beneath ? open_parent_from(cache.fd, cache.len, target, buf, n, leaf, &fd)
+                  : open_parent(root_fd, target, buf, n, leaf, &fd);
+  cache.drop();
+  if (e) return e;
+  if (plen < sizeof cache.path) {
+    std::memcpy(cache.path, target.c_str(), plen);
+    cache.len = plen;
+    cache.fd = fd;
+  }
+  *parent = fd;
+  return 0;
+}
+
 // Creates what a step needs at its target (a link, a file, a directory or a mount point) beneath
 // root_fd; see open_parent for why every component is opened without following links.
-int prepare_target(const MountStep& s, int root_fd) {
+int prepare_target(const MountStep& s, int root_fd, ParentCache& cache) {
   if (s.target == "/") return 0;  // the staging root itself
   char rel[4096];
   const char* leaf = nullptr;
   int parent = -1;
+  if (creates_entry(s.kind)) {
+    if (int e = open_parent_cached(root_fd, s.target, cache, rel, sizeof rel, &leaf, &parent)) return e;
+    int e = 0;
+    if (s.kind == MountKind::symlink) {
+      e = ::symlinkat(s.source.c_str(), parent, leaf) == 0 ? 0 : errno;
+    } else if (s.kind == MountKind::file) {
+      e = write_file(parent, leaf, s.content);
+    } else if (::mkdirat(parent, leaf, 0755) != 0) {  // a directory the view needs: new, or one already there
+      struct stat st {};
+      e = errno == EEXIST && ::fstatat(parent, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 ? (S_ISDIR(st.st_mode) ? 0 : ENOTDIR)
+                                                                                       : errno;
+    }
+    if (cache.fd != parent) ::close(parent);  // a target too long to keep
+    return e;
+  }
+  cache.drop();
   if (int e = open_parent(root_fd, s.target, rel, sizeof rel, &leaf, &parent)) return e;
   int e = 0;
   switch (s.kind) {
-    case MountKind::symlink: e = ::symlinkat(s.source.c_str(), parent, leaf) == 0 ? 0 : errno; break;
-    case MountKind::file: e = write_file(parent, leaf, s.content); break;
     case MountKind::proc_ro: break;  // exists in the proc instance
-    case MountKind::dir:
     case MountKind::tmpfs:
     case MountKind::proc:
     case MountKind::dev: e = ensure_mount_point(parent, leaf, true); break;
     case MountKind::bind_ro:
     case MountKind::bind_rw:
     case MountKind::hide: e = ensure_mount_point(parent, leaf, s.is_dir); break;
+    case MountKind::symlink:
+    case MountKind::file:
+    case MountKind::dir: break;
   }
   ::close(parent);
   return e;
 }
 
-int apply_step(const ChildContext& c, size_t i, int root_fd) {
+int apply_step(const ChildContext& c, size_t i, int root_fd, ParentCache& cache) {
   const MountStep& s = c.plan->mounts[i];
   char at[4096], link[64];
   if (!staged(at, sizeof at, s.target)) return ENAMETOOLONG;
-  if (int e = prepare_target(s, root_fd)) return e;
-  if (s.kind == MountKind::symlink || s.kind == MountKind::file || s.kind == MountKind::dir) return 0;
+  if (int e = prepare_target(s, root_fd, cache)) return e;
+  if (creates_entry(s.kind)) return 0;
   int tfd = -1;
   if (int e = open_target(s.target, root_fd, link, sizeof link, &tfd)) return e;
   int e = 0;
@@ -301,9 +370,11 @@ int build_root(const ChildContext& c, int* failed_index) {
   int root_fd = ::open(kStage, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (root_fd < 0) return errno;
   const auto& steps = c.plan->mounts;
+  ParentCache cache;
   for (size_t i = 0; i < steps.size(); ++i) {
-    if (int e = apply_step(c, i, root_fd)) {
+    if (int e = apply_step(c, i, root_fd, cache)) {
       *failed_index = static_cast<int>(i);
+      cache.drop();
       ::close(root_fd);
       return e;
     }
@@ -314,6 +385,7 @@ int build_root(const ChildContext& c, int* failed_index) {
       if (root_fd < 0) return errno;
     }
   }
+  cache.drop();
   // Read-only tmpfs (/etc) once populated; then the root itself.
   char at[4096];
   for (size_t i = 0; i < steps.size(); ++i) {
