@@ -157,7 +157,7 @@ if [ -f "$proxy_test" ]; then
   timeout 180 wine "$proxy_test" >"$work/out" 2>"$work/err"; rc=$?
   tr -d '\r' <"$work/out" >"$work/proxy.log"
   checks=$(grep -c '^PASS ' "$work/proxy.log")
-  if [ $rc = 0 ] && [ "$checks" -ge 14 ] && ! grep -q '^FAIL ' "$work/proxy.log"; then
+  if [ $rc = 0 ] && [ "$checks" -ge 16 ] && ! grep -q '^FAIL ' "$work/proxy.log"; then
     pass "proxy event loop under Wine: $checks checks"
   else fail "proxy event loop under Wine (exit $rc)" "$work/proxy.log"; fi
 else
