@@ -1,6 +1,7 @@
 // Seccomp supplement for Mechanism::landlock_only (parent builds, child loads on top of the chosen
 // profile): without a network namespace the workload must not reach the host's network or its
-// local services, so every socket but TCP over IPv4/IPv6 is refused (UDP, raw, ICMP, unix, netlink),
+// local services, so every socket but TCP over IPv4/IPv6 is refused (UDP, raw, ICMP, unix, netlink;
+// socketpair only for unix stream and seqpacket pairs),
 // and Landlock denies TCP connect and bind (but the proxy's port with --net); the two ways around
 // Landlock's TCP hooks (Fast Open, listen without bind) are refused here. System V IPC, shared with the host without an IPC
 // namespace, is refused too. Proved by tests/integration/fallback_*.sh.
@@ -43,6 +44,14 @@ Result<Program> build_landlock_only_supplement(bool host_network, bool allow_met
         rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(socket), 2, SCMP_A0_32(SCMP_CMP_EQ, static_cast<uint32_t>(family)),
                                SCMP_A2_32(SCMP_CMP_EQ, proto));
     }
+    // socketpair needs no socket(): only unix stream and seqpacket pairs. A datagram pair (SOCK_DGRAM,
+    // or SOCK_RAW, which unix sockets treat as one) may name any destination in sendto/sendmsg, and
+    // Landlock does not check that lookup: it would reach every host socket file the user may write
+    // to (/dev/log, journald, other programs' sockets in ungranted directories).
+    rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(socketpair), 1, SCMP_A0_32(SCMP_CMP_NE, AF_UNIX));
+    for (uint32_t type = 0; type < 16; ++type)
+      if (type != SOCK_STREAM && type != SOCK_SEQPACKET)
+        rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(socketpair), 1, SCMP_A1_32(SCMP_CMP_MASKED_EQ, 0xf, type));
     // TCP Fast Open connects from sendto/sendmsg without passing Landlock's connect hook, and listen()
     // on an unbound socket binds an ephemeral port on every interface without passing its bind hook:
     // both would reach around the TCP rules, so both are refused.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Attack: reach the host's network from a sandbox started without --net: a TCP listener on the host's
 # 127.0.0.1, an abstract unix socket and a path unix socket (in an ungranted directory) the host
-# listens on, raw and packet sockets, DNS.
+# listens on, a host datagram socket there (like /dev/log) sent to from a socketpair, raw and packet
+# sockets, DNS.
 # Policy: default view (own network namespace, loopback only). Expected: all fail. Twins: loopback
 # inside the sandbox works; with --share-net (the audited escape hatch) the same host listener is
 # reachable, so the denial is the namespace's doing.
@@ -13,8 +14,9 @@ import socket, sys, time
 t = socket.socket(); t.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); t.bind(("127.0.0.1", 0)); t.listen(16)
 a = socket.socket(socket.AF_UNIX); a.bind(sys.argv[1].replace("@", "\0", 1)); a.listen(16)
 p = socket.socket(socket.AF_UNIX); p.bind(sys.argv[2]); p.listen(16)
+d = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); d.bind(sys.argv[3]); d.settimeout(120)
 print(t.getsockname()[1], flush=True)
-time.sleep(120)' "@cage-escape-$$" "$work/hidden/sock" >"$work/port" &
+open(sys.argv[4], "wb").write(d.recv(100))' "@cage-escape-$$" "$work/hidden/sock" "$work/hidden/dgram" "$work/got" >"$work/port" &
 listener=$!
 at_exit "kill $listener"
 for _ in $(seq 50); do [ -s "$work/port" ] && break; sleep 0.1; done
@@ -42,6 +44,21 @@ cage_run -- "$py" -c "$(connect)" "@cage-escape-$$"
 grep -q CONNECTED <<<"$out" && fail "host abstract socket reachable" || pass "host abstract socket unreachable ($out)"
 cage_run -- "$py" -c "$(connect)" "$work/hidden/sock"
 grep -q CONNECTED <<<"$out" && fail "host path socket in an ungranted dir reachable" || pass "host path socket unreachable ($out)"
+# A socketpair needs no socket(AF_UNIX): a datagram pair may name any destination in sendto/sendmsg.
+cage_run -- "$py" -c '
+import socket, sys
+a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+a.send(b"x"); assert b.recv(1) == b"x"
+print("stream pair ok")
+for typ in (socket.SOCK_DGRAM, socket.SOCK_RAW):
+    try:
+        a, b = socket.socketpair(socket.AF_UNIX, typ); a.sendto(b"from-the-sandbox", sys.argv[1]); print("SENT")
+    except OSError as e:
+        print("denied", e.errno)' "$work/hidden/dgram"
+sleep 0.2
+[ -s "$work/got" ] && fail "a datagram reached the host socket in an ungranted dir: $(cat "$work/got")" ||
+  pass "host datagram socket unreachable from a socketpair ($(echo $out))"
+grep -q "stream pair ok" <<<"$out" && pass "twin: a stream socketpair works" || fail "twin: stream socketpair: $out $err"
 cage_run -- "$py" -c '
 import socket
 s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
