@@ -72,8 +72,8 @@ Status compile_landlock_view(const Policy& p, const HostView& host, Plan& plan) 
                        "without user namespaces Landlock alone cannot enforce: " + refused,
                        "allow user namespaces (see cage --check), or accept the loss with --allow-degraded=" + remedy);
   // Modes, timestamps, owners and extended attributes (ACLs among them) are outside Landlock's rights:
-  // chmod and utimes are checked by cage per call (metadata_notify.h), chown and xattrs refused by
-  // seccomp, unless accepted, so that no file the user owns outside --rw changes its metadata.
+  // cage checks each such call (metadata_notify.h) unless the loss is accepted, so that no file the
+  // user owns outside --rw changes its metadata.
   plan.allow_metadata = accepted(p, "metadata");
   if (plan.allow_metadata)
     plan.degraded.push_back("metadata: chmod, timestamps, chown and extended attributes work on every file the "
@@ -105,8 +105,8 @@ Status compile_landlock_view(const Policy& p, const HostView& host, Plan& plan) 
                 "/etc is the host's: files needed to run are readable, /etc/passwd lists every account",
                 "no private loopback: TCP connect and bind are denied (but to the proxy's port with --net), "
                 "UDP, raw and unix sockets too",
-                "chmod and timestamp changes are checked by cage (allowed only beneath --rw and the private "
-                "directory); chown and extended attributes are refused (EPERM) unless --allow-degraded=metadata",
+                "chmod, timestamps, chown and extended attributes are checked by cage for each call: allowed "
+                "only beneath --rw and the private directory (anywhere with --allow-degraded=metadata)",
                 "no pseudo-terminals can be allocated (/dev/pts is not granted, but for the caller's own terminal, "
                 "which can be reopened by name)"};
   if (p.system_view) {

@@ -1,4 +1,5 @@
-// chmod and utimes mediation for Mechanism::landlock_only: see metadata_notify.h.
+// Mode, timestamp, owner and extended attribute mediation for Mechanism::landlock_only: see
+// metadata_notify.h.
 #include "linux/metadata_notify.h"
 
 #include <fcntl.h>
@@ -6,6 +7,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -24,7 +26,7 @@
 namespace cage::lx::metadata_notify {
 namespace {
 
-enum class Op { mode, times };
+enum class Op { mode, times, owner, set_xattr, remove_xattr };
 enum class Times { none, utimbuf, timeval, timespec };
 
 struct Call {
@@ -32,20 +34,21 @@ struct Call {
   Op op;
   int dirfd_arg;   // -1: relative to the cwd
   int path_arg;    // -1: the call names an fd (fchmod)
-  int value_arg;   // mode, or the pointer to the times
+  int value_arg;   // mode, the pointer to the times, uid (gid follows), or the xattr name (value, size, flags follow)
   int flags_arg;   // -1: none
-  Times times;
+  Times times = Times::none;
+  bool nofollow = false;  // lchown, lsetxattr, lremovexattr
 };
 
-// fchmodat2 and utimensat take AT_SYMLINK_NOFOLLOW and AT_EMPTY_PATH; utimensat with a NULL path
-// acts on dirfd itself (futimens).
+// fchmodat2, utimensat and fchownat take AT_SYMLINK_NOFOLLOW and AT_EMPTY_PATH; utimensat with a
+// NULL path acts on dirfd itself (futimens).
 const Call kCalls[] = {
 #ifdef SYS_chmod
-    {SYS_chmod, Op::mode, -1, 0, 1, -1, Times::none},
+    {SYS_chmod, Op::mode, -1, 0, 1, -1},
 #endif
-    {SYS_fchmod, Op::mode, 0, -1, 1, -1, Times::none},
-    {SYS_fchmodat, Op::mode, 0, 1, 2, -1, Times::none},
-    {SYS_fchmodat2, Op::mode, 0, 1, 2, 3, Times::none},
+    {SYS_fchmod, Op::mode, 0, -1, 1, -1},
+    {SYS_fchmodat, Op::mode, 0, 1, 2, -1},
+    {SYS_fchmodat2, Op::mode, 0, 1, 2, 3},
 #ifdef SYS_utime
     {SYS_utime, Op::times, -1, 0, 1, -1, Times::utimbuf},
 #endif
@@ -56,6 +59,18 @@ const Call kCalls[] = {
     {SYS_futimesat, Op::times, 0, 1, 2, -1, Times::timeval},
 #endif
     {SYS_utimensat, Op::times, 0, 1, 2, 3, Times::timespec},
+#ifdef SYS_chown
+    {SYS_chown, Op::owner, -1, 0, 1, -1},
+    {SYS_lchown, Op::owner, -1, 0, 1, -1, Times::none, true},
+#endif
+    {SYS_fchown, Op::owner, 0, -1, 1, -1},
+    {SYS_fchownat, Op::owner, 0, 1, 2, 4},
+    {SYS_setxattr, Op::set_xattr, -1, 0, 1, -1},
+    {SYS_lsetxattr, Op::set_xattr, -1, 0, 1, -1, Times::none, true},
+    {SYS_fsetxattr, Op::set_xattr, 0, -1, 1, -1},
+    {SYS_removexattr, Op::remove_xattr, -1, 0, 1, -1},
+    {SYS_lremovexattr, Op::remove_xattr, -1, 0, 1, -1, Times::none, true},
+    {SYS_fremovexattr, Op::remove_xattr, 0, -1, 1, -1},
 };
 
 const Call* find(int nr) {
@@ -138,7 +153,8 @@ int open_dir(const seccomp_notif& req, int pidfd, int dirfd, UniqueFd& out) {
 // The file the call names, opened once (O_PATH) the way the kernel would resolve it for the workload.
 int open_target(const seccomp_notif& req, const Call& c, int pidfd, UniqueFd& out) {
   const int dirfd = c.dirfd_arg < 0 ? AT_FDCWD : static_cast<int>(req.data.args[c.dirfd_arg]);
-  const unsigned flags = c.flags_arg < 0 ? 0 : static_cast<unsigned>(req.data.args[c.flags_arg]);
+  const unsigned flags = c.flags_arg < 0 ? (c.nofollow ? AT_SYMLINK_NOFOLLOW : 0)
+                                         : static_cast<unsigned>(req.data.args[c.flags_arg]);
   if (flags & ~static_cast<unsigned>(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH)) return EINVAL;
   // fchmod(fd) and utimensat(fd, NULL, ...): the fd itself.
   if (c.path_arg < 0 || (c.op == Op::times && req.data.args[c.path_arg] == 0)) {
@@ -170,6 +186,43 @@ bool writable_by_workload(int fd, const std::vector<std::string>& writable) {
   return std::any_of(writable.begin(), writable.end(), [&](const std::string& w) { return policy::is_beneath(p, w); });
 }
 
+// Makes the change on the opened file (already the final one: a link only when the workload asked
+// not to follow); the kernel judges ownership with this thread's credentials, which hold no capability.
+int act(const seccomp_notif& req, const Call& c, int target) {
+  char self[64];
+  std::snprintf(self, sizeof self, "/proc/self/fd/%d", target);
+  struct stat st {};
+  if (::fstat(target, &st) != 0) return errno;
+  const auto* a = req.data.args;
+  switch (c.op) {
+    case Op::mode:
+      if (S_ISLNK(st.st_mode)) return EOPNOTSUPP;  // what fchmodat2(AT_SYMLINK_NOFOLLOW) answers for a link
+      return ::chmod(self, static_cast<mode_t>(a[c.value_arg])) == 0 ? 0 : errno;
+    case Op::times: {
+      timespec ts[2];
+      bool now = false;
+      if (int e = read_times(req, c, ts, &now)) return e;
+      return ::utimensat(target, "", now ? nullptr : ts, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) == 0 ? 0 : errno;
+    }
+    case Op::owner:
+      return ::fchownat(target, "", static_cast<uid_t>(a[c.value_arg]), static_cast<gid_t>(a[c.value_arg + 1]),
+                        AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) == 0 ? 0 : errno;
+    case Op::set_xattr:
+    case Op::remove_xattr: {
+      if (S_ISLNK(st.st_mode)) return EPERM;  // no user xattrs on links; the rest needs capabilities
+      char name[256];
+      if (int e = read_path(static_cast<pid_t>(req.pid), a[c.value_arg], name, sizeof name)) return e == ENAMETOOLONG ? ERANGE : e;
+      if (c.op == Op::remove_xattr) return ::removexattr(self, name) == 0 ? 0 : errno;
+      const uint64_t size = a[c.value_arg + 2];
+      if (size > 65536) return E2BIG;
+      static thread_local char value[65536];
+      if (size && read_mem(static_cast<pid_t>(req.pid), a[c.value_arg + 1], value, size)) return EFAULT;
+      return ::setxattr(self, name, value, size, static_cast<int>(a[c.value_arg + 3])) == 0 ? 0 : errno;
+    }
+  }
+  return ENOSYS;
+}
+
 }  // namespace
 
 const std::vector<int>& calls() {
@@ -193,19 +246,7 @@ int decide(const seccomp_notif& req, int pidfd, const std::vector<std::string>& 
   if (!still_waiting(ctx)) return EACCES;
   // Landlock's answer to a write outside the grants.
   if (!writable_by_workload(target.get(), writable)) return EACCES;
-  char self[64];
-  std::snprintf(self, sizeof self, "/proc/self/fd/%d", target.get());
-  if (c->op == Op::mode) {
-    struct stat st {};
-    if (::fstat(target.get(), &st) != 0) return errno;
-    if (S_ISLNK(st.st_mode)) return EOPNOTSUPP;  // what fchmodat2(AT_SYMLINK_NOFOLLOW) answers for a link
-    return ::chmod(self, static_cast<mode_t>(req.data.args[c->value_arg])) == 0 ? 0 : errno;
-  }
-  timespec ts[2];
-  bool now = false;
-  if (int e = read_times(req, *c, ts, &now)) return e;
-  // The target is already the final file (a link only when the workload asked not to follow).
-  return ::utimensat(target.get(), "", now ? nullptr : ts, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) == 0 ? 0 : errno;
+  return act(req, *c, target.get());
 }
 
 int drop_effective_capabilities() {

@@ -1,9 +1,10 @@
-// File mode and timestamp changes for Mechanism::landlock_only (supervisor side). Landlock has no
-// right for chmod or utimes, so without read-only mounts they would reach every file the user owns.
-// The workload's chmod family and utimes family become seccomp user notifications (the listener is
-// connect_notify's); the supervisor opens the target once, as the workload names it, and changes that
-// very file only when it lies beneath a path Landlock lets the workload write (--rw grants, the
-// private directory). Proved by tests/escape/metadata.sh (fallback runs) and fallback_landlock.sh.
+// File metadata changes for Mechanism::landlock_only (supervisor side). Landlock has no right for a
+// file's mode, timestamps, owner or extended attributes (ACLs among them), so without read-only
+// mounts they would reach every file the user owns. The workload's chmod, utimes, chown and
+// setxattr/removexattr families become seccomp user notifications (the listener is connect_notify's);
+// the supervisor opens the target once, as the workload names it, and changes that very file only
+// when it lies beneath a path Landlock lets the workload write (--rw grants, the private directory).
+// Proved by tests/escape/metadata.sh (fallback runs) and tests/integration/workloads.sh.
 #pragma once
 #include <linux/seccomp.h>
 

@@ -65,18 +65,11 @@ Result<Program> build_landlock_only_supplement(bool host_network, bool allow_met
       rc |= seccomp_rule_add(ctx, deny, sys, 0);
   }
   for (int sys : {SCMP_SYS(shmget), SCMP_SYS(semget), SCMP_SYS(msgget)}) rc |= seccomp_rule_add(ctx, deny, sys, 0);
-  // Landlock has no right for a file's owner or extended attributes (POSIX ACLs among them): without
-  // a read-only mount they would change on any file the user owns, granted or not. (Mode and
-  // timestamps are mediated instead, metadata_notify.h: builds need chmod +x and tar needs utimes.)
-  // Calls newer than this libseccomp are named by number: 463 setxattrat and 466 removexattrat
-  // (6.13) share one number on every architecture since the tables were unified.
-  if (!allow_metadata) {
-    for (int sys : {SCMP_SYS(chown), SCMP_SYS(fchown), SCMP_SYS(lchown), SCMP_SYS(fchownat), SCMP_SYS(setxattr),
-                    SCMP_SYS(lsetxattr), SCMP_SYS(fsetxattr), SCMP_SYS(removexattr), SCMP_SYS(lremovexattr),
-                    SCMP_SYS(fremovexattr)})
-      if (sys >= 0) rc |= seccomp_rule_add(ctx, deny, sys, 0);
+  // Landlock has no right for a file's mode, timestamps, owner or extended attributes: those calls are
+  // mediated instead (metadata_notify.h). setxattrat and removexattrat (463, 466, Linux 6.13; one
+  // number on every architecture) take their arguments in a struct the mediator does not read: refused.
+  if (!allow_metadata)
     for (int sys : {463, 466}) rc |= seccomp_rule_add(ctx, deny, sys, 0);
-  }
   if (rc != 0) {
     seccomp_release(ctx);
     return unavailable("seccomp", "the socket filter for running without namespaces could not be built",
