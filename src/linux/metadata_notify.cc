@@ -183,7 +183,13 @@ bool writable_by_workload(int fd, const std::vector<std::string>& writable) {
   ssize_t n = ::readlink(link, path, PATH_MAX);
   if (n <= 0 || path[0] != '/') return false;  // pipes, sockets, anonymous inodes
   std::string p(path, static_cast<size_t>(n));
-  return std::any_of(writable.begin(), writable.end(), [&](const std::string& w) { return policy::is_beneath(p, w); });
+  if (std::none_of(writable.begin(), writable.end(), [&](const std::string& w) { return policy::is_beneath(p, w); }))
+    return false;
+  // The name must lead to this very file in our (the workload's) mount namespace: a file reached
+  // through /proc/PID/root of a process in another mount namespace is named relative to that one.
+  struct stat by_fd {}, by_name {};
+  return ::fstat(fd, &by_fd) == 0 && ::fstatat(AT_FDCWD, p.c_str(), &by_name, AT_SYMLINK_NOFOLLOW) == 0 &&
+         by_fd.st_dev == by_name.st_dev && by_fd.st_ino == by_name.st_ino;
 }
 
 // Makes the change on the opened file (already the final one: a link only when the workload asked
