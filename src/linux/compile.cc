@@ -66,10 +66,13 @@ const char* const kEtcEntries[] = {
 
 // /proc entries that expose or change the host kernel: made read-only, or masked entirely.
 const char* const kProcReadOnly[] = {"sys", "sysrq-trigger", "irq", "bus", "fs", nullptr};
-// (kcore, kmsg, kallsyms and kpage* are left alone: the kernel guards them with capabilities of the
-// initial user namespace, which nothing in the sandbox can hold; each mask costs start-up time.)
+// (kcore, kmsg and kallsyms are left alone: the kernel guards them with capabilities of the initial
+// user namespace, which nothing in the sandbox can hold; each mask costs start-up time. kpage*,
+// slabinfo, vmallocinfo and pagetypeinfo are guarded only by their mode, 0400 root: a root caller's
+// uid 0 would read physical page flags and the kernel's heap layout.)
 const char* const kProcMasked[] = {"keys", "key-users", "timer_list", "sched_debug", "latency_stats", "acpi",
-                                   "scsi", "asound", nullptr};
+                                   "scsi", "asound", "kpageflags", "kpagecount", "kpagecgroup", "slabinfo",
+                                   "vmallocinfo", "pagetypeinfo", nullptr};
 
 struct Compiler {
   const Policy& p;

@@ -45,6 +45,15 @@ for f in $kernel_files; do
   [ "$out" = 0 ] || fail "read $out bytes of $f"
 done
 pass "kcore, kmsg, timer_list, keys unreadable"
+# Guarded only by their mode (0400 root): a root caller's uid 0 would read them. Physical page flags
+# and counts (Rowhammer-style targeting), slab and vmalloc layouts (heap exploitation).
+if ! fallback; then
+  for f in /proc/kpageflags /proc/kpagecount /proc/kpagecgroup /proc/slabinfo /proc/vmallocinfo /proc/pagetypeinfo; do
+    [ -e "$f" ] || continue
+    cage_run -- sh -c "timeout 2 head -c 64 $f 2>/dev/null | wc -c"
+    [ "$out" = 0 ] && pass "$f unreadable" || fail "read $out bytes of $f"
+  done
+fi
 # kallsyms is readable (0444) but the kernel shows real addresses only to CAP_SYSLOG of the initial
 # user namespace: every address inside must be zero.
 cage_run -- sh -c 'head -n 2000 /proc/kallsyms | cut -d" " -f1 | sort -u'
