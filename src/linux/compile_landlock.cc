@@ -140,8 +140,21 @@ Status compile_landlock_view(const Policy& p, const HostView& host, Plan& plan) 
     }
     return Ok{};
   };
+  const size_t ro_begin = plan.landlock.rules.size();
   if (auto s = grant(p.ro, Access::read_exec); !s) return s;
+  const size_t rw_begin = plan.landlock.rules.size();
   if (auto s = grant(p.rw, Access::write); !s) return s;
+  // The nested-ro check again, on the very paths the rules name: a link swapped in between the two
+  // looks (above, and the realpaths here) must not turn a refused --ro beneath --rw into a silent loss.
+  const auto& rules = plan.landlock.rules;
+  if (!accepted(p, "nested-ro"))
+    for (size_t i = ro_begin; i < rw_begin; ++i)
+      for (size_t j = rw_begin; j < rules.size(); ++j)
+        if (is_beneath(rules[i].path, rules[j].path))
+          return unavailable("user namespaces",
+                             "without user namespaces Landlock alone cannot enforce: nested-ro: " + rules[i].why +
+                                 " lies beneath " + rules[j].why + " (a path changed while cage looked)",
+                             "allow user namespaces (see cage --check), or accept the loss with --allow-degraded=nested-ro");
   // Landlock cannot take write access back beneath a grant, so cage's own binary must not lie in one:
   // a workload that rewrote it would run outside the sandbox the next time the caller starts cage.
   if (auto self = host.self_exe())

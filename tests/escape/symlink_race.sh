@@ -43,6 +43,11 @@ done
 kill "$flipper" 2>/dev/null; wait "$flipper" 2>/dev/null
 [ "$shown" -eq 0 ] && pass "A: never outside ($inside inside, $refused refused, $other vanished)" ||
   fail "A: the outside target was shown at the granted path in $shown of 80 runs"
+# Landlock-only: --ro x beneath --rw is the nested-ro loss, not accepted here: every run must refuse,
+# also when x was a link for one of cage's looks at it and a directory for another.
+if fallback && [ "$inside" -ne 0 ]; then
+  fail "A: Landlock-only: a --ro beneath --rw ran (still writable) without --allow-degraded=nested-ro in $inside runs"
+fi
 
 victim=$(mktemp -d /var/tmp/cage-escape-victim.XXXXXX) && at_exit "rm -rf '$victim'"
 ln -s "$victim" "$work/rw/a.alt"
