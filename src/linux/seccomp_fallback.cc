@@ -1,7 +1,7 @@
 // Seccomp supplement for Mechanism::landlock_only (parent builds, child loads on top of the chosen
 // profile): without a network namespace the workload must not reach the host's network or its
 // local services, so every socket but TCP over IPv4/IPv6 is refused (UDP, raw, ICMP, unix, netlink;
-// socketpair only for unix stream and seqpacket pairs),
+// socketpair only for unix stream and seqpacket pairs; with --share-net no unix sockets still),
 // and Landlock denies TCP connect and bind (but the proxy's port with --net); the two ways around
 // Landlock's TCP hooks (Fast Open, listen without bind) are refused here. System V IPC, shared with the host without an IPC
 // namespace, is refused too. Proved by tests/integration/fallback_*.sh.
@@ -22,7 +22,7 @@ Result<Program> build_landlock_only_supplement(bool host_network, bool allow_met
   if (!ctx) return unavailable("seccomp", "libseccomp could not start a filter", "report this");
   const uint32_t deny = SCMP_ACT_ERRNO(EPERM);
   int rc = 0;
-  if (!host_network) {  // --share-net: the host network was given on purpose
+  if (!host_network) {
     // Families: only AF_INET and AF_INET6 (2 and 10); every other one (unix, netlink, packet, vsock,
     // tipc, alg...) is refused, as ranges so that families added to later kernels are covered too.
     rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(socket), 1, SCMP_A0_32(SCMP_CMP_LT, AF_INET));
@@ -44,14 +44,6 @@ Result<Program> build_landlock_only_supplement(bool host_network, bool allow_met
         rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(socket), 2, SCMP_A0_32(SCMP_CMP_EQ, static_cast<uint32_t>(family)),
                                SCMP_A2_32(SCMP_CMP_EQ, proto));
     }
-    // socketpair needs no socket(): only unix stream and seqpacket pairs. A datagram pair (SOCK_DGRAM,
-    // or SOCK_RAW, which unix sockets treat as one) may name any destination in sendto/sendmsg, and
-    // Landlock does not check that lookup: it would reach every host socket file the user may write
-    // to (/dev/log, journald, other programs' sockets in ungranted directories).
-    rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(socketpair), 1, SCMP_A0_32(SCMP_CMP_NE, AF_UNIX));
-    for (uint32_t type = 0; type < 16; ++type)
-      if (type != SOCK_STREAM && type != SOCK_SEQPACKET)
-        rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(socketpair), 1, SCMP_A1_32(SCMP_CMP_MASKED_EQ, 0xf, type));
     // TCP Fast Open connects from sendto/sendmsg without passing Landlock's connect hook, and listen()
     // on an unbound socket binds an ephemeral port on every interface without passing its bind hook:
     // both would reach around the TCP rules, so both are refused.
@@ -59,11 +51,27 @@ Result<Program> build_landlock_only_supplement(bool host_network, bool allow_met
     rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(sendmsg), 1, SCMP_A2_32(SCMP_CMP_MASKED_EQ, MSG_FASTOPEN, MSG_FASTOPEN));
     rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(sendmmsg), 1, SCMP_A3_32(SCMP_CMP_MASKED_EQ, MSG_FASTOPEN, MSG_FASTOPEN));
     rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(listen), 0);
-    // io_uring's connect does not pass seccomp's view of connect() (connect_notify.h), whatever
-    // --seccomp profile was chosen: refused here too.
-    for (int sys : {SCMP_SYS(io_uring_setup), SCMP_SYS(io_uring_enter), SCMP_SYS(io_uring_register)})
-      rc |= seccomp_rule_add(ctx, deny, sys, 0);
+  } else {
+    // --share-net gives the host network, not the host's unix sockets: with namespaces their files
+    // lie in the private /tmp and /run; here they are reachable, and Landlock does not check a
+    // connect() to one (the session bus, docker.sock, ssh agents). Internet and netlink sockets only.
+    rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(socket), 1, SCMP_A0_32(SCMP_CMP_LT, AF_INET));
+    rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(socket), 1, SCMP_A0_32(SCMP_CMP_GT, AF_NETLINK));
+    for (uint32_t family = AF_INET + 1; family < AF_NETLINK; ++family)
+      if (family != AF_INET6) rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(socket), 1, SCMP_A0_32(SCMP_CMP_EQ, family));
   }
+  // socketpair needs no socket(): only unix stream and seqpacket pairs. A datagram pair (SOCK_DGRAM,
+  // or SOCK_RAW, which unix sockets treat as one) may name any destination in sendto/sendmsg, and
+  // Landlock does not check that lookup: it would reach every host socket file the user may write
+  // to (/dev/log, journald, other programs' sockets in ungranted directories).
+  rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(socketpair), 1, SCMP_A0_32(SCMP_CMP_NE, AF_UNIX));
+  for (uint32_t type = 0; type < 16; ++type)
+    if (type != SOCK_STREAM && type != SOCK_SEQPACKET)
+      rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(socketpair), 1, SCMP_A1_32(SCMP_CMP_MASKED_EQ, 0xf, type));
+  // io_uring's connect does not pass seccomp's view of connect() (connect_notify.h), nor its socket
+  // operation the family rules above, whatever --seccomp profile was chosen: refused here too.
+  for (int sys : {SCMP_SYS(io_uring_setup), SCMP_SYS(io_uring_enter), SCMP_SYS(io_uring_register)})
+    rc |= seccomp_rule_add(ctx, deny, sys, 0);
   for (int sys : {SCMP_SYS(shmget), SCMP_SYS(semget), SCMP_SYS(msgget)}) rc |= seccomp_rule_add(ctx, deny, sys, 0);
   // Landlock has no right for a file's mode, timestamps, owner or extended attributes: those calls are
   // mediated instead (metadata_notify.h). setxattrat and removexattrat (463, 466, Linux 6.13; one

@@ -44,6 +44,10 @@ cage_run -- "$py" -c "$(connect)" "@cage-escape-$$"
 grep -q CONNECTED <<<"$out" && fail "host abstract socket reachable" || pass "host abstract socket unreachable ($out)"
 cage_run -- "$py" -c "$(connect)" "$work/hidden/sock"
 grep -q CONNECTED <<<"$out" && fail "host path socket in an ungranted dir reachable" || pass "host path socket unreachable ($out)"
+# --share-net gives the host network, not the host's unix sockets (session bus, docker.sock, agents).
+cage_run --share-net -- "$py" -c "$(connect)" "$work/hidden/sock"
+grep -q CONNECTED <<<"$out" && fail "--share-net: host path socket in an ungranted dir reachable" ||
+  pass "--share-net: host path socket unreachable ($out)"
 # A socketpair needs no socket(AF_UNIX): a datagram pair may name any destination in sendto/sendmsg.
 cage_run -- "$py" -c '
 import socket, sys
