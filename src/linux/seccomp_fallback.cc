@@ -3,8 +3,9 @@
 // local services, so every socket but TCP over IPv4/IPv6 is refused (UDP, raw, ICMP, unix, netlink;
 // socketpair only for unix stream and seqpacket pairs; with --share-net no unix sockets still),
 // and Landlock denies TCP connect and bind (but the proxy's port with --net); the two ways around
-// Landlock's TCP hooks (Fast Open, listen without bind) are refused here. System V IPC, shared with the host without an IPC
-// namespace, is refused too. Proved by tests/integration/fallback_*.sh.
+// Landlock's TCP hooks (Fast Open, listen without bind) are refused here. System V IPC and POSIX
+// message queues, shared with the host without an IPC namespace, are refused too.
+// Proved by tests/integration/fallback_*.sh.
 #include <seccomp.h>
 #include <sys/mman.h>
 #include <netinet/in.h>
@@ -72,7 +73,10 @@ Result<Program> build_landlock_only_supplement(bool host_network, bool allow_met
   // operation the family rules above, whatever --seccomp profile was chosen: refused here too.
   for (int sys : {SCMP_SYS(io_uring_setup), SCMP_SYS(io_uring_enter), SCMP_SYS(io_uring_register)})
     rc |= seccomp_rule_add(ctx, deny, sys, 0);
-  for (int sys : {SCMP_SYS(shmget), SCMP_SYS(semget), SCMP_SYS(msgget)}) rc |= seccomp_rule_add(ctx, deny, sys, 0);
+  // The host's IPC namespace: System V objects, and POSIX message queues, which mq_open(O_CREAT)
+  // creates before Landlock refuses the open, so they would outlive the run.
+  for (int sys : {SCMP_SYS(shmget), SCMP_SYS(semget), SCMP_SYS(msgget), SCMP_SYS(mq_open), SCMP_SYS(mq_unlink)})
+    rc |= seccomp_rule_add(ctx, deny, sys, 0);
   // Landlock has no right for a file's mode, timestamps, owner or extended attributes: those calls are
   // mediated instead (metadata_notify.h). setxattrat and removexattrat (463, 466, Linux 6.13; one
   // number on every architecture) take their arguments in a struct the mediator does not read: refused.

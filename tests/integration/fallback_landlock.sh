@@ -104,6 +104,24 @@ if "${A[@]}" -- chmod 666 "$d/ro/f" 2>/dev/null; then fail "chmod of a --ro file
 [ "$(stat -c %a "$d/ro/f")" = 644 ] || fail "--ro file's mode changed"
 "${L[@]}" --allow-degraded pid,metadata --rw "$d/rw" -- chmod 600 "$d/rw/x" || fail "twin: chmod with metadata accepted failed"
 [ "$(stat -c %a "$d/rw/x")" = 600 ] || fail "twin: chmod did not land"
+# IPC objects of the host's IPC namespace (no private one without namespaces): System V segments,
+# semaphores, queues, and POSIX message queues, which mq_open(O_CREAT) would leave there after the run.
+mq="/cage-test-mq-$$"
+mq_py='import ctypes, os, sys
+rt = ctypes.CDLL("librt.so.1", use_errno=True); libc = ctypes.CDLL(None, use_errno=True)
+out = []
+for name, call in (("mq_open", lambda: rt.mq_open(sys.argv[1].encode(), os.O_CREAT | os.O_RDWR, 0o600, None)),
+                   ("shmget", lambda: libc.shmget(0, 4096, 0o1600)), ("semget", lambda: libc.semget(0, 1, 0o1600)),
+                   ("msgget", lambda: libc.msgget(0, 0o1600))):
+    out.append(name + ("=ok" if call() >= 0 else "=" + os.strerror(ctypes.get_errno())))
+print(" ".join(out))'
+out=$("${A[@]}" -- python3 -c "$mq_py" "$mq" 2>&1)
+[ "$out" = "mq_open=Operation not permitted shmget=Operation not permitted semget=Operation not permitted msgget=Operation not permitted" ] ||
+  fail "host IPC objects: $out"
+python3 -c 'import ctypes, sys; rt = ctypes.CDLL("librt.so.1", use_errno=True)
+sys.exit(0 if rt.mq_open(sys.argv[1].encode(), 0, 0, None) < 0 else 1)' "$mq" ||
+  { fail "a POSIX message queue $mq was left in the host's IPC namespace";
+    python3 -c 'import ctypes, sys; ctypes.CDLL("librt.so.1").mq_unlink(sys.argv[1].encode())' "$mq"; }
 # Elements Landlock cannot enforce are refused, each by name: a --ro beneath a --rw, --hostname.
 mkdir -p "$d/rw/sub"
 if "${L[@]}" --allow-degraded pid --rw "$d/rw" --ro "$d/rw/sub" -- true 2>"$d/err"; then fail "nested --ro ran"; fi
