@@ -11,10 +11,12 @@
 #include <time.h>
 
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 
 #include "policy/canonical.h"
+#include "policy/policy.h"
 
 namespace cage::lx::report {
 
@@ -79,7 +81,31 @@ int Session::fail(const Error& e, bool json) {
   return exit_status_of(e);
 }
 
+// A record the sandbox could rewrite is no record: an --audit or --result file beneath a --rw grant
+// could be truncated or filled with forged events from inside. Empty when neither is.
+std::string Session::record_inside_grant(const policy::Policy& pol) const {
+  for (const auto& [flag, spec] : {std::pair<const char*, const std::string&>{"--audit", opts_.audit},
+                                   std::pair<const char*, const std::string&>{"--result", opts_.result}}) {
+    if (spec.empty() || spec.rfind("fd:", 0) == 0) continue;
+    char* file = ::realpath(spec.c_str(), nullptr);
+    if (!file) continue;
+    std::string real = file;
+    std::free(file);
+    for (const auto& g : pol.rw) {
+      char* dir = ::realpath(g.path.c_str(), nullptr);
+      bool inside = dir && policy::is_beneath(real, dir);
+      std::free(dir);
+      if (inside) return std::string(flag) + " " + spec + " lies beneath " + g.origin;
+    }
+  }
+  return {};
+}
+
 int Session::run(const Plan& plan, const policy::Policy& pol, bool json_errors) {
+  if (auto where = record_inside_grant(pol); !where.empty())
+    return fail(invalid(where, "the sandbox could rewrite or truncate this record",
+                        "write it outside the --rw grants, or to fd:N"),
+                json_errors);
   facts_.unenforced = plan.cgroup.unenforced;
   for (const auto& u : plan.cgroup.unenforced) {
     std::cerr << "cage: warning: " << u.limit << " is not enforced by a cgroup: " << u.why << "\n";

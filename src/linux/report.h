@@ -29,6 +29,7 @@ class Session {
   Session() = default;
   void emit(const std::string& type, toml::table fields);
   void finish(bool json_errors);  // closes the log, writes the result
+  std::string record_inside_grant(const policy::Policy& pol) const;
   cli::ReportOptions opts_;
   std::unique_ptr<audit::Log> log_;
   UniqueFd result_fd_;
