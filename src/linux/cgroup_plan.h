@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/unique_fd.h"
 #include "linux/host_view.h"
 #include "linux/plan.h"
 
@@ -43,8 +44,12 @@ class Run {
   void remove();
 
  private:
+  // Forks the process that removes the directories should the supervisor die first (cgroup.cc).
+  int start_sentinel();
   const CgroupPlan* plan_ = nullptr;
   std::vector<std::string> dirs_;  // created, parallel to plan_->dirs
+  UniqueFd sentinel_;              // the write end of the sentinel's pipe
+  int sentinel_pid_ = -1;
 };
 
 }  // namespace cgroup

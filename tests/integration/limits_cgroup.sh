@@ -71,4 +71,24 @@ else
   grep -q "cage: warning: --cpu 0.5 is not enforced by a cgroup.*no rlimit" "$work/err" || fail "no --cpu warning"
 fi
 no_stale_cgroups
+
+# cage killed with SIGKILL mid-run: it cannot clean up, so its sentinel removes the run's cgroups
+# (and the sandbox dies with cage); within a few seconds nothing of the run is left.
+if cgroup_usable pids 64; then
+  marker="cage-kill9-cgroup-$$"
+  "$CAGE" --pids 64 --memory 256M -- sh -c "sleep 300; : $marker" &
+  cage_pid=$!
+  for _ in $(seq 50); do pgrep -f "sleep 300; : $marker" >/dev/null && break; sleep 0.1; done
+  pgrep -f "sleep 300; : $marker" >/dev/null || fail "the workload under --pids never started"
+  kill -9 "$cage_pid"; wait "$cage_pid" 2>/dev/null
+  for _ in $(seq 50); do
+    pgrep -f "$marker" >/dev/null || [ -n "$(no_stale_cgroups 2>&1)" ] || break
+    sleep 0.1
+  done
+  if pgrep -f "$marker" >/dev/null; then fail "processes of the killed run survive: $(pgrep -af "$marker")"; fi
+  no_stale_cgroups
+  # Allowed twin: the next run under the same limits starts and ends normally.
+  run --pids 64 --memory 256M -- true || fail "a run after the killed one failed"
+  no_stale_cgroups
+fi
 echo PASS
