@@ -94,4 +94,23 @@ if fallback; then
 else
   grep -q -e eth -e ens -e enp -e wl <<<"$out" && fail "host interfaces visible: $out" || pass "only lo in the sandbox"
 fi
+# The --net shim shares the workload's namespaces: taken over, it must hold nothing to use. Its twin,
+# the proxy path through it, must still work (a request reaches the host listener's port).
+if ! fallback; then
+  cage_run --net "127.0.0.1:$port" -- sh -c '
+    for p in /proc/[0-9]*; do
+      [ "${p#/proc/}" = 1 ] && continue
+      [ "$(sed -n "s/^Name:[[:space:]]*//p" "$p/status")" = cage ] || continue
+      echo "shim $(sed -n -e "s/^CapEff:[[:space:]]*//p" -e "s/^CapPrm:[[:space:]]*//p" -e "s/^NoNewPrivs:[[:space:]]*//p" "$p/status" | tr "\n" " ")"
+    done'
+  grep -q '^shim 0000000000000000 0000000000000000 1 $' <<<"$out" && pass "the --net shim holds no capability, no_new_privs" ||
+    fail "the --net shim: $out $err"
+  cage_run --net "127.0.0.1:$port" -- "$py" -c '
+import os, socket
+s = socket.create_connection(("127.0.0.1", 3128), timeout=5)
+s.sendall(b"CONNECT 127.0.0.1:'"$port"' HTTP/1.1\r\nHost: x\r\n\r\n")
+print(s.recv(100).split(b"\r\n")[0].decode())'
+  grep -q '^HTTP/1.1 200' <<<"$out" && pass "twin: the confined shim still carries a CONNECT to the allowed port" ||
+    fail "CONNECT through the shim: $out $err"
+fi
 finish
