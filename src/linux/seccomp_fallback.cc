@@ -4,7 +4,8 @@
 // socketpair only for unix stream and seqpacket pairs; with --share-net no unix sockets still),
 // and Landlock denies TCP connect and bind (but the proxy's port with --net); the two ways around
 // Landlock's TCP hooks (Fast Open, listen without bind) are refused here. System V IPC and POSIX
-// message queues, shared with the host without an IPC namespace, are refused too.
+// message queues, shared with the host without an IPC namespace, are refused too, and so are changes to
+// other processes' limits and scheduling (the host's processes of the same uid are in reach).
 // Proved by tests/integration/fallback_*.sh.
 #include <seccomp.h>
 #include <sys/mman.h>
@@ -75,8 +76,25 @@ Result<Program> build_landlock_only_supplement(bool host_network, bool allow_met
     rc |= seccomp_rule_add(ctx, deny, sys, 0);
   // The host's IPC namespace: System V objects, and POSIX message queues, which mq_open(O_CREAT)
   // creates before Landlock refuses the open, so they would outlive the run.
-  for (int sys : {SCMP_SYS(shmget), SCMP_SYS(semget), SCMP_SYS(msgget), SCMP_SYS(mq_open), SCMP_SYS(mq_unlink)})
+  // The calls that take an existing object's id are refused as well: ids are small and listed in
+  // /proc/sysvipc, so shmat/shmctl reached the host's segments of the same user (read, write, remove).
+  for (int sys : {SCMP_SYS(shmget), SCMP_SYS(semget), SCMP_SYS(msgget), SCMP_SYS(mq_open), SCMP_SYS(mq_unlink),
+                  SCMP_SYS(shmat), SCMP_SYS(shmctl), SCMP_SYS(semop), SCMP_SYS(semtimedop), SCMP_SYS(semctl),
+                  SCMP_SYS(msgsnd), SCMP_SYS(msgrcv), SCMP_SYS(msgctl)})
     rc |= seccomp_rule_add(ctx, deny, sys, 0);
+  // No pid namespace: the kernel lets a process change the resource limits, nice value, I/O priority,
+  // scheduling policy and CPU affinity of any process with its uid, and Landlock has no hook for it
+  // (its signal scope covers kill only). A workload could set RLIMIT_CPU on the caller's shell (the
+  // kernel then kills it) or renice all of the user's processes (PRIO_USER). Only the calling thread
+  // (pid 0) is accepted as a target; reading another's limits (prlimit without new ones) stays.
+  rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(prlimit64), 2, SCMP_A0_32(SCMP_CMP_NE, 0), SCMP_A2(SCMP_CMP_NE, 0));
+  rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(setpriority), 1, SCMP_A0_32(SCMP_CMP_NE, 0));  // PRIO_PGRP, PRIO_USER
+  rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(setpriority), 1, SCMP_A1_32(SCMP_CMP_NE, 0));
+  rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(ioprio_set), 1, SCMP_A0_32(SCMP_CMP_NE, 1));  // IOPRIO_WHO_PROCESS only
+  rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(ioprio_set), 1, SCMP_A1_32(SCMP_CMP_NE, 0));
+  for (int sys : {SCMP_SYS(sched_setaffinity), SCMP_SYS(sched_setscheduler), SCMP_SYS(sched_setparam),
+                  SCMP_SYS(sched_setattr)})
+    rc |= seccomp_rule_add(ctx, deny, sys, 1, SCMP_A0_32(SCMP_CMP_NE, 0));
   // Landlock has no right for a file's mode, timestamps, owner or extended attributes: those calls are
   // mediated instead (metadata_notify.h). setxattrat and removexattrat (463, 466, Linux 6.13; one
   // number on every architecture) take their arguments in a struct the mediator does not read: refused.
