@@ -5,7 +5,9 @@
 #include "proxy/resolver.h"
 
 #if defined(__GLIBC__)
+#include <netinet/in.h>
 #include <nss.h>
+#include <resolv.h>
 #endif
 
 #include <condition_variable>
@@ -39,6 +41,15 @@ Resolution lookup(uint64_t id, const std::string& host) {
   addrinfo hints{};
   hints.ai_socktype = SOCK_STREAM;
   hints.ai_flags = AI_ADDRCONFIG;
+#if defined(__GLIBC__)
+  // The name the allowlist matched, and only it: the search list (resolv.conf "search"/"domain") is
+  // never appended, or a missing allowed name would be looked up again under a search domain and
+  // the proxy would connect wherever that domain's DNS pointed, under the listed name's consent
+  // (tests/integration/net_search_domain.sh). _res is per thread; set before every lookup, since
+  // glibc reloads it when resolv.conf changes.
+  if (!(_res.options & RES_INIT)) res_init();
+  _res.options &= ~static_cast<decltype(_res.options)>(RES_DNSRCH | RES_DEFNAMES);
+#endif
   addrinfo* res = nullptr;
   int e = getaddrinfo(host.c_str(), nullptr, &hints, &res);
   if (e != 0) {
