@@ -28,9 +28,10 @@ proxy::Address addr(const char* s) {
 TEST(ProxyAllowlist, SpecialAddresses) {
   for (const char* s : {"127.0.0.1", "10.1.1.1", "172.16.0.1", "192.168.1.1", "169.254.169.254", "0.0.0.0",
                         "100.64.0.1", "::1", "::", "fe80::1", "fd00::1", "::ffff:127.0.0.1", "224.0.0.1",
-                        "255.255.255.255", "64:ff9b::a00:1"})
+                        "255.255.255.255", "64:ff9b::a00:1", "64:ff9b:1::a00:1", "64:ff9b:1:ffff::7f00:1",
+                        "::ffff:0:127.0.0.1", "::ffff:0:a00:1"})
     EXPECT_TRUE(proxy::is_special_address(addr(s))) << s;
-  for (const char* s : {"93.184.216.34", "1.1.1.1", "2606:4700::1111", "172.32.0.1"})
+  for (const char* s : {"93.184.216.34", "1.1.1.1", "2606:4700::1111", "172.32.0.1", "64:ff9b:2::1"})
     EXPECT_FALSE(proxy::is_special_address(addr(s))) << s;
 }
 
