@@ -111,6 +111,10 @@ HttpParse split_head(std::string_view buf, const HeadLimits& lim, std::vector<st
     if (nl + 1 > lim.max_head) return fail(431, "request head larger than the proxy's limit");
     std::string_view line = buf.substr(pos, nl - pos);
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    // A lone CR (a line end to some servers) or a NUL would let the upstream read a header or
+    // request line the proxy never checked (RFC 9112 2.2: reject).
+    if (line.find_first_of(std::string_view("\r\0", 2)) != std::string_view::npos)
+      return fail(400, "a bare CR or a NUL in the request head");
     pos = nl + 1;
     if (line.empty()) {
       if (lines.empty()) continue;  // tolerate blank lines before a request (RFC 9112 2.2)

@@ -59,6 +59,11 @@ TEST(ProxyHttp, Refusals) {
                 .error_status, 501);
   EXPECT_EQ(parse_request_head("POST http://a.com/ HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n")
                 .error_status, 400);
+  // A bare CR or a NUL inside a line: a server that ends lines at a lone CR would read a second header
+  // (or request line) the proxy never saw, so such a head is refused, not forwarded.
+  EXPECT_EQ(parse_request_head("GET http://a.com/ HTTP/1.1\r\nX: a\rHost: b.com\r\n\r\n").error_status, 400);
+  EXPECT_EQ(parse_request_head("GET http://a.com/x\rHost:b HTTP/1.1\r\n\r\n").error_status, 400);
+  EXPECT_EQ(parse_request_head(std::string("GET http://a.com/ HTTP/1.1\r\nX: a\0b\r\n\r\n", 38)).error_status, 400);
 }
 
 TEST(ProxyHttp, Limits) {
