@@ -2,6 +2,7 @@
 # TIOCSTI for real: a program given the user's terminal pushes "echo INJECTED" into its input queue,
 # which the shell would run once the sandbox exits. Shown to work without cage (where the kernel still
 # allows it), then shown to fail inside cage under a pty that is the caller's controlling terminal.
+# Then TIOCSETD (switching the caller's terminal to another line discipline), with both mechanisms.
 set -u
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 . "$(dirname "$0")/seccomp_lib.bash"
@@ -51,4 +52,35 @@ status=$(echo "$out" | head -1)
 [ "$status" != 0 ] || fail "TIOCSTI inside cage succeeded"
 echo "$out" | grep -q INJECTED && fail "injected text reached the terminal's input queue"
 [ "$status" = 1 ] || fail "TIOCSTI inside cage: exit $status, want 1 (EPERM)"
+
+# TIOCSETD: a workload switched the caller's terminal to another line discipline, which outlives the
+# run (found: N_NULL left the caller's shell writing into nothing after cage exited) and loads the
+# discipline's module on demand (dev.tty.ldisc_autoload; n_hdlc and n_gsm had exploitable bugs).
+# Both mechanisms; the terminal's discipline is read back after cage exits. Twin: without cage the
+# switch works when the kernel has N_NULL (27), so the check means something there.
+ldisc_run() {
+  python3 - "$@" <<'PY'
+import fcntl, os, struct, subprocess, sys, termios
+master, slave = os.openpty()
+def ctty():
+    os.setsid()
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+p = subprocess.run(sys.argv[1:], stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                   preexec_fn=ctty, close_fds=True)
+ld = struct.unpack("i", fcntl.ioctl(slave, termios.TIOCGETD, b"\0\0\0\0"))[0]
+print(p.stdout.decode().strip(), "after:", ld)
+PY
+}
+setd='import fcntl, struct, termios
+try:
+    fcntl.ioctl(0, termios.TIOCSETD, struct.pack("i", 27)); print("set")
+except OSError as e:
+    print("errno", e.errno)'
+twin=$(ldisc_run python3 -c "$setd")
+echo "note: TIOCSETD N_NULL without cage: $twin"
+for m in "" "--mechanism landlock --allow-degraded pid"; do
+  out=$(ldisc_run "$CAGE" $m --ro /usr -- /usr/bin/python3 -c "$setd")
+  [ "$out" = "errno 1 after: 0" ] && echo "ok: TIOCSETD refused (EPERM) ${m:-with namespaces}, discipline still N_TTY" ||
+    fail "TIOCSETD inside cage ${m:-with namespaces}: $out (want 'errno 1 after: 0')"
+done
 finish
