@@ -128,6 +128,7 @@ Error failure_to_error(const ChildFailure& f, const Plan& plan) {
     case ChildStep::no_new_privs:
     case ChildStep::securebits:
     case ChildStep::caps:
+    case ChildStep::keyring:
     case ChildStep::signals: break;
   }
   return unavailable("namespaces", "setting up the sandbox failed", remedy_ns, f.err);

@@ -55,6 +55,11 @@ bool forwarded(int sig) {
   for (size_t i = 0; i < c.rlimits.size(); ++i)
     if (::setrlimit(static_cast<__rlimit_resource>(c.rlimit_resources[i]), &c.rlimits[i]) != 0)
       child_fail(c, ChildStep::rlimit, errno, static_cast<int>(i));
+  // The caller's session keyring (Kerberos caches, fscrypt and ecryptfs keys, tokens) is inherited
+  // across fork and exec: the workload starts in a new, empty one (tests/escape/keyring.sh). A
+  // kernel without keys support (ENOSYS) has nothing to hide.
+  if (::syscall(SYS_keyctl, 1 /* KEYCTL_JOIN_SESSION_KEYRING */, nullptr) < 0 && errno != ENOSYS)
+    child_fail(c, ChildStep::keyring, errno);
   ChildStep step = ChildStep::none;
   if (int e = drop_privileges(&step)) child_fail(c, step, e);
   int idx = -1;

@@ -82,6 +82,10 @@ Result<Program> build_landlock_only_supplement(bool host_network, bool allow_met
                   SCMP_SYS(shmat), SCMP_SYS(shmctl), SCMP_SYS(semop), SCMP_SYS(semtimedop), SCMP_SYS(semctl),
                   SCMP_SYS(msgsnd), SCMP_SYS(msgrcv), SCMP_SYS(msgctl)})
     rc |= seccomp_rule_add(ctx, deny, sys, 0);
+  // No user namespace: the user keyring (and the user session keyring) is the one every process of the
+  // uid shares; the session keyring was replaced before this filter, so keyrings are refused here
+  // whatever the profile (tests/escape/keyring.sh).
+  for (int sys : {SCMP_SYS(keyctl), SCMP_SYS(add_key), SCMP_SYS(request_key)}) rc |= seccomp_rule_add(ctx, deny, sys, 0);
   // No pid namespace: the kernel lets a process change the resource limits, nice value, I/O priority,
   // scheduling policy and CPU affinity of any process with its uid, and Landlock has no hook for it
   // (its signal scope covers kill only). A workload could set RLIMIT_CPU on the caller's shell (the
