@@ -41,7 +41,7 @@ constexpr Constant kConstants[] = {
     {"AF_INET6", AF_INET6},               {"AF_NETLINK", AF_NETLINK},
     {"AF_PACKET", AF_PACKET},             {"NETLINK_ROUTE", NETLINK_ROUTE},
     {"TIOCSTI", TIOCSTI},                 {"TIOCLINUX", TIOCLINUX},
-    {"TIOCSETD", TIOCSETD},
+    {"TIOCSETD", TIOCSETD},               {"TIOCEXCL", TIOCEXCL},
     {"PER_LINUX", PER_LINUX},             {"PER_LINUX32", PER_LINUX32},
     {"ADDR_NO_RANDOMIZE", ADDR_NO_RANDOMIZE},
     {"S_ISUID", S_ISUID},                 {"S_ISGID", S_ISGID},

@@ -2,7 +2,8 @@
 # TIOCSTI for real: a program given the user's terminal pushes "echo INJECTED" into its input queue,
 # which the shell would run once the sandbox exits. Shown to work without cage (where the kernel still
 # allows it), then shown to fail inside cage under a pty that is the caller's controlling terminal.
-# Then TIOCSETD (switching the caller's terminal to another line discipline), with both mechanisms.
+# Then TIOCSETD (switching the caller's terminal to another line discipline) and TIOCEXCL, with both
+# mechanisms.
 set -u
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 . "$(dirname "$0")/seccomp_lib.bash"
@@ -83,4 +84,36 @@ for m in "" "--mechanism landlock --allow-degraded pid"; do
   [ "$out" = "errno 1 after: 0" ] && echo "ok: TIOCSETD refused (EPERM) ${m:-with namespaces}, discipline still N_TTY" ||
     fail "TIOCSETD inside cage ${m:-with namespaces}: $out (want 'errno 1 after: 0')"
 done
+# TIOCEXCL: exclusive mode on the caller's terminal outlived the run (found: every later open of the
+# terminal by name, such as a /dev/tty password prompt, failed with EBUSY). Read back after cage exits.
+excl_run() {
+  python3 - "$@" <<'PY'
+import fcntl, os, subprocess, sys, termios
+master, slave = os.openpty()
+def ctty():
+    os.setsid()
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+p = subprocess.run(sys.argv[1:], stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                   preexec_fn=ctty, close_fds=True)
+try:
+    os.close(os.open(os.ttyname(slave), os.O_RDWR | os.O_NOCTTY))
+    after = "open ok"
+except OSError as e:
+    after = "open errno %d" % e.errno
+print(p.stdout.decode().strip(), "after:", after)
+PY
+}
+setx='import fcntl, termios
+try:
+    fcntl.ioctl(0, termios.TIOCEXCL); print("set")
+except OSError as e:
+    print("errno", e.errno)'
+if [ "$(id -u)" -ne 0 ]; then  # root opens an exclusive terminal anyway: only the user sees the effect
+  echo "note: TIOCEXCL without cage: $(excl_run python3 -c "$setx")"
+  for m in "" "--mechanism landlock --allow-degraded pid"; do
+    out=$(excl_run "$CAGE" $m --ro /usr -- /usr/bin/python3 -c "$setx")
+    [ "$out" = "errno 1 after: open ok" ] && echo "ok: TIOCEXCL refused (EPERM) ${m:-with namespaces}, terminal still opens" ||
+      fail "TIOCEXCL inside cage ${m:-with namespaces}: $out (want 'errno 1 after: open ok')"
+  done
+fi
 finish

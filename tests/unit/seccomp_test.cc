@@ -73,7 +73,7 @@ TEST(SeccompData, ArgumentRulesCompareWhatTheKernelReads) {
       EXPECT_TRUE(r.conditions[0].low32);
       EXPECT_EQ(r.conditions[0].arg, 1u);
     }
-  EXPECT_EQ(ioctl_rules, 3);  // TIOCSTI, TIOCLINUX, TIOCSETD
+  EXPECT_EQ(ioctl_rules, 4);  // TIOCSTI, TIOCLINUX, TIOCSETD, TIOCEXCL
   const Rule* clone = find(p, "clone", Action::eperm);
   ASSERT_NE(clone, nullptr);
   ASSERT_EQ(clone->conditions.size(), 1u);
