@@ -114,6 +114,9 @@ Error failure_to_error(const ChildFailure& f, const Plan& plan) {
                    "--chdir " + plan.cwd, f.err};
     case ChildStep::shim:
       return unavailable("--net", "the network shim could not start", remedy_ns, f.err);
+    case ChildStep::keyring:
+      return unavailable("keyring", "the workload's own session keyring could not be made (it would see the caller's keys)",
+                         "raise kernel.keys.maxkeys / maxbytes, or end processes holding keys", f.err);
     case ChildStep::none:
     case ChildStep::sync:
     case ChildStep::mount_propagation:
@@ -128,7 +131,6 @@ Error failure_to_error(const ChildFailure& f, const Plan& plan) {
     case ChildStep::no_new_privs:
     case ChildStep::securebits:
     case ChildStep::caps:
-    case ChildStep::keyring:
     case ChildStep::signals: break;
   }
   return unavailable("namespaces", "setting up the sandbox failed", remedy_ns, f.err);

@@ -58,7 +58,13 @@ for profile in default relaxed none; do
   grep -q USER-SECRET <<<"$out" && fail "--seccomp $profile: the caller's user keyring was read inside: $out"
   grep -q SECRET <<<"$out" || pass "--seccomp $profile: no caller key reachable ($out)"
 done
+# Under an outer seccomp filter that refuses keyctl (Docker's default profile; here an outer cage's),
+# the join fails but no keyring is reachable either: the inner run must still work.
+# (The outer run needs namespaces: the inner one makes its private directory in the outer's /tmp.)
 if ! fallback; then
+  cage_run --ro "$probe_dir" -- "$CAGE" --mechanism landlock --allow-degraded pid -- /bin/echo inner
+  [ "$rc" -eq 0 ] && [ "$out" = inner ] && pass "cage under a filter refusing keyctl still runs" ||
+    fail "cage inside cage (outer filter refuses keyctl): exit $rc: $out $err"
   cage_run --seccomp relaxed --ro "$work" -- "$py" "$keys" twin
   [ "$out" = "twin MINE" ] && pass "twin: the workload's own session keyring works" || fail "twin: $out $err"
 fi
