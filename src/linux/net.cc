@@ -23,11 +23,11 @@
 namespace cage::lx::net {
 namespace {
 
-// The shim's argv is fixed: its fds are always 3 (listener) and 4 (channel), so nothing has to be
-// formatted (allocated) in the child.
+// The shim's argv is fixed: its fds are always 3 (listener), 4 (channel) and 6 (ready: the shim
+// writes a byte once it has confined itself), so nothing has to be formatted (allocated) in the child.
 char kArg0[] = "cage", kArg1[] = "--spawn-shim", kArg2[] = "--listen-fd", kArg3[] = "3", kArg4[] = "--channel-fd",
-     kArg5[] = "4";
-char* const kShimArgv[] = {kArg0, kArg1, kArg2, kArg3, kArg4, kArg5, nullptr};
+     kArg5[] = "4", kArg6[] = "--ready-fd", kArg7[] = "6";
+char* const kShimArgv[] = {kArg0, kArg1, kArg2, kArg3, kArg4, kArg5, kArg6, kArg7, nullptr};
 char* const kShimEnv[] = {nullptr};
 
 class ProxySupervisor final : public Supervisor {
@@ -98,23 +98,41 @@ int spawn_shim(const NetPlan& plan, int sandbox_end, int self_exe_fd) {
     close(ls);
     return e;
   }
-  pid_t pid = fork();
-  if (pid < 0) {
+  int ready[2];
+  if (pipe2(ready, O_CLOEXEC) != 0) {
     int e = errno;
     close(ls);
     return e;
   }
+  pid_t pid = fork();
+  if (pid < 0) {
+    int e = errno;
+    close(ls);
+    close(ready[0]);
+    close(ready[1]);
+    return e;
+  }
   if (pid == 0) {
-    // Move the three fds clear of 3..5 first, so the dup2s below cannot clobber one another.
-    int l = fcntl(ls, F_DUPFD, 10), c = fcntl(sandbox_end, F_DUPFD, 10), x = fcntl(self_exe_fd, F_DUPFD, 10);
-    if (l < 0 || c < 0 || x < 0 || dup2(l, 3) < 0 || dup2(c, 4) < 0 || dup2(x, 5) < 0) _exit(125);
+    // Move the four fds clear of 3..6 first, so the dup2s below cannot clobber one another.
+    int l = fcntl(ls, F_DUPFD, 10), c = fcntl(sandbox_end, F_DUPFD, 10), x = fcntl(self_exe_fd, F_DUPFD, 10),
+        r = fcntl(ready[1], F_DUPFD, 10);
+    if (l < 0 || c < 0 || x < 0 || r < 0 || dup2(l, 3) < 0 || dup2(c, 4) < 0 || dup2(x, 5) < 0 || dup2(r, 6) < 0)
+      _exit(125);
     fcntl(5, F_SETFD, FD_CLOEXEC);  // the exec needs it; the shim does not
-    syscall(SYS_close_range, 6U, ~0U, 0U);
+    syscall(SYS_close_range, 7U, ~0U, 0U);
     syscall(SYS_execveat, 5, "", kShimArgv, kShimEnv, AT_EMPTY_PATH);
     _exit(126);
   }
   close(ls);
-  return 0;
+  close(ready[1]);
+  // The workload starts only once the shim holds no capability any more (shim.cc): until then it is
+  // root in the user namespace, in the workload's pid namespace.
+  char b = 0;
+  ssize_t n;
+  do n = read(ready[0], &b, 1);
+  while (n < 0 && errno == EINTR);
+  close(ready[0]);
+  return n == 1 && b == 'r' ? 0 : ECHILD;
 }
 
 }  // namespace cage::lx::net

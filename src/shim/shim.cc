@@ -62,18 +62,23 @@ int main(int argc, char** argv) {
   prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   // Die with cage's init, i.e. with the sandbox.
   prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-  int listen_fd = -1, channel = -1;
+  int listen_fd = -1, channel = -1, ready = -1;
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::strcmp(argv[i], "--listen-fd") == 0) listen_fd = fd_arg(argv[++i]);
     else if (std::strcmp(argv[i], "--channel-fd") == 0) channel = fd_arg(argv[++i]);
+    else if (std::strcmp(argv[i], "--ready-fd") == 0) ready = fd_arg(argv[++i]);
   }
-  if (listen_fd < 0 || channel < 0) {
-    static const char kUsage[] = "cage --spawn-shim: internal use only (--listen-fd N --channel-fd N)\n";
+  if (listen_fd < 0 || channel < 0 || ready < 0) {
+    static const char kUsage[] = "cage --spawn-shim: internal use only (--listen-fd N --channel-fd N --ready-fd N)\n";
     if (write(2, kUsage, sizeof kUsage - 1) < 0) return 125;
     return 125;
   }
   signal(SIGPIPE, SIG_IGN);
   confine_self();
+  // cage's init starts the workload only after this byte.
+  static const char kReady = 'r';
+  if (write(ready, &kReady, 1) != 1) return 125;
+  close(ready);
   while (true) {
     int fd = accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) {
