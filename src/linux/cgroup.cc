@@ -5,8 +5,6 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -17,6 +15,7 @@
 
 #include "common/unique_fd.h"
 #include "linux/cgroup_plan.h"
+#include "linux/sentinel.h"
 
 namespace cage::lx::cgroup {
 
@@ -82,73 +81,9 @@ bool remove_dir(const std::string& dir) {
   return false;
 }
 
-// --- the sentinel -------------------------------------------------------------------------------
-// A supervisor killed with SIGKILL cannot clean up: its sandbox dies with it (init has a parent-death
-// signal), but the empty directories would stay. So a sentinel process, forked once the directories
-// exist and before anything joins them, waits on a pipe whose write end only the supervisor holds:
-// a byte means "cleaned up, go"; end of file means the supervisor died, and the sentinel removes the
-// directories itself. It stays in the supervisor's own cgroups (outside the run's), holds no other
-// descriptor, ignores the terminal's and a group's signals (the supervisor answers those), and uses
-// raw system calls only: the supervisor may have other threads when it forks.
-constexpr int kMaxSentinelDirs = 4;
-struct SentinelDirs {
-  char path[kMaxSentinelDirs][512];
-  int n = 0;
-};
-
-void sentinel_sleep_10ms() {
-  struct timespec ts {0, 10 * 1000 * 1000};
-  ::nanosleep(&ts, nullptr);
-}
-
-// SIGKILL to each pid listed in dir/cgroup.procs, parsed without allocating.
-void sentinel_kill_members(const char* dir) {
-  char path[600], buf[4096];
-  size_t dl = std::strlen(dir);
-  if (dl + 14 >= sizeof path) return;
-  std::memcpy(path, dir, dl);
-  std::memcpy(path + dl, "/cgroup.procs", 14);
-  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return;
-  ssize_t n = ::read(fd, buf, sizeof buf - 1);
-  ::close(fd);
-  long pid = 0;
-  for (ssize_t i = 0; i < n; ++i) {
-    if (buf[i] >= '0' && buf[i] <= '9') {
-      pid = pid * 10 + (buf[i] - '0');
-    } else {
-      if (pid > 0) ::kill(static_cast<pid_t>(pid), SIGKILL);
-      pid = 0;
-    }
-  }
-}
-
-[[noreturn]] void sentinel_main(int rd, const SentinelDirs& d) {
-  struct sigaction ign {};
-  ign.sa_handler = SIG_IGN;
-  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGTSTP, SIGTTIN, SIGTTOU, SIGUSR1, SIGUSR2})
-    ::sigaction(sig, &ign, nullptr);
-  int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
-  for (int fd = 0; fd < 3 && null >= 0; ++fd) ::dup2(null, fd);
-  // Nothing else of the supervisor's: a write end held here would keep a pipe from ever ending.
-  if (rd > 3) ::syscall(SYS_close_range, 3u, static_cast<unsigned>(rd - 1), 0u);
-  ::syscall(SYS_close_range, static_cast<unsigned>(rd + 1), ~0u, 0u);
-  char b;
-  ssize_t n;
-  do n = ::read(rd, &b, 1);
-  while (n < 0 && errno == EINTR);
-  if (n == 1) ::_exit(0);  // the supervisor removed them itself
-  for (int i = 0; i < d.n; ++i)
-    for (int k = 0; k < 300; ++k) {
-      if (::rmdir(d.path[i]) == 0 || errno == ENOENT || errno != EBUSY) break;
-      if (k % 20 == 0) sentinel_kill_members(d.path[i]);
-      sentinel_sleep_10ms();
-    }
-  ::_exit(0);
-}
-
-// The next cage run under the same parent also removes what a dead supervisor left (a sentinel
-// that was itself killed).
+// A supervisor killed with SIGKILL leaves its directories to its sentinel (sentinel.h); the next
+// cage run under the same parent removes what a dead supervisor left should the sentinel have been
+// killed too.
 void remove_stale(const std::string& parent, int owner_pid) {
   DIR* d = ::opendir(parent.c_str());
   if (!d) return;
@@ -177,7 +112,9 @@ Result<std::unique_ptr<Run>> Run::create(const CgroupPlan& plan, int owner_pid) 
       return unavailable("cgroup " + dir, "cannot create the run's cgroup", "run cage --check", errno);
     run->dirs_.push_back(dir);
   }
-  if (int e = run->start_sentinel())
+  std::vector<std::pair<Sentinel::Kind, std::string>> paths;
+  for (const auto& dir : run->dirs_) paths.emplace_back(Sentinel::Kind::cgroup, dir);
+  if (int e = run->sentinel_.start(paths))
     return unavailable("cgroup", "cannot start the process that removes the run's cgroups should cage be killed",
                        "check the process limit", e);
   for (const auto& w : plan.writes) {
@@ -216,39 +153,10 @@ Stats Run::stats() const {
   return s;
 }
 
-int Run::start_sentinel() {
-  SentinelDirs d;
-  for (const auto& dir : dirs_) {
-    if (d.n == kMaxSentinelDirs || dir.size() >= sizeof d.path[0]) return ENAMETOOLONG;
-    std::memcpy(d.path[d.n++], dir.c_str(), dir.size() + 1);
-  }
-  int p[2];
-  if (::pipe2(p, O_CLOEXEC) != 0) return errno;
-  pid_t pid = ::fork();
-  if (pid < 0) {
-    int e = errno;
-    ::close(p[0]);
-    ::close(p[1]);
-    return e;
-  }
-  if (pid == 0) sentinel_main(p[0], d);
-  ::close(p[0]);
-  sentinel_ = UniqueFd(p[1]);
-  sentinel_pid_ = pid;
-  return 0;
-}
-
 void Run::remove() {
   for (const auto& dir : dirs_) remove_dir(dir);
   dirs_.clear();
-  if (sentinel_pid_ > 0) {  // done: the sentinel leaves at once, and is reaped before cage exits
-    char go = 'q';
-    if (::write(sentinel_.get(), &go, 1) != 1) { /* it is gone already */ }
-    sentinel_.reset();
-    while (::waitpid(sentinel_pid_, nullptr, 0) < 0 && errno == EINTR) {
-    }
-    sentinel_pid_ = -1;
-  }
+  sentinel_.release();
 }
 
 Run::~Run() { remove(); }

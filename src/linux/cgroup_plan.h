@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "common/error.h"
-#include "common/unique_fd.h"
+#include "linux/sentinel.h"
 #include "linux/host_view.h"
 #include "linux/plan.h"
 
@@ -44,12 +44,9 @@ class Run {
   void remove();
 
  private:
-  // Forks the process that removes the directories should the supervisor die first (cgroup.cc).
-  int start_sentinel();
   const CgroupPlan* plan_ = nullptr;
   std::vector<std::string> dirs_;  // created, parallel to plan_->dirs
-  UniqueFd sentinel_;              // the write end of the sentinel's pipe
-  int sentinel_pid_ = -1;
+  Sentinel sentinel_;              // removes them should the supervisor die first
 };
 
 }  // namespace cgroup

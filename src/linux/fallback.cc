@@ -19,6 +19,7 @@
 #include "linux/child.h"
 #include "linux/compile.h"
 #include "linux/execute.h"
+#include "linux/sentinel.h"
 #include "proxy/loopback.h"
 
 namespace cage::lx {
@@ -158,8 +159,15 @@ void remove_private_dir(const char* path) { remove_tree_at(AT_FDCWD, path); }
 
 Result<RunOutcome> execute(const Plan& plan, const RunHooks& hooks) {
   if (plan.mechanism != Mechanism::landlock_only) return execute_plan(plan, hooks);
+  // Declared first, released last: the directory is gone (~PrivateDir) before the sentinel leaves.
+  // It covers the moments before init exists (init removes the directory itself should the
+  // supervisor die later).
+  Sentinel sentinel;
   PrivateDir dir;
   if (auto s = dir.create(); !s) return s.error();
+  if (int e = sentinel.start({{Sentinel::Kind::tree, dir.path()}}))
+    return unavailable("/tmp", "cannot start the process that removes the run's private directory should cage be killed",
+                       "check the process limit", e);
   Plan local = plan;
   for (auto& r : local.landlock.rules)
     if (is_private_dir_rule(r)) r.path = dir.path();
