@@ -17,11 +17,13 @@ is_root() { [ "$(id -u)" -eq 0 ]; }
 # True when cage can use a cgroup for CONTROLLER here (what the dry-run plan says).
 cgroup_usable() { "$CAGE" --"$1" "$2" --dry-run --json -- true 2>/dev/null | python3 -c 'import json,sys; p=json.load(sys.stdin); sys.exit(0 if p["limits"]["cgroup"]["version"] and not p["limits"]["cgroup"]["not_enforced"] else 1)'; }
 # cage makes "cage-<pid>" beneath the cgroup it runs in, so this test's runs leave theirs beneath this
-# shell's cgroups (/proc/self/cgroup); other sessions' cgroups on the machine are not this test's.
+# shell's cgroups (/proc/self/cgroup); other sessions' cgroups on the machine are not this test's, and a
+# directory whose cage is alive belongs to a run in progress (the root and user variants run at once).
 no_stale_cgroups() {
   local mine left="" d parent p
   mine=$(cut -d: -f3- /proc/self/cgroup | sort -u)
   while IFS= read -r d; do
+    [ -d "/proc/${d##*/cage-}" ] && continue
     parent=${d%/cage-*}
     while IFS= read -r p; do
       if [ "$p" = / ]; then
