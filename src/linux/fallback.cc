@@ -20,6 +20,7 @@
 #include "linux/compile.h"
 #include "linux/execute.h"
 #include "linux/sentinel.h"
+#include "linux/terminal.h"
 #include "proxy/loopback.h"
 
 namespace cage::lx {
@@ -129,24 +130,12 @@ class PrivateDir {
   std::string path_;
 };
 
-// The caller's terminal, when stdin, stdout or stderr is one: reopening it by name (/dev/stderr,
-// /dev/pts/N) gives the workload nothing it does not hold already, as /dev/console does with
-// namespaces (mount.cc). Only a /dev/pts device that is the very one on the fd is named.
+// The caller's terminal (terminal.h): reopening it by name (/dev/stderr, /dev/pts/N) gives the
+// workload nothing it does not hold already, as /dev/console does with namespaces (mount.cc).
 void grant_terminal(Plan& plan) {
-  for (int fd = 0; fd < 3; ++fd) {
-    char link[32], tty[256];
-    struct stat fs, ts;
-    if (!::isatty(fd) || ::fstat(fd, &fs) != 0) continue;
-    std::snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-    ssize_t n = ::readlink(link, tty, sizeof tty - 1);
-    if (n <= 0) continue;
-    tty[n] = '\0';
-    if (std::strncmp(tty, "/dev/pts/", 9) != 0 || ::stat(tty, &ts) != 0 || !S_ISCHR(ts.st_mode) ||
-        ts.st_rdev != fs.st_rdev || ts.st_ino != fs.st_ino || ts.st_dev != fs.st_dev)
-      continue;
+  char tty[256];
+  if (caller_pty(tty, sizeof tty))
     plan.landlock.rules.push_back(LandlockRule{tty, Access::dev_rw, false, "the caller's terminal"});
-    return;
-  }
 }
 
 void substitute(std::string& s, const std::string& key, const std::string& value) {

@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "linux/child.h"
+#include "linux/terminal.h"
 
 namespace cage::lx {
 
@@ -158,23 +159,12 @@ int build_dev(const char* at) {
   // The caller's terminal, when the workload's stdin, stdout or stderr is one: bound at /dev/console,
   // so that ttyname(3) (tty, tmux, screen, gpg's pinentry) finds a name for the terminal the
   // workload already holds open. Nothing new is reachable: it is the same device.
-  for (int fd = 0; fd < 3; ++fd) {
-    char link[32], tty[256];
-    struct stat fs, ts;
-    if (!::isatty(fd) || ::fstat(fd, &fs) != 0) continue;
-    std::snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-    ssize_t n = ::readlink(link, tty, sizeof tty - 1);
-    if (n <= 0) continue;
-    tty[n] = '\0';
-    if (std::strncmp(tty, "/dev/pts/", 9) != 0 || ::stat(tty, &ts) != 0 || !S_ISCHR(ts.st_mode) ||
-        ts.st_rdev != fs.st_rdev || ts.st_ino != fs.st_ino || ts.st_dev != fs.st_dev)
-      continue;
+  if (char tty[256]; caller_pty(tty, sizeof tty)) {
     std::snprintf(p, sizeof p, "%s/console", at);
     int cfd = ::open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (cfd < 0) return errno;
     ::close(cfd);
     if (int e = bind(tty, p, p, false, false)) return e;
-    break;
   }
   std::snprintf(p, sizeof p, "%s/pts", at);
   if (::mkdir(p, 0755) != 0) return errno;
