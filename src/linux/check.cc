@@ -20,6 +20,7 @@
 #include "common/json.h"
 #include "linux/cgroup_plan.h"
 #include "linux/execute.h"
+#include "linux/namespace_probe.h"
 
 namespace cage::lx {
 
@@ -46,26 +47,6 @@ int in_child(F fn) {
 
 int probe_userns() {
   return ::unshare(CLONE_NEWUSER) == 0 ? 0 : errno;
-}
-
-int probe_all_namespaces() {
-  if (::unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS |
-                CLONE_NEWCGROUP) != 0)
-    return errno;
-  if (::mount(nullptr, "/", nullptr, MS_SLAVE | MS_REC, nullptr) != 0) return errno;
-  if (::mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0) return errno;
-  struct mount_attr attr {};
-  attr.attr_set = MOUNT_ATTR_RDONLY;
-  if (::syscall(SYS_mount_setattr, AT_FDCWD, "/tmp", 0, &attr, sizeof attr) != 0) return errno;
-  pid_t pid = ::fork();  // the first child of a new pid namespace is its pid 1
-  if (pid == 0) {
-    if (::mount("proc", "/tmp", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) _exit(errno);
-    _exit(0);
-  }
-  int st = 0;
-  while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-  }
-  return WIFEXITED(st) ? WEXITSTATUS(st) : 255;
 }
 
 int probe_seccomp() {
@@ -115,7 +96,7 @@ int check_host(bool json) {
   std::vector<Probe> probes;
   int e = in_child(probe_userns);
   probes.push_back({"user_namespaces", e == 0, true, e == 0 ? "unprivileged user namespaces work" : std::strerror(e)});
-  e = in_child(probe_all_namespaces);
+  e = probe_namespaces();
   probes.push_back({"mount_pid_net_namespaces", e == 0, true,
                     e == 0 ? "mount, pid, net, ipc, uts and cgroup namespaces, tmpfs, proc and mount_setattr work"
                            : std::string("failed: ") + std::strerror(e)});

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "common/unique_fd.h"
+#include "linux/namespace_probe.h"
 
 namespace cage::lx {
 
@@ -151,16 +152,13 @@ class RealHostView final : public HostView {
     // Ubuntu 23.10+ (AppArmor denies it unless a profile, cage's own from the package, grants userns)
     // and containers whose seccomp filter refuses unshare/clone: only there is a probe worth its
     // fork; elsewhere the sysctls above decide.
+    // Containers that lift the seccomp filter (docker --security-opt seccomp=unconfined) still mask
+    // parts of /proc, and then no new proc mount is allowed: the probe builds the whole view.
     auto status = read_file("/proc/self/status");
     bool filtered = status && status->find("Seccomp:\t2") != std::string::npos;
-    if ((::getuid() != 0 && first("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1) || filtered) {
-      pid_t pid = ::fork();
-      if (pid == 0) _exit(::unshare(CLONE_NEWUSER) == 0 ? 0 : 1);
-      int st = 0;
-      while (pid > 0 && ::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-      }
-      return pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
-    }
+    if ((::getuid() != 0 && first("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1) || filtered ||
+        proc_has_overmounts())
+      return probe_namespaces() == 0;
     return true;
   }
   std::optional<std::string> self_exe() const override { return realpath("/proc/self/exe"); }

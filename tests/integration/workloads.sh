@@ -45,7 +45,10 @@ echo hi >f && git add f && git commit -qm init && cd .. && git clone -q repo clo
 '"$py"' -m venv venv && ./venv/bin/pip install -q --no-index --find-links "$2/wheels" hello-cage && ./venv/bin/hello-cage
 if [ "$3" = 1 ]; then mkdir js && cd js && echo "{}" >package.json &&
   npm install --offline --no-audit --no-fund --silent "$2/npm/cage-hello-1.0.0.tgz" >/dev/null && ./node_modules/.bin/cage-hello; fi'
-for m in namespaces landlock; do
+# Under CAGE_FALLBACK=1 (a host without user namespaces, e.g. a container) only the Landlock-only job runs.
+mechanisms=(namespaces landlock)
+fallback && mechanisms=(landlock)
+for m in "${mechanisms[@]}"; do
   args=(--mechanism "$m")
   [ "$m" = landlock ] && args+=(--allow-degraded pid)
   proj="$work/proj-$m"
