@@ -110,16 +110,25 @@ int check_host(bool json) {
   probes.push_back(cgroup_limits_probe());
   bool all = true;
   for (const auto& p : probes) all = all && (p.ok || !p.required);
+  // Without the namespaces, cage still runs where Landlock and seccomp work (containers, hardened
+  // hosts): with the Landlock-only mechanism, once its documented loss is accepted.
+  const bool fallback = !all && probes[2].ok && probes[3].ok;
+  const std::string fallback_line =
+      "Landlock-only mechanism: available: cage runs with it when you accept its loss of pid isolation: "
+      "--allow-degraded=pid (cage(1) MECHANISMS lists what it enforces)";
   if (json) {
     toml::table mechs;
     for (const auto& p : probes)
       mechs.insert(p.name, toml::table{{"available", p.ok}, {"required", p.required}, {"detail", p.detail}});
     toml::table t{{"platform", "linux"}, {"full_confinement", all}, {"mechanisms", std::move(mechs)}};
+    if (fallback) t.insert("landlock_only", toml::table{{"available", true}, {"requires", "--allow-degraded=pid"}});
     std::cout << to_json(t) << "\n";
   } else {
     for (const auto& p : probes)
       std::cout << (p.ok ? "ok      " : (p.required ? "MISSING " : "absent  ")) << p.name << ": " << p.detail << "\n";
-    std::cout << (all ? "full confinement: available\n" : "full confinement: NOT available (cage will refuse to run)\n");
+    std::cout << (all ? "full confinement: available\n"
+                      : fallback ? "full confinement: NOT available\n" + fallback_line + "\n"
+                                 : "full confinement: NOT available (cage will refuse to run)\n");
   }
   return all ? 0 : 125;
 }

@@ -26,6 +26,7 @@
 
 #include "common/send_fd.h"
 #include "linux/metadata_notify.h"
+#include "linux/workload_access.h"
 
 namespace cage::lx::connect_notify {
 namespace {
@@ -141,8 +142,7 @@ class Impl final : public Mediator {
     const size_t len = std::min<uint64_t>(req.data.args[2], sizeof(sockaddr_storage));
     sockaddr_storage sa{};
     if (len < sizeof(sa_family_t)) return EINVAL;
-    iovec local{&sa, len}, remote{reinterpret_cast<void*>(req.data.args[1]), len};
-    if (::process_vm_readv(static_cast<pid_t>(req.pid), &local, 1, &remote, 1, 0) != static_cast<ssize_t>(len))
+    if (read_workload_memory(static_cast<pid_t>(req.pid), req.data.args[1], &sa, len) != static_cast<ssize_t>(len))
       return errno == EPERM ? EACCES : EFAULT;
     // The address was read once, into our memory; only this copy is judged, and the connect below
     // uses cage's own constant address, never the workload's again.
@@ -160,6 +160,7 @@ class Impl final : public Mediator {
     // Still waiting in connect() after pidfd_open: the pid names that thread, not a reused one.
     if (!pidfd.valid() || !valid(req.id)) return EACCES;
     UniqueFd sock(static_cast<int>(::syscall(SYS_pidfd_getfd, pidfd.get(), fd, 0)));
+    if (!sock.valid() && (errno == EPERM || errno == ENOSYS)) return substitute(req, fd, sa.ss_family);
     if (!sock.valid()) return errno == EBADF ? EBADF : EACCES;
     int domain = 0, type = 0, proto = 0;
     socklen_t l = sizeof domain;
@@ -169,20 +170,52 @@ class Impl final : public Mediator {
     l = sizeof proto;
     ::getsockopt(sock.get(), SOL_SOCKET, SO_PROTOCOL, &proto, &l);
     if (type != SOCK_STREAM || proto != IPPROTO_TCP || (domain != AF_INET && domain != AF_INET6)) return EACCES;
+    return connect_to_proxy(sock.get(), domain);
+  }
+
+  // Where an outer filter refuses pidfd_getfd (Docker's default profile, without CAP_SYS_PTRACE), the
+  // workload's socket cannot be reached: cage connects a TCP socket of its own to the proxy and puts it
+  // in the workload's place with SECCOMP_IOCTL_NOTIF_ADDFD (SETFD replaces the descriptor number, as
+  // dup2 would), keeping its O_NONBLOCK and close-on-exec flags. Options set on the old socket are lost.
+  int substitute(const seccomp_notif& req, int fd, int family) {
+    char path[64], link[64] = {}, info[512] = {};
+    std::snprintf(path, sizeof path, "/proc/%d/fd/%d", static_cast<int>(req.pid), fd);
+    if (::readlink(path, link, sizeof link - 1) < 0) return EBADF;
+    if (std::strncmp(link, "socket:[", 8) != 0) return ENOTSOCK;
+    std::snprintf(path, sizeof path, "/proc/%d/fdinfo/%d", static_cast<int>(req.pid), fd);
+    UniqueFd fdinfo(::open(path, O_RDONLY | O_CLOEXEC));
+    if (!fdinfo.valid() || ::read(fdinfo.get(), info, sizeof info - 1) <= 0) return EBADF;
+    const char* f = std::strstr(info, "flags:");
+    const unsigned long flags = f ? std::strtoul(f + 6, nullptr, 8) : 0;
+    UniqueFd sock(::socket(family, SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_TCP));
+    if (!sock.valid()) return errno;
+    if (int e = connect_to_proxy(sock.get(), family)) return e;
+    if ((flags & O_NONBLOCK) && ::fcntl(sock.get(), F_SETFL, O_NONBLOCK) != 0) return errno;
+    seccomp_notif_addfd add{};
+    add.id = req.id;
+    add.flags = SECCOMP_ADDFD_FLAG_SETFD;
+    add.srcfd = static_cast<uint32_t>(sock.get());
+    add.newfd = static_cast<uint32_t>(fd);
+    add.newfd_flags = (flags & O_CLOEXEC) ? O_CLOEXEC : 0;
+    return ::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_ADDFD, &add) >= 0 ? 0 : EACCES;
+  }
+
+  // Connects sock (family AF_INET or AF_INET6) to the proxy: cage's own constant address.
+  int connect_to_proxy(int sock, int family) {
     int rc;
-    if (domain == AF_INET) {
+    if (family == AF_INET) {
       sockaddr_in to{};
       to.sin_family = AF_INET;
       to.sin_port = htons(port_);
       to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-      rc = ::connect(sock.get(), reinterpret_cast<sockaddr*>(&to), sizeof to);
+      rc = ::connect(sock, reinterpret_cast<sockaddr*>(&to), sizeof to);
     } else {
       sockaddr_in6 to{};
       to.sin6_family = AF_INET6;
       to.sin6_port = htons(port_);
       static const uint8_t mapped[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 127, 0, 0, 1};
       std::memcpy(&to.sin6_addr, mapped, 16);
-      rc = ::connect(sock.get(), reinterpret_cast<sockaddr*>(&to), sizeof to);
+      rc = ::connect(sock, reinterpret_cast<sockaddr*>(&to), sizeof to);
     }
     return rc == 0 ? 0 : errno;
   }

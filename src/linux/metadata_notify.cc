@@ -17,6 +17,7 @@
 #include <cstring>
 
 #include "common/unique_fd.h"
+#include "linux/workload_access.h"
 #include "policy/policy.h"
 
 #ifndef SYS_fchmodat2
@@ -86,8 +87,7 @@ int read_path(pid_t tid, uint64_t addr, char* out, size_t size) {
   while (got < size) {
     size_t page_left = 4096 - ((addr + got) & 4095);
     size_t want = std::min(page_left, size - got);
-    iovec local{out + got, want}, remote{reinterpret_cast<void*>(addr + got), want};
-    ssize_t n = ::process_vm_readv(tid, &local, 1, &remote, 1, 0);
+    ssize_t n = read_workload_memory(tid, addr + got, out + got, want);
     if (n <= 0) return EFAULT;
     if (std::memchr(out + got, '\0', static_cast<size_t>(n))) return 0;
     got += static_cast<size_t>(n);
@@ -96,8 +96,7 @@ int read_path(pid_t tid, uint64_t addr, char* out, size_t size) {
 }
 
 int read_mem(pid_t tid, uint64_t addr, void* out, size_t size) {
-  iovec local{out, size}, remote{reinterpret_cast<void*>(addr), size};
-  return ::process_vm_readv(tid, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(size) ? 0 : EFAULT;
+  return read_workload_memory(tid, addr, out, size) == static_cast<ssize_t>(size) ? 0 : EFAULT;
 }
 
 // The timestamps the workload asked for, as utimensat's; *none for "now" (a NULL pointer).
@@ -145,7 +144,7 @@ int open_dir(const seccomp_notif& req, int pidfd, int dirfd, UniqueFd& out) {
     std::snprintf(cwd, sizeof cwd, "/proc/%d/cwd", static_cast<int>(req.pid));
     out.reset(::open(cwd, O_PATH | O_CLOEXEC));
   } else {
-    out.reset(static_cast<int>(::syscall(SYS_pidfd_getfd, pidfd, dirfd, 0)));
+    out.reset(workload_fd(pidfd, static_cast<pid_t>(req.pid), dirfd));
   }
   return out.valid() ? 0 : (errno == EBADF ? EBADF : EACCES);
 }
