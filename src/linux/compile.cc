@@ -378,6 +378,11 @@ Status Compiler::check_mount_points() {
 // the --rw grant and the nested mount is bound onto itself, read-write like the grant, before the
 // nested mount is made: the whole path is then fixed from inside (the host can still rename). The
 // nested mount itself and the --rw grant are mount points already. tests/escape/nested_rename.sh.
+// Landlock cannot stand in for this, here or beneath the private tmpfs roots: a right granted on a
+// directory reaches everything beneath it, across mounts, and a file created during the run can only
+// be written through a rule on one of its directories, so no set of rules (in any number of layers)
+// lets the workload write new files in /tmp or --rw yet not in a --ro beneath. There the read-only
+// mount is the boundary; pins keep it in place and private propagation keeps others from covering it.
 void Compiler::pin_nested_mounts() {
   auto mounts_something = [](const MountStep& s) {
     return s.kind != MountKind::symlink && s.kind != MountKind::file && s.kind != MountKind::dir;
