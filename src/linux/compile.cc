@@ -91,6 +91,7 @@ struct Compiler {
   Status home_and_cwd();
   Status merge();
   Status check_mount_points();
+  void pin_nested_mounts();
   void landlock_rules();
   Status environment(const std::vector<std::pair<std::string, std::string>>& caller_env);
   Status resolve_command();
@@ -369,6 +370,45 @@ Status Compiler::check_mount_points() {
   return Ok{};
 }
 
+// A --ro, --hide or --tmpfs beneath a --rw grant is a mount on a dentry of the writable tree, and a
+// dentry moves with its directory: `mv .git .git-old; mkdir -p .git/hooks` would set a --ro
+// .git/hooks aside and let the workload plant a pre-commit hook on the host at the old path. The
+// kernel refuses to rename or remove a dentry that is a mount point in the caller's mount namespace
+// (EBUSY: vfs_rename, vfs_rmdir and vfs_unlink check is_local_mountpoint), so every directory between
+// the --rw grant and the nested mount is bound onto itself, read-write like the grant, before the
+// nested mount is made: the whole path is then fixed from inside (the host can still rename). The
+// nested mount itself and the --rw grant are mount points already. tests/escape/nested_rename.sh.
+// Landlock cannot stand in for this, here or beneath the private tmpfs roots: a right granted on a
+// directory reaches everything beneath it, across mounts, and a file created during the run can only
+// be written through a rule on one of its directories, so no set of rules (in any number of layers)
+// lets the workload write new files in /tmp or --rw yet not in a --ro beneath. There the read-only
+// mount is the boundary; pins keep it in place and private propagation keeps others from covering it.
+void Compiler::pin_nested_mounts() {
+  auto mounts_something = [](const MountStep& s) {
+    return s.kind != MountKind::symlink && s.kind != MountKind::file && s.kind != MountKind::dir;
+  };
+  std::vector<MountStep> pins;
+  for (const auto& s : plan.mounts) {
+    if (s.kind != MountKind::bind_ro && s.kind != MountKind::hide && s.kind != MountKind::tmpfs) continue;
+    const MountStep* cover = nullptr;  // the deepest mount strictly above s
+    for (const auto& c : plan.mounts)
+      if (mounts_something(c) && c.target != s.target && is_beneath(s.target, c.target) &&
+          (!cover || depth_of(c.target) >= depth_of(cover->target)))
+        cover = &c;
+    if (!cover || cover->kind != MountKind::bind_rw) continue;
+    for (std::string d = s.target.substr(0, s.target.rfind('/')); d.size() > cover->target.size();
+         d = d.substr(0, d.rfind('/'))) {
+      if (std::any_of(pins.begin(), pins.end(), [&](const MountStep& q) { return q.target == d; })) continue;
+      pins.push_back(MountStep{MountKind::bind_rw, d, d, "", true, false,
+                               "pinned: path to " + s.why + " inside " + cover->why + " (cannot be renamed)"});
+    }
+  }
+  if (pins.empty()) return;
+  plan.mounts.insert(plan.mounts.end(), pins.begin(), pins.end());
+  std::stable_sort(plan.mounts.begin(), plan.mounts.end(),
+                   [](const MountStep& a, const MountStep& b) { return depth_of(a.target) < depth_of(b.target); });
+}
+
 void Compiler::landlock_rules() {
   auto& r = plan.landlock.rules;
   r.push_back(LandlockRule{"/", Access::list, true, "the root directory"});
@@ -505,6 +545,7 @@ Result<Plan> compile(const Policy& p, const HostView& host,
     if (cov && cov->kind == MountKind::bind_rw)
       c.plan.mounts.push_back(MountStep{MountKind::bind_ro, *self, *self, "", false, false, "cage's own binary (read-only)"});
   }
+  c.pin_nested_mounts();
   // The start directory must exist inside even when its content is not shown (--no-cwd), also
   // beneath a fresh tmpfs (a start in /tmp/x or /var/tmp/x).
   const MountStep* cwd_cover = c.covering(c.plan.cwd);

@@ -55,7 +55,8 @@ Status compile_landlock_view(const Policy& p, const HostView& host, Plan& plan) 
       {"tmpfs", !p.tmpfs.empty(), "--tmpfs cannot mount at its path without a mount namespace"},
       {"hostname", p.hostname != "cage", "--hostname needs a UTS namespace: the host's name shows"},
       {"nested-ro", nested_ro, "a --ro grant beneath a --rw grant stays writable: Landlock cannot take write "
-                               "access away beneath a grant"},
+                               "access away beneath a grant, and the workload may rename its parent directories "
+                               "and put its own files at its path"},
   };
   std::string refused, remedy;
   for (const auto& l : losses) {

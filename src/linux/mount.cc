@@ -353,8 +353,15 @@ int open_sources(const ChildContext& c, int* failed_index) {
 
 int build_root(const ChildContext& c, int* failed_index) {
   *failed_index = -1;
-  // Nothing we mount may propagate back to the host; host unmounts still reach us (slave).
-  if (::mount(nullptr, "/", nullptr, MS_SLAVE | MS_REC, nullptr) != 0) return errno;
+  // Private, not slave: nothing we mount reaches the host, and nothing the host mounts later reaches
+  // the view. A slave receives every new host mount beneath a grant with the host's flags: one made
+  // under a --ro grant while the run lasts would arrive read-write (beneath a private root such as
+  // /tmp, Landlock's rule for that root would let the write through too). bubblewrap makes / a slave
+  // "so that we still receive mounts from the real root" and remounts read-only only the submounts
+  // present when it binds (bind_mount() in bind-mount.c); its PR #522 weighed private propagation and
+  // its cost, which cage takes: a host unmount beneath a grant does not reach a running sandbox (the
+  // filesystem stays busy until the run ends). Clones of these mounts (open_tree) are private too.
+  if (::mount(nullptr, "/", nullptr, MS_PRIVATE | MS_REC, nullptr) != 0) return errno;
   if (int e = open_sources(c, failed_index)) return e;
   if (int e = mount_tmpfs(kStage, "0755", false)) return e;
   int root_fd = ::open(kStage, O_PATH | O_DIRECTORY | O_CLOEXEC);

@@ -85,6 +85,53 @@ Result<Rule> grant_rule(const policy::Grant& g, const MacHostFacts& facts) {
   return Rule{path, k == PathKind::dir, g.origin};
 }
 
+bool strictly_beneath(const std::string& path, const std::string& dir) { return path != dir && is_beneath(path, dir); }
+
+bool in_any(const std::string& path, const std::vector<Rule>& rules, bool strictly) {
+  return std::any_of(rules.begin(), rules.end(), [&](const Rule& r) {
+    return strictly ? strictly_beneath(path, r.path) : is_beneath(path, r.path);
+  });
+}
+
+// Seatbelt rules match paths, and the last matching rule wins: a --ro grant beneath a --rw grant is
+// denied writes after the grants (else the --rw allow matches it), a --rw grant beneath that one is
+// allowed again, and the hidden paths are denied after both.
+void nested_read_only(Profile& pr, const std::vector<Rule>& nested_ro, const std::vector<Rule>& rw) {
+  if (nested_ro.empty()) return;
+  auto& o = pr.out;
+  o << "\n;; read-only grants beneath read-write grants: writes denied after the grants\n";
+  for (const auto& r : nested_ro) o << "(deny file-write* " << filter(r) << ")  ; " << comment_safe(r.why) << "\n";
+  std::vector<Rule> again;
+  for (const auto& w : rw)
+    if (in_any(w.path, nested_ro, true)) again.push_back(w);
+  pr.group("file-read* file-write*", "read-write grants beneath those: allowed again", again);
+}
+
+// A path rule still holds after a rename, but renaming a directory above a nested grant moves the
+// protected files out from under it (a hidden .env becomes readable, a --ro hook writable) and lets
+// the workload put its own files at the old path. So every directory between a --rw grant and a
+// nested --ro or --hide is denied file-write-unlink, the operation Seatbelt checks on the source of
+// rename(2) (sandbox-runtime's generateMoveBlockingRules denies it on the ancestors of its protected
+// paths for the same reason), and so is each --rw grant itself, which its own allow would let move
+// out of the directory above (a --ro one, such as the current directory): as on Linux, where every
+// grant is a mount point that cannot be renamed. The nested grants are denied file-write* whole;
+// hard links need file-link, which the profile never allows.
+void pin_paths(Profile& pr, const std::vector<Rule>& nested, const std::vector<Rule>& rw, size_t user_rw) {
+  std::set<std::string> pinned;
+  for (size_t i = 0; i < user_rw; ++i) pinned.insert(rw[i].path);
+  for (const auto& r : nested)
+    for (std::string d = r.path; d != "/";) {
+      d = d.substr(0, std::max<size_t>(d.rfind('/'), 1));
+      if (in_any(d, rw, false)) pinned.insert(d);
+    }
+  if (pinned.empty()) return;
+  pr.out << "\n;; the read-write grants and the directories between them and a nested grant: not renamed or\n"
+            ";; removed (rename(2) checks file-write-unlink on its source), so nothing moves out of its rule\n"
+            "(deny file-write-unlink";
+  for (const auto& d : pinned) pr.out << " (literal " << quote_sbpl(d) << ")";
+  pr.out << ")\n";
+}
+
 void preamble(Profile& pr) {
   auto& o = pr.out;
   o << "(version 1)\n(deny default)\n";
@@ -138,6 +185,7 @@ Result<std::string> compile_sbpl(const policy::Policy& p, const MacHostFacts& fa
     if (!r) return r.error();
     ro.push_back(*r);
   }
+  const std::vector<Rule> ro_grants = ro;  // the user's --ro grants, without the current directory
   std::string home = p.home.empty() ? "" : canonical_mac_path(p.home, facts);
   std::string cwd = canonical_mac_path(p.cwd, facts);
   // The current directory is shown read-only unless that shows far more than a project: "/", or
@@ -149,6 +197,7 @@ Result<std::string> compile_sbpl(const policy::Policy& p, const MacHostFacts& fa
     if (!r) return r.error();
     rw.push_back(*r);
   }
+  const size_t user_rw = rw.size();
   if (!facts.private_tmp.empty()) rw.push_back(Rule{facts.private_tmp, true, "private TMPDIR"});
   for (const auto& g : p.hide) hide.push_back(Rule{canonical_mac_path(g.path, facts), true, g.origin});
   for (const auto* list : {&ro, &rw}) for (const auto& r : *list) pr.note_ancestors(r.path);
@@ -164,10 +213,18 @@ Result<std::string> compile_sbpl(const policy::Policy& p, const MacHostFacts& fa
   o << "\n;; path lookup: metadata (not content) of the directories above the grants\n(allow file-read-metadata";
   for (const auto& a : pr.ancestors) o << " (literal " << quote_sbpl(a) << ")";
   o << ")\n";
+  std::vector<Rule> nested_ro, nested;  // --ro grants beneath --rw; those and the hidden paths there
+  for (const auto& r : ro_grants)
+    if (in_any(r.path, rw, true)) nested_ro.push_back(r);
+  nested_read_only(pr, nested_ro, rw);
   if (!hide.empty()) {
     o << "\n;; hidden paths: denied after the grants (the last matching rule wins)\n";
     for (const auto& h : hide) o << "(deny file-read* file-write* " << filter(h) << ")  ; " << comment_safe(h.why) << "\n";
   }
+  nested = nested_ro;
+  for (const auto& h : hide)
+    if (in_any(h.path, rw, true)) nested.push_back(h);
+  pin_paths(pr, nested, rw, user_rw);
   o << "\n;; network: nothing but cage's proxy on the loopback\n(deny network*)\n";
   if (!p.net.empty()) {
     if (facts.proxy_port == 0) o << ";; (dry-run: the proxy's port is chosen at run time; 3128 shown)\n";

@@ -145,6 +145,98 @@ TEST(LinuxCompile, LandlockMirrorsTheMounts) {
   EXPECT_EQ(access_of("/etc"), "read");
 }
 
+// A host with a project whose nested grants lie several directories below the --rw grant.
+FakeHostView nested_host() {
+  FakeHostView host;
+  for (const char* d : {"/home/ann/proj/.git", "/home/ann/proj/.git/hooks", "/home/ann/proj/config",
+                        "/home/ann/proj/deep", "/home/ann/proj/deep/a", "/home/ann/proj/deep/a/b"})
+    host.add_dir(d);
+  host.add_file("/home/ann/proj/config/app.toml");
+  return host;
+}
+
+// Each directory between a --rw grant and a mount nested in it is bound onto itself (a mount point
+// cannot be renamed or removed), after the grant and before the nested mount: renaming .git aside
+// cannot set a --ro .git/hooks aside.
+TEST(LinuxCompile, NestedMountsBeneathRwArePinned) {
+  auto host = nested_host();
+  auto plan = lx::compile(policy_of({"--rw", ".", "--ro", ".git/hooks", "--hide", "config/app.toml", "--tmpfs",
+                                     "deep/a/b", "--", "make"}),
+                          host, {});
+  ASSERT_TRUE(plan) << plan.error().reason;
+  for (const char* pin : {"/home/ann/proj/.git", "/home/ann/proj/config", "/home/ann/proj/deep", "/home/ann/proj/deep/a"}) {
+    const lx::MountStep* s = step(*plan, pin);
+    EXPECT_EQ(s->kind, MountKind::bind_rw) << pin;
+    EXPECT_EQ(s->source, pin);
+    EXPECT_EQ(s->why.rfind("pinned: ", 0), 0u) << s->why;
+    EXPECT_LT(step_index(*plan, "/home/ann/proj"), step_index(*plan, pin));
+  }
+  EXPECT_LT(step_index(*plan, "/home/ann/proj/.git"), step_index(*plan, "/home/ann/proj/.git/hooks"));
+  EXPECT_LT(step_index(*plan, "/home/ann/proj/deep/a"), step_index(*plan, "/home/ann/proj/deep/a/b"));
+  EXPECT_EQ(step(*plan, "/home/ann/proj/.git")->why,
+            "pinned: path to --ro .git/hooks inside --rw . (cannot be renamed)");
+  // Nothing else is pinned: not the nested grants, not the --rw grant, not src or out.
+  int pins = 0;
+  for (const auto& m : plan->mounts) pins += m.why.rfind("pinned: ", 0) == 0;
+  EXPECT_EQ(pins, 4);
+}
+
+// Beneath a read-only grant, or a tmpfs cage owns, a rename cannot reach the host: no pins.
+TEST(LinuxCompile, NestedMountsElsewhereAreNotPinned) {
+  auto host = nested_host();
+  for (const char* outer : {"--ro", "--tmpfs"}) {
+    auto plan = lx::compile(policy_of({outer, ".", "--ro", ".git/hooks", "--hide", "config/app.toml", "--", "make"}), host, {});
+    ASSERT_TRUE(plan) << plan.error().reason;
+    for (const auto& m : plan->mounts) EXPECT_NE(m.why.rfind("pinned: ", 0), 0u) << outer << " " << m.target;
+  }
+  // A nested grant directly inside --rw is a mount point itself: nothing between.
+  auto plan = lx::compile(policy_of({"--rw", ".", "--ro", "src", "--", "make"}), host, {});
+  ASSERT_TRUE(plan);
+  for (const auto& m : plan->mounts) EXPECT_NE(m.why.rfind("pinned: ", 0), 0u) << m.target;
+}
+
+// Landlock cannot take write access back beneath a write rule (rights add up along the path), so
+// wherever a read-only step lies beneath a Landlock write rule, a read-only mount is the boundary:
+// it must be a mount, and no directory between it and a --rw grant may be renamable.
+TEST(LinuxCompile, ReadOnlyBeneathALandlockWriteRuleIsAPinnedReadOnlyMount) {
+  auto host = nested_host();
+  auto plan = lx::compile(policy_of({"--rw", ".", "--ro", ".git/hooks", "--ro", "/tmp", "--", "make"}), host, {});
+  ASSERT_TRUE(plan) << plan.error().reason;
+  for (const auto& s : plan->mounts) {
+    if (s.kind != MountKind::bind_ro && s.kind != MountKind::hide) continue;
+    for (const auto& r : plan->landlock.rules) {
+      if (r.access != lx::Access::write || !policy::is_beneath(s.target, r.path) || s.target == r.path) continue;
+      const lx::MountStep* cover = nullptr;
+      for (const auto& c : plan->mounts)
+        if ((c.kind == MountKind::bind_rw || c.kind == MountKind::tmpfs) && policy::is_beneath(s.target, c.target) &&
+            c.target != s.target && (!cover || c.target.size() > cover->target.size()))
+          cover = &c;
+      ASSERT_NE(cover, nullptr) << s.target;
+      if (cover->kind != MountKind::bind_rw) continue;  // a rename in cage's tmpfs stays inside
+      for (std::string d = s.target.substr(0, s.target.rfind('/')); d.size() > cover->target.size();
+           d = d.substr(0, d.rfind('/')))
+        EXPECT_GE(step_index(*plan, d), 0) << d << " between " << cover->target << " and " << s.target;
+    }
+  }
+}
+
+TEST(LinuxCompile, GoldenDryRunNestedGrants) {
+  auto host = nested_host();
+  host.add_file("/home/ann/proj/build.sh", 0755);
+  auto plan = lx::compile(policy_of({"--no-system", "--rw", ".", "--ro", ".git/hooks", "--hide", "config/app.toml",
+                                     "--", "./build.sh"}),
+                          host, {{"PATH", "/usr/bin:/bin"}});
+  ASSERT_TRUE(plan) << plan.error().reason;
+  std::string got = lx::render_text(*plan);
+  const std::string path = std::string(CAGE_SOURCE_DIR) + "/tests/golden/rw_nested_pins.txt";
+  if (getenv("CAGE_UPDATE_GOLDEN")) std::ofstream(path) << got;
+  std::ifstream in(path);
+  ASSERT_TRUE(in) << "missing " << path << " (run with CAGE_UPDATE_GOLDEN=1)";
+  std::stringstream want;
+  want << in.rdbuf();
+  EXPECT_EQ(got, want.str());
+}
+
 TEST(LinuxCompile, ProcAndDevCannotBeGranted) {
   auto plan = compile_words({"--rw", "/proc/sys", "--", "make"});
   ASSERT_FALSE(plan);

@@ -125,6 +125,55 @@ TEST(MacosSbpl, HiddenPathsAreDeniedAfterTheGrantsTheyMask) {
   EXPECT_EQ(fs[hide].ops, "file-read* file-write*");
 }
 
+Mac nested_mac() {
+  Mac mac;
+  for (const char* d : {"/Users/ann/proj/.git", "/Users/ann/proj/.git/hooks", "/Users/ann/proj/config",
+                        "/Users/ann/proj/deep", "/Users/ann/proj/deep/a", "/Users/ann/proj/deep/a/out"})
+    mac.kinds[d] = macos::PathKind::dir;
+  mac.kinds["/Users/ann/proj/config/.env"] = macos::PathKind::file;
+  return mac;
+}
+
+// A --ro beneath --rw is denied writes after the --rw allow (the last matching rule wins), a --rw
+// beneath it allowed again, and no directory between the --rw grant and a nested --ro or --hide can
+// be renamed (file-write-unlink denied): renaming .git cannot move --ro .git/hooks out of its rule.
+TEST(MacosSbpl, GoldenNestedGrantsArePinned) {
+  auto p = sbpl({"--rw", ".", "--ro", ".git/hooks", "--hide", "config/.env", "--ro", "deep/a", "--rw", "deep/a/out",
+                 "--no-system", "--", "make"},
+                nested_mac());
+  ASSERT_TRUE(p) << p.error().reason;
+  expect_golden(*p, "macos_nested_pins.sbpl");
+  auto fs = filters(*p);
+  int rw = index_of(fs, "allow", "/Users/ann/proj"), ro = index_of(fs, "deny", "/Users/ann/proj/.git/hooks"),
+      again = -1;
+  for (size_t i = 0; i < fs.size(); ++i)
+    if (fs[i].action == "allow" && fs[i].path == "/Users/ann/proj/deep/a/out") again = static_cast<int>(i);
+  ASSERT_GE(ro, 0);
+  EXPECT_LT(rw, ro);
+  EXPECT_EQ(fs[ro].ops, "file-write*");
+  EXPECT_LT(index_of(fs, "deny", "/Users/ann/proj/deep/a"), again) << "the --rw beneath a nested --ro is allowed again";
+  for (const char* d : {"/Users/ann/proj/.git", "/Users/ann/proj/config", "/Users/ann/proj/deep", "/Users/ann/proj"}) {
+    int pin = index_of(fs, "deny", d);
+    ASSERT_GE(pin, 0) << d;
+    EXPECT_EQ(fs[pin].ops, "file-write-unlink") << d;
+    EXPECT_EQ(fs[pin].head, "literal") << d;
+  }
+  EXPECT_LT(index_of(fs, "deny", "/Users/ann"), 0) << "above the --rw grant nothing is writable anyway";
+}
+
+// Without nesting only the --rw grant itself is pinned: its own allow would let it be moved out of
+// the read-only current directory (into the private TMPDIR, removed after the run).
+TEST(MacosSbpl, OnlyTheRwGrantIsPinnedWithoutNesting) {
+  auto p = sbpl({"--ro", "src", "--rw", "out", "--hide", ".env", "--", "make"});
+  ASSERT_TRUE(p);
+  auto fs = filters(*p);
+  int n = 0;
+  for (const auto& f : fs) n += f.ops == "file-write-unlink";
+  EXPECT_EQ(n, 1);
+  EXPECT_EQ(fs[index_of(fs, "deny", "/Users/ann/proj/out")].ops, "file-write-unlink");
+  EXPECT_EQ(p->find("(deny file-write* "), std::string::npos);
+}
+
 TEST(MacosSbpl, NothingOfTheHomeBeyondGrants) {
   for (const auto& cwd : {std::string("/Users/ann/proj"), std::string("/Users/ann")}) {
     auto p = sbpl({"--", "ls"}, Mac(), cwd);
