@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Attack: outlive the run. A setsid'd daemon that keeps appending to a file in --rw, left behind by a
-# workload that exits at once, and again by one that ignores SIGTERM under --timeout (so the run ends
-# by cage's last step, not by the workload); a double-forking storm (a tree of orphans) with endless
-# chains of orphans (each generation forks the next and exits), after a normal exit and after --timeout.
+# workload that exits at once, by one that ignores SIGTERM under --timeout (so the run ends by cage's
+# last step, not by the workload), and when cage itself gets SIGTERM or SIGKILL; a double-forking
+# storm (a tree of orphans) with endless chains of orphans (each generation forks the next and exits),
+# after a normal exit and after --timeout.
 # Policy: --rw rw, --ro prog. Expected: when cage returns, no process of the run exists (pid namespace:
 # its init's death kills all; Landlock-only: cage's init is a subreaper that stops and kills its whole
-# tree and waits for it before it exits) and the daemon's file no longer grows.
+# tree and waits for it before it exits; after cage's SIGKILL, once its init is gone) and the daemon's
+# file no longer grows.
 # Found (Landlock-only): after --timeout the daemon kept writing into --rw.
 # Twin: the daemon did run and write inside the sandbox before the end.
 . "$(dirname "$0")/lib.bash"
@@ -76,6 +78,24 @@ expect_rc 124 "setsid'd daemon, workload ignores SIGTERM, --timeout"
 [ -s "$work/rw/b" ] && pass "twin: the daemon wrote inside the sandbox" || fail "twin: the daemon never wrote"
 grows "$work/rw/b"
 check_gone "setsid'd daemon after --timeout"
+
+# cage itself ended by a signal: SIGTERM reaches the workload (which exits), SIGKILL only cage (its
+# init, left behind, learns of it by its parent-death signal and ends the tree on its own).
+for sig in TERM KILL; do
+  f="$work/rw/$sig"
+  "$CAGE" ${mech[@]+"${mech[@]}"} --ro "$work/prog" --rw "$work/rw" -- bash -c \
+    'bash "$1" "$2" "$3"; while :; do sleep 1; done' _ "$work/prog/daemon.sh" "$marker" "$f" </dev/null >/dev/null 2>&1 &
+  cage_pid=$!
+  until [ -s "$f" ] || ! kill -0 "$cage_pid" 2>/dev/null; do sleep 0.01; done
+  kill -"$sig" "$cage_pid"
+  { wait "$cage_pid"; } 2>/dev/null
+  [ -s "$f" ] && pass "twin: the daemon wrote inside the sandbox before SIG$sig" || fail "twin: the daemon never wrote"
+  if [ "$sig" = KILL ]; then  # cage is gone at once; its init ends the tree after it: await that
+    for _ in $(seq 100); do [ "$(survivors)" -eq 0 ] && break; sleep 0.1; done
+  fi
+  grows "$f"
+  check_gone "setsid'd daemon after cage got SIG$sig"
+done
 
 cage_run --ro "$work/prog" -- "$py" "$work/prog/storm.py" "$marker"
 expect_rc 0 "fork storm, workload exits"
