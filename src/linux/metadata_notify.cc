@@ -3,6 +3,7 @@
 #include "linux/metadata_notify.h"
 
 #include <fcntl.h>
+#include <linux/btrfs.h>
 #include <linux/capability.h>
 #include <linux/fs.h>
 #include <linux/fscrypt.h>
@@ -85,7 +86,8 @@ const Call kCalls[] = {
 // the workload may write. `size` is what the kernel reads (SETFLAGS and SETVERSION read an int,
 // whatever their number says). fs-verity and fscrypt carry pointers into the workload's memory:
 // cage does not make those on its behalf, anywhere (EPERM); both make a file permanently read-only
-// or encrypted, which no sandboxed build needs.
+// or encrypted, which no sandboxed build needs. With read-only mounts (namespaces) all of these
+// fail with EROFS outside --rw already.
 struct Ioctl {
   uint32_t cmd;
   uint32_t size;
@@ -103,6 +105,15 @@ const Ioctl kIoctls[] = {
     {_IO('f', 12), 0, true},                  // EXT4_IOC_ALLOC_DA_BLKS
     {FS_IOC_ENABLE_VERITY, 0, false},
     {FS_IOC_SET_ENCRYPTION_POLICY, 0, false},
+    {BTRFS_IOC_SUBVOL_SETFLAGS, sizeof(uint64_t), true},  // a subvolume read-only or writable
+    // btrfs makes and removes subvolumes and snapshots in the fd's directory with its own lookups,
+    // past the mkdir/rmdir hooks Landlock checks; their arguments name a second fd: refused.
+    {BTRFS_IOC_SNAP_CREATE, 0, false},
+    {BTRFS_IOC_SNAP_CREATE_V2, 0, false},
+    {BTRFS_IOC_SUBVOL_CREATE, 0, false},
+    {BTRFS_IOC_SUBVOL_CREATE_V2, 0, false},
+    {BTRFS_IOC_SNAP_DESTROY, 0, false},
+    {BTRFS_IOC_SNAP_DESTROY_V2, 0, false},
 };
 
 const Ioctl* find_ioctl(uint32_t cmd) {
