@@ -4,6 +4,8 @@
 #pragma once
 #include <sys/resource.h>
 
+#include <csignal>
+
 #include <cstdint>
 #include <vector>
 
@@ -61,6 +63,13 @@ int write_id_maps(const IdMaps& ids, int pid);
 // fallback.cc (either side): removes the run's private directory and everything in it without
 // allocating and without following a link.
 void remove_private_dir(const char* path);
+// Without a pid namespace (Mechanism::landlock_only) init's parent-death signal, and what the
+// supervisor sends init to end the run (--timeout's last step, a failed audit): init then ends every
+// descendant (descendants.cc) before it exits. Never forwarded to the workload.
+constexpr int kEndRunSignal = SIGPWR;
+// descendants.cc (child, init without a pid namespace): stops and kills every descendant of the
+// calling process and reaps them, until it has no child left. Allocates nothing.
+void end_descendants();
 // userns.cc (child): brings up `lo` in the new network namespace.
 int bring_up_loopback();
 

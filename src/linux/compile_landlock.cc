@@ -77,8 +77,8 @@ Status compile_landlock_view(const Policy& p, const HostView& host, Plan& plan) 
   // user owns outside --rw changes its metadata.
   plan.allow_metadata = accepted(p, "metadata");
   if (plan.allow_metadata)
-    plan.degraded.push_back("metadata: chmod, timestamps, chown and extended attributes work on every file the "
-                            "user owns, not only beneath --rw grants (content stays read-only)");
+    plan.degraded.push_back("metadata: chmod, timestamps, chown, extended attributes and inode flags (chattr) work "
+                            "on every file the user owns, not only beneath --rw grants (content stays read-only)");
   if (p.share_net) plan.net.mode = NetPlan::Mode::host;
   if (!p.net.empty() && !p.share_net) {
     plan.net.mode = NetPlan::Mode::proxy;
@@ -106,8 +106,10 @@ Status compile_landlock_view(const Policy& p, const HostView& host, Plan& plan) 
                 "/etc is the host's: files needed to run are readable, /etc/passwd lists every account",
                 "no private loopback: TCP connect and bind are denied (but to the proxy's port with --net), "
                 "UDP, raw and unix sockets too",
-                "chmod, timestamps, chown and extended attributes are checked by cage for each call: allowed "
-                "only beneath --rw and the private directory (anywhere with --allow-degraded=metadata)",
+                "chmod, timestamps, chown, extended attributes and inode flags (chattr) are checked by cage for "
+                "each call: allowed only beneath --rw and the private directory (anywhere with "
+                "--allow-degraded=metadata)",
+                "stat, extended attributes and link targets of every host path stay readable (never contents)",
                 "no pseudo-terminals can be allocated (/dev/pts is not granted, but for the caller's own terminal, "
                 "which can be reopened by name)"};
   if (p.system_view) {

@@ -245,6 +245,18 @@ std::vector<sock_filter> filter(bool connect, bool metadata) {
     f.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<uint32_t>(nr), 0, 1));
     f.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF));
   }
+  if (metadata) {
+    // ioctl only for the inode-changing commands (metadata_notify.h), compared on the low 32 bits of
+    // the argument, which is all the kernel reads of it (little-endian: the first word).
+    static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "args[1]'s low word is its first");
+    const auto& cmds = metadata_notify::ioctls();
+    const auto n = static_cast<uint8_t>(cmds.size());
+    f.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ioctl, 0, static_cast<uint8_t>(n + 3)));
+    f.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, args[1])));
+    for (uint8_t i = 0; i < n; ++i) f.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, cmds[i], static_cast<uint8_t>(n - i), 0));
+    f.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+    f.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF));
+  }
   f.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
   return f;
 }

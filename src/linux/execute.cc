@@ -142,6 +142,9 @@ struct Supervise {
   const Plan& plan;
   const RunHooks& hooks;
   ChildFailure failure{};
+  // SIGKILL of a pid namespace's init takes every process of the sandbox with it. Without one, init is
+  // asked to end its whole tree first (descendants.cc): a setsid'd daemon must not outlive --timeout.
+  int kill_signal = plan.mechanism == Mechanism::landlock_only ? kEndRunSignal : SIGKILL;
   bool failed = false, timed_out = false, exited = false, aborted = false;
   int init_status = 0, workload_status = -1;
 
@@ -191,7 +194,7 @@ struct Supervise {
       if (rc > 0 && !aborted && (fds[1].revents & POLLIN)) {
         aborted = true;
         if (hooks.killed) hooks.killed("audit_failed", SIGKILL);
-        ::kill(pid, SIGKILL);
+        ::kill(pid, kill_signal);
       }
       int64_t t = now_ms();
       if (deadline >= 0 && !timed_out && t >= deadline) {
@@ -201,7 +204,7 @@ struct Supervise {
         kill_at = t + kGraceMs;
       } else if (kill_at >= 0 && t >= kill_at) {
         if (hooks.killed) hooks.killed("timeout", SIGKILL);
-        ::kill(pid, SIGKILL);
+        ::kill(pid, kill_signal);
         kill_at = -1;
       }
     }

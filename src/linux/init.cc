@@ -1,8 +1,9 @@
 // cage's init (child side): pid 1 of the sandbox's pid namespace. It builds the root, starts the
 // shim and the workload, reaps every zombie, forwards the supervisor's signals to the workload, and
 // reports the workload's wait status. It dies with the supervisor (PDEATHSIG), and with it every
-// process of the sandbox; without a pid namespace it first ends the workload's whole tree and removes
-// the run's private directory. Proved by tests/integration/fault_kill9.sh and fault_signals.sh.
+// process of the sandbox; without a pid namespace it is a child subreaper and ends the workload's whole
+// tree itself (descendants.cc) before it exits, and removes the run's private directory should the
+// supervisor die. Proved by tests/integration/fault_kill9.sh, fault_signals.sh, tests/escape/outlive.sh.
 #include <cap-ng.h>
 #include <linux/close_range.h>
 #include <poll.h>
@@ -28,9 +29,6 @@ extern char** environ;
 namespace cage::lx {
 
 namespace {
-
-// Parent-death signal of init without a pid namespace; never forwarded to the workload.
-constexpr int kSupervisorGone = SIGPWR;
 
 bool forwarded(int sig) {
   switch (sig) {
@@ -79,27 +77,6 @@ bool forwarded(int sig) {
   child_fail(c, ChildStep::exec, errno);
 }
 
-// Without a pid namespace nothing ends the workload's leftovers when init exits: kill every child
-// (orphans are reparented to init, a subreaper) until none is left.
-void kill_descendants() {
-  char path[64], buf[4096];
-  std::snprintf(path, sizeof path, "/proc/self/task/%d/children", static_cast<int>(::getpid()));
-  for (int round = 0; round < 10000; ++round) {
-    int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-    ssize_t n = fd >= 0 ? ::read(fd, buf, sizeof buf - 1) : -1;
-    if (fd >= 0) ::close(fd);
-    if (n > 0) {
-      buf[n] = '\0';
-      for (char* p = buf; *p;) {
-        long pid = std::strtol(p, &p, 10);
-        if (pid > 0) ::kill(static_cast<pid_t>(pid), SIGKILL);
-        while (*p == ' ' || *p == '\n') ++p;
-      }
-    }
-    if (::waitpid(-1, nullptr, 0) < 0 && errno == ECHILD) return;
-  }
-}
-
 void wipe_environment() {
   // /proc/1/environ shows the memory the host environment was passed in; clear it so no secret of
   // the caller's environment is readable there (init is also non-dumpable).
@@ -125,7 +102,7 @@ void run_init(const ChildContext& c) {
   // With a pid namespace the kernel ends every process of the sandbox when init dies. Without one,
   // init must outlive a supervisor killed with SIGKILL long enough to end the workload's whole tree
   // and remove the run's private directory: it is told by a signal it waits for, not killed.
-  if (::prctl(PR_SET_PDEATHSIG, namespaces ? SIGKILL : kSupervisorGone) != 0) child_fail(c, ChildStep::sync, errno);
+  if (::prctl(PR_SET_PDEATHSIG, namespaces ? SIGKILL : kEndRunSignal) != 0) child_fail(c, ChildStep::sync, errno);
   // A supervisor that died before the prctl sends no signal, and may have released us already.
   struct pollfd gone = {c.supervisor_pidfd, POLLIN, 0};
   const bool early = ::poll(&gone, 1, 0) != 0;
@@ -176,9 +153,15 @@ void run_init(const ChildContext& c) {
     int sig = sigwaitinfo(&all, &si);
     if (sig < 0) continue;
     if (!namespaces && ::getppid() != supervisor) {  // reparented: the supervisor died (SIGKILL)
-      kill_descendants();
+      end_descendants();
       if (c.private_dir) remove_private_dir(c.private_dir);
       _exit(125);
+    }
+    // The supervisor ends the run (--timeout's grace is over, the audit failed): where SIGKILL of a
+    // pid namespace's init takes every process with it, here init ends the tree, then dies the same way.
+    if (!namespaces && sig == kEndRunSignal && si.si_code == SI_USER && si.si_pid == supervisor) {
+      end_descendants();
+      ::kill(::getpid(), SIGKILL);
     }
     if (sig == SIGCHLD) {
       int status = 0;
@@ -187,7 +170,7 @@ void run_init(const ChildContext& c) {
         if (pid != child) continue;
         do n = ::write(c.status_write, &status, sizeof status);
         while (n < 0 && errno == EINTR);
-        if (!namespaces) kill_descendants();
+        if (!namespaces) end_descendants();
         _exit(0);
       }
       continue;

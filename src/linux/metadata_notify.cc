@@ -3,7 +3,12 @@
 #include "linux/metadata_notify.h"
 
 #include <fcntl.h>
+#include <linux/btrfs.h>
 #include <linux/capability.h>
+#include <linux/fs.h>
+#include <linux/fscrypt.h>
+#include <linux/fsverity.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -73,6 +78,50 @@ const Call kCalls[] = {
     {SYS_lremovexattr, Op::remove_xattr, -1, 0, 1, -1, Times::none, true},
     {SYS_fremovexattr, Op::remove_xattr, 0, -1, 1, -1},
 };
+
+// Inode flags and attributes are changed by ioctl on any open fd, a read-only one included (the kernel
+// asks for ownership, not write access), and Landlock checks no ioctl of a regular file: `chattr
+// +d`, nodump/noatime/nocow, a project id or a new inode generation reached every file the user owns.
+// The workload's fd is taken (pidfd_getfd, the very open file it holds: no later dup2 can swap it)
+// and the change made on it by cage, with the argument copied once, only when that file lies where
+// the workload may write. `size` is what the kernel reads (SETFLAGS and SETVERSION read an int,
+// whatever their number says). fs-verity and fscrypt carry pointers into the workload's memory:
+// cage does not make those on its behalf, anywhere (EPERM); both make a file permanently read-only
+// or encrypted, which no sandboxed build needs. With read-only mounts (namespaces) all of these
+// fail with EROFS outside --rw already.
+struct Ioctl {
+  uint32_t cmd;
+  uint32_t size;
+  bool mediated;
+};
+const Ioctl kIoctls[] = {
+    {FS_IOC_SETFLAGS, sizeof(int), true},
+    {_IOW('f', 2, int), sizeof(int), true},   // FS_IOC32_SETFLAGS
+    {FS_IOC_FSSETXATTR, sizeof(struct fsxattr), true},
+    {FS_IOC_SETVERSION, sizeof(int), true},
+    {_IOW('v', 2, int), sizeof(int), true},   // FS_IOC32_SETVERSION
+    {_IOW('f', 4, long), sizeof(int), true},  // EXT4_IOC_SETVERSION
+    {_IOW('f', 4, int), sizeof(int), true},   // EXT4_IOC32_SETVERSION
+    {_IO('f', 9), 0, true},                   // EXT4_IOC_MIGRATE: rewrites the inode's block map
+    {_IO('f', 12), 0, true},                  // EXT4_IOC_ALLOC_DA_BLKS
+    {FS_IOC_ENABLE_VERITY, 0, false},
+    {FS_IOC_SET_ENCRYPTION_POLICY, 0, false},
+    {BTRFS_IOC_SUBVOL_SETFLAGS, sizeof(uint64_t), true},  // a subvolume read-only or writable
+    // btrfs makes and removes subvolumes and snapshots in the fd's directory with its own lookups,
+    // past the mkdir/rmdir hooks Landlock checks; their arguments name a second fd: refused.
+    {BTRFS_IOC_SNAP_CREATE, 0, false},
+    {BTRFS_IOC_SNAP_CREATE_V2, 0, false},
+    {BTRFS_IOC_SUBVOL_CREATE, 0, false},
+    {BTRFS_IOC_SUBVOL_CREATE_V2, 0, false},
+    {BTRFS_IOC_SNAP_DESTROY, 0, false},
+    {BTRFS_IOC_SNAP_DESTROY_V2, 0, false},
+};
+
+const Ioctl* find_ioctl(uint32_t cmd) {
+  for (const auto& i : kIoctls)
+    if (i.cmd == cmd) return &i;
+  return nullptr;
+}
 
 const Call* find(int nr) {
   for (const auto& c : kCalls)
@@ -228,6 +277,22 @@ int act(const seccomp_notif& req, const Call& c, int target) {
   return ENOSYS;
 }
 
+// The kernel reads the command as an unsigned int (the filter compares the low 32 bits as well).
+int decide_ioctl(const seccomp_notif& req, int pidfd, const std::vector<std::string>& writable,
+                 bool (*still_waiting)(void*), void* ctx) {
+  const auto cmd = static_cast<uint32_t>(req.data.args[1]);
+  const Ioctl* i = find_ioctl(cmd);
+  if (!i) return ENOTTY;
+  if (!i->mediated) return EPERM;
+  UniqueFd file(static_cast<int>(::syscall(SYS_pidfd_getfd, pidfd, static_cast<int>(req.data.args[0]), 0)));
+  if (!file.valid()) return errno == EBADF ? EBADF : EACCES;
+  if (!still_waiting(ctx)) return EACCES;  // the fd number was the notifying thread's only while it waits
+  if (!writable_by_workload(file.get(), writable)) return EACCES;
+  alignas(8) char arg[sizeof(struct fsxattr)] = {};
+  if (i->size && read_mem(static_cast<pid_t>(req.pid), req.data.args[2], arg, i->size)) return EFAULT;
+  return ::ioctl(file.get(), cmd, i->size ? arg : nullptr) == 0 ? 0 : errno;
+}
+
 }  // namespace
 
 const std::vector<int>& calls() {
@@ -239,10 +304,20 @@ const std::vector<int>& calls() {
   return nrs;
 }
 
-bool mediates(int nr) { return find(nr) != nullptr; }
+const std::vector<uint32_t>& ioctls() {
+  static const std::vector<uint32_t> cmds = [] {
+    std::vector<uint32_t> v;
+    for (const auto& i : kIoctls) v.push_back(i.cmd);
+    return v;
+  }();
+  return cmds;
+}
+
+bool mediates(int nr) { return nr == SYS_ioctl || find(nr) != nullptr; }
 
 int decide(const seccomp_notif& req, int pidfd, const std::vector<std::string>& writable, bool (*still_waiting)(void*),
            void* ctx) {
+  if (req.data.nr == SYS_ioctl) return decide_ioctl(req, pidfd, writable, still_waiting, ctx);
   const Call* c = find(req.data.nr);
   if (!c) return ENOSYS;
   UniqueFd target;

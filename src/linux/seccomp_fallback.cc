@@ -101,9 +101,10 @@ Result<Program> build_landlock_only_supplement(bool host_network, bool allow_met
     rc |= seccomp_rule_add(ctx, deny, sys, 1, SCMP_A0_32(SCMP_CMP_NE, 0));
   // Landlock has no right for a file's mode, timestamps, owner or extended attributes: those calls are
   // mediated instead (metadata_notify.h). setxattrat and removexattrat (463, 466, Linux 6.13; one
-  // number on every architecture) take their arguments in a struct the mediator does not read: refused.
+  // number on every architecture) take their arguments in a struct the mediator does not read: refused;
+  // so is file_setattr (469, Linux 6.17), which sets inode flags (chattr's) by path.
   if (!allow_metadata)
-    for (int sys : {463, 466}) rc |= seccomp_rule_add(ctx, deny, sys, 0);
+    for (int sys : {463, 466, 469}) rc |= seccomp_rule_add(ctx, deny, sys, 0);
   if (rc != 0) {
     seccomp_release(ctx);
     return unavailable("seccomp", "the socket filter for running without namespaces could not be built",
