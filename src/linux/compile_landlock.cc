@@ -96,11 +96,7 @@ Status compile_landlock_view(const Policy& p, const HostView& host, Plan& plan) 
       return unavailable("--net-mode", "transparent egress needs a network namespace",
                          "use --net-mode proxy (the default), or allow user namespaces");
   }
-  if (host.landlock_abi() < 6)
-    return unavailable("landlock", "without namespaces cage needs Landlock ABI 6 (Linux 6.12) to keep signals "
-                                   "and abstract sockets inside the sandbox; this kernel offers ABI " +
-                                       std::to_string(host.landlock_abi()),
-                       "upgrade the kernel or allow user namespaces");
+  if (auto s = check_landlock_only_abi(host); !s) return s;
   plan.notes = {"/tmp is not writable; TMPDIR and HOME point to a private directory removed after the run",
                 "/etc is the host's: files needed to run are readable, /etc/passwd lists every account",
                 "no private loopback: TCP connect and bind are denied (but to the proxy's port with --net), "
@@ -177,7 +173,7 @@ Status compile_landlock_view(const Policy& p, const HostView& host, Plan& plan) 
                          "workload is checked by cage (seccomp user notification) and only that address is "
                          "reached; programs that ignore "
                          "the proxy variables fail at once (no transparent egress without a network namespace)");
-  plan.landlock.abi = host.landlock_abi();
+  plan.landlock.abi = plan.landlock.host_abi = host.landlock_abi();
   plan.landlock.no_symlinks = true;
   return Ok{};
 }
