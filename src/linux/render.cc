@@ -171,8 +171,8 @@ toml::table render_table(const Plan& plan) {
     if (m.read_only) t.insert("read_only", true);
     mounts.push_back(std::move(t));
   }
-  toml::array rules;
-  for (const auto& r : plan.landlock.rules)
+  toml::array rules;  // only where a Landlock layer is applied (abi 0: "layer" says why none)
+  for (const auto& r : plan.landlock.abi >= 1 ? plan.landlock.rules : std::vector<LandlockRule>{})
     rules.push_back(toml::table{{"path", r.path}, {"access", std::string(to_string(r.access))}});
   toml::array tcp;
   for (auto port : plan.landlock.connect_tcp) tcp.push_back(static_cast<int64_t>(port));

@@ -60,6 +60,8 @@ TEST_P(NamespacesAbi, HeadlineCommandIsPlannedWithTheLayerTheKernelHas) {
   auto table = lx::render_table(*plan);
   EXPECT_EQ(table["landlock"]["layer"].value_or(std::string()), c.layer);
   EXPECT_EQ(table["landlock"]["abi"].value_or(-1), c.applied);
+  ASSERT_NE(table["landlock"]["rules"].as_array(), nullptr);
+  EXPECT_EQ(table["landlock"]["rules"].as_array()->empty(), c.applied == 0);
   ASSERT_NE(table["layers"].as_array(), nullptr);
   EXPECT_EQ(table["layers"].as_array()->size(), lx::layers_in_force(*plan).size());
 }
