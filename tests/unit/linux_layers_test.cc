@@ -6,6 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
 
 #include "fake_host_view.h"
 #include "linux/compile.h"
@@ -84,6 +87,20 @@ INSTANTIATE_TEST_SUITE_P(
         NamespacesCase{3, 3, "landlock ABI 3: filesystem only (no device-ioctl right, no signal or abstract-socket scoping)"},
         NamespacesCase{4, 4, "landlock ABI 4: filesystem only (no device-ioctl right, no signal or abstract-socket scoping)"},
         NamespacesCase{6, 6, "landlock ABI 6: filesystem, signal and abstract-socket scoping"}));
+
+// The headline command as Debian 12's stock kernel (6.1, Landlock ABI 2) plans it, whole.
+TEST(Layers, GoldenDryRunOnDebian12) {
+  auto plan = compile_on(2, kHeadline, "6.1.0-18-amd64\n");
+  ASSERT_TRUE(plan) << plan.error().reason;
+  const std::string got = lx::render_text(*plan);
+  const std::string path = std::string(CAGE_SOURCE_DIR) + "/tests/golden/net_landlock_abi2.txt";
+  if (std::getenv("CAGE_UPDATE_GOLDEN")) std::ofstream(path) << got;
+  std::ifstream in(path);
+  ASSERT_TRUE(in) << "missing " << path << " (run with CAGE_UPDATE_GOLDEN=1)";
+  std::stringstream want;
+  want << in.rdbuf();
+  EXPECT_EQ(got, want.str());
+}
 
 // --share-net below ABI 6 shares the host's abstract unix sockets too: said, not hidden.
 TEST(Layers, ShareNetBelowAbi6NamesTheHostsAbstractSockets) {
