@@ -31,6 +31,20 @@ int foreign_dry_run(const std::string& target, const policy::Policy& pol, const 
   return 0;
 }
 
+// --check with the flags of the run the user means (a command defaults to `true`): that run is
+// validated and planned as it would be, so a capability it needs and the host lacks fails the check.
+int check(cli::Invocation& inv, const std::string& cwd) {
+  auto env = backend::environment();
+  policy::Context ctx{cwd, "", env};
+  for (const auto& [k, v] : env)
+    if (k == "HOME") ctx.home = v;
+  if (inv.input.argv.empty()) inv.input.argv = {"true"};
+  auto applied = cli::apply_profiles(inv, cli::make_profile_context(cwd, env));
+  backend::adapt_input(inv.input, ctx);
+  Result<policy::Policy> pol = applied ? policy::validate(inv.input, ctx) : Result<policy::Policy>(applied.error());
+  return backend::check(inv.json, pol, env);
+}
+
 int run(const std::vector<std::string>& args) {
   const bool json_errors = cli::wants_json_errors(args);
   const std::string cwd = backend::current_dir();
@@ -41,7 +55,7 @@ int run(const std::vector<std::string>& args) {
   switch (inv->mode) {
     case cli::Mode::help: std::cout << inv->help_text; return 0;
     case cli::Mode::version: std::cout << "cage " CAGE_VERSION "\n"; return 0;
-    case cli::Mode::check: return backend::check(inv->json);
+    case cli::Mode::check: return check(*inv, cwd);
     case cli::Mode::self_test: return backend::self_test(args, inv->json);
     case cli::Mode::print_profile:
     case cli::Mode::dry_run:

@@ -37,7 +37,8 @@ void report_policy(const policy::Policy& pol);
 // Renders an error (through the report session if one is open) and returns the exit status.
 int fail(const Error& e, bool json);
 
-int check(bool json);                                               // --check
+// --check: the host's probes, and the run the other flags describe (its policy, or why it is invalid).
+int check(bool json, const Result<policy::Policy>& intended, const Environ& env);
 int self_test(const std::vector<std::string>& args, bool json);     // --self-test
 // This OS's plan: --dry-run without --target (or with --target host_os()).
 // The POSIX runner of the self-test (self_test_posix.cc), for the Linux and macOS backends.

@@ -43,7 +43,9 @@ int fail(const Error& e, bool json) {
   return exit_status_of(e);
 }
 
-int check(bool json) { return lx::check_host(json); }
+int check(bool json, const Result<policy::Policy>& intended, const Environ& env) {
+  return lx::check_host(json, intended, env);
+}
 
 int self_test(const std::vector<std::string>&, bool json) { return posix_self_test(json); }
 

@@ -16,7 +16,7 @@ const char* host_os() { return "macos"; }
 int internal_entry(int, char**) { return -1; }
 
 // --check on macOS: the one mechanism is sandbox-exec; whether it enforces is --self-test's question.
-int check(bool json) {
+int check(bool json, const Result<policy::Policy>&, const Environ&) {
   const bool ok = ::access(macos::kSandboxExec, X_OK) == 0;
   if (json) {
     toml::table t;

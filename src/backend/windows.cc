@@ -69,7 +69,7 @@ void adapt_input(policy::PolicyInput& in, policy::Context& ctx) {
     if (_stricmp(k.c_str(), "USERPROFILE") == 0 && !v.empty()) ctx.home = win::posix_form(v);
 }
 
-int check(bool json) { return win::check(json); }
+int check(bool json, const Result<policy::Policy>&, const Environ&) { return win::check(json); }
 
 int self_test(const std::vector<std::string>&, bool json) { return win::self_test(json); }
 

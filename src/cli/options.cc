@@ -140,7 +140,8 @@ void bind_modes(CLI::App& app, Bound& b) {
   app.add_option("--target", b.target, "With --dry-run: plan for linux, macos or windows")
       ->type_name("OS")
       ->group(g);
-  app.add_flag("--check", b.check, "Probe this host and report each mechanism; exit 0 if full confinement works")
+  app.add_flag("--check", b.check,
+               "Probe this host, plan the run the other options describe and name its layers; exit 0 if it can start")
       ->group(g);
   app.add_flag("--self-test", b.self_test,
                "Run confined probes (denied and allowed reads, writes, connections) and report each")

@@ -1,6 +1,9 @@
-// cage --check: probes this host for each mechanism cage needs (user, mount, pid, net namespaces,
-// mount_setattr, Landlock ABI, seccomp, no_new_privs, cgroups) by trying it in a throwaway child,
-// and reports each as available or not and why. Exit 0 only if full confinement is possible.
+// cage --check [flags]: probes this host for each mechanism cage uses (user, mount, pid, net
+// namespaces, mount_setattr, Landlock ABI, seccomp, no_new_privs, cgroups) by trying it in a throwaway
+// child, reports each as available or not and why, then plans the run the flags describe (a command
+// defaults to `true`) exactly as a run would and names the layers it would have in force. Exit 0
+// only if that run can start: its plan compiles and every probe its mechanism needs works; 125
+// otherwise (tests/integration/check_layers.sh).
 #include <fcntl.h>
 #include <linux/mount.h>
 #include <sched.h>
@@ -19,6 +22,7 @@
 
 #include "common/json.h"
 #include "linux/cgroup_plan.h"
+#include "linux/compile.h"
 #include "linux/execute.h"
 #include "linux/namespace_probe.h"
 
@@ -92,7 +96,20 @@ Probe cgroup_limits_probe() {
 
 }  // namespace
 
-int check_host(bool json) {
+// The Landlock probe in words: what the ABI gives each mechanism.
+std::string landlock_detail(long abi, int err) {
+  const std::string only = "--mechanism landlock needs ABI " + std::to_string(kLandlockOnlyMinAbi) + " (Linux 6.12)";
+  if (abi < 1)
+    return std::string("unavailable (") + std::strerror(err) + "): namespaces confine without it; " + only;
+  Plan p;
+  p.landlock.host_abi = static_cast<int>(abi);
+  p.landlock.abi = namespaces_landlock_abi(p.landlock.host_abi);
+  return "under namespaces: " + landlock_layer(p) + "; " +
+         (abi >= kLandlockOnlyMinAbi ? "enough for --mechanism landlock" : only);
+}
+
+int check_host(bool json, const Result<policy::Policy>& intended,
+               const std::vector<std::pair<std::string, std::string>>& env) {
   std::vector<Probe> probes;
   int e = in_child(probe_userns);
   probes.push_back({"user_namespaces", e == 0, true, e == 0 ? "unprivileged user namespaces work" : std::strerror(e)});
@@ -101,34 +118,53 @@ int check_host(bool json) {
                     e == 0 ? "mount, pid, net, ipc, uts and cgroup namespaces, tmpfs, proc and mount_setattr work"
                            : std::string("failed: ") + std::strerror(e)});
   long abi = ::syscall(SYS_landlock_create_ruleset, nullptr, 0, 1U);
-  probes.push_back({"landlock", abi >= 1, true,
-                    abi >= 1 ? "ABI " + std::to_string(abi) + (abi >= 4 ? " (TCP rules)" : " (no TCP rules: --net refused)") +
-                                   (abi >= 6 ? ", signal and abstract-socket scoping" : "")
-                             : std::string("unavailable: ") + std::strerror(errno)});
+  probes.push_back({"landlock", abi >= 1, false, landlock_detail(abi, errno)});
   e = in_child(probe_seccomp);
   probes.push_back({"seccomp", e == 0, true, e == 0 ? "seccomp filters and no_new_privs available" : std::strerror(e)});
   probes.push_back(cgroup_limits_probe());
-  bool all = true;
+  // The intended run, planned as a run would plan it; its mechanism says which probes it needs.
+  std::optional<Error> refused;
+  Plan plan;
+  if (!intended) {
+    refused = intended.error();
+  } else if (auto p = compile(*intended, *make_real_host_view(), env); !p) {
+    refused = p.error();
+  } else {
+    plan = std::move(*p);
+  }
+  const bool fallback = plan.mechanism == Mechanism::landlock_only;
+  for (auto& p : probes) {
+    if (p.name == "landlock") p.required = fallback;
+    if (p.name == "user_namespaces" || p.name == "mount_pid_net_namespaces") p.required = !fallback;
+  }
+  bool all = !refused;
   for (const auto& p : probes) all = all && (p.ok || !p.required);
-  // Without the namespaces, cage still runs where Landlock and seccomp work (containers, hardened
-  // hosts): with the Landlock-only mechanism, once its documented loss is accepted.
-  const bool fallback = !all && probes[2].ok && probes[3].ok;
-  const std::string fallback_line =
-      "Landlock-only mechanism: available: cage runs with it when you accept its loss of pid isolation: "
-      "--allow-degraded=pid (cage(1) MECHANISMS lists what it enforces)";
+  const std::string mech = fallback ? "landlock_only" : "namespaces";
   if (json) {
     toml::table mechs;
     for (const auto& p : probes)
       mechs.insert(p.name, toml::table{{"available", p.ok}, {"required", p.required}, {"detail", p.detail}});
     toml::table t{{"platform", "linux"}, {"full_confinement", all}, {"mechanisms", std::move(mechs)}};
-    if (fallback) t.insert("landlock_only", toml::table{{"available", true}, {"requires", "--allow-degraded=pid"}});
+    if (refused) {
+      t.insert("refused", toml::table{{"class", std::string(to_string(refused->cls))}, {"reason", refused->reason},
+                                      {"input", refused->input}, {"remedy", refused->remedy}});
+    } else {
+      toml::array layers;
+      for (const auto& l : layers_in_force(plan)) layers.push_back(l);
+      t.insert("mechanism", mech);
+      t.insert("layers", std::move(layers));
+    }
     std::cout << to_json(t) << "\n";
   } else {
     for (const auto& p : probes)
       std::cout << (p.ok ? "ok      " : (p.required ? "MISSING " : "absent  ")) << p.name << ": " << p.detail << "\n";
-    std::cout << (all ? "full confinement: available\n"
-                      : fallback ? "full confinement: NOT available\n" + fallback_line + "\n"
-                                 : "full confinement: NOT available (cage will refuse to run)\n");
+    if (refused) {
+      std::cout << "refused: " << render_error_text(*refused) << "\n";
+    } else {
+      std::cout << "the run (mechanism " << mech << ") would have in force:\n";
+      for (const auto& l : layers_in_force(plan)) std::cout << "  " << l << "\n";
+    }
+    std::cout << (all ? "full confinement: available\n" : "full confinement: NOT available (cage will refuse to run)\n");
   }
   return all ? 0 : 125;
 }

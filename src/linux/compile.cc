@@ -435,7 +435,8 @@ void Compiler::landlock_rules() {
       case MountKind::dir: break;
     }
   }
-  plan.landlock.abi = host.landlock_abi();
+  plan.landlock.host_abi = host.landlock_abi();
+  plan.landlock.abi = namespaces_landlock_abi(plan.landlock.host_abi);
 }
 
 Status Compiler::environment(const std::vector<std::pair<std::string, std::string>>& caller_env) {
@@ -527,6 +528,7 @@ Result<Plan> compile(const Policy& p, const HostView& host,
     if (auto s = compile_cgroups(c.plan, host); !s) return s.error();
     return std::move(c.plan);
   }
+  if (auto s = check_namespaces_kernel(host); !s) return s.error();
   for (const auto& g : p.ro)
     if (auto s = c.resolve(g, MountKind::bind_ro); !s) return s.error();
   for (const auto& g : p.rw)
@@ -555,24 +557,20 @@ Result<Plan> compile(const Policy& p, const HostView& host,
     std::stable_sort(c.plan.mounts.begin(), c.plan.mounts.end(),
                      [](const MountStep& a, const MountStep& b) { return depth_of(a.target) < depth_of(b.target); });
   }
+  // Landlock is a second filesystem layer here, of whatever ABI the kernel has, or none: the mount
+  // namespace is the boundary (layers.cc says which layer is in force).
   c.landlock_rules();
-  if (c.plan.landlock.abi < 1)
-    return unavailable("landlock", "Landlock is not available on this kernel (needs Linux 5.13 with lsm=landlock)",
-                       "enable Landlock (boot with lsm=...,landlock) or upgrade the kernel");
   if (p.share_net) {
     c.plan.net.mode = NetPlan::Mode::host;
   } else if (!p.net.empty()) {
+    // The empty network namespace and cage's own listeners in it (the shim, the transparent
+    // listeners) are the boundary: nothing else in it leads out. Landlock's TCP rules would add
+    // nothing but refuse the workload its own loopback (a test suite's server, a local database),
+    // so TCP is left unhandled on every ABI, as without --net.
     c.plan.net.mode = NetPlan::Mode::proxy;
     c.plan.net.shim_port = kShimPort;
     c.plan.net.allow = p.net;
-    if (c.plan.landlock.abi < 4)
-      return unavailable("--net", "Landlock TCP rules need ABI 4 (Linux 6.7); this kernel offers ABI " +
-                                      std::to_string(c.plan.landlock.abi),
-                         "upgrade the kernel, or drop --net and run without network");
-    if (p.net_mode == Policy::NetMode::transparent)
-      c.plan.net.shim_port = 0;  // no proxy port, no *_PROXY variables
-    else
-      c.plan.landlock.connect_tcp.push_back(kShimPort);
+    if (p.net_mode == Policy::NetMode::transparent) c.plan.net.shim_port = 0;  // no proxy port, no *_PROXY variables
     if (auto s = compile_transparent(p, c.plan); !s) return s.error();
   }
   if (auto s = c.environment(caller_env); !s) return s.error();

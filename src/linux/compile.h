@@ -25,6 +25,15 @@ Status refuse_link_inside_rw(const policy::Policy& p, const HostView& host, cons
 // The /etc entries of the default view (compile.cc).
 const char* const* default_etc_entries();
 
+// layers.cc: the kernel each mechanism needs, and the layers a plan puts in force (named the same
+// way by --dry-run, --check, --result and the audit).
+inline constexpr int kLandlockOnlyMinAbi = 6;
+int namespaces_landlock_abi(int host_abi);
+Status check_namespaces_kernel(const HostView& host);
+Status check_landlock_only_abi(const HostView& host);
+std::string landlock_layer(const Plan& plan);
+std::vector<std::string> layers_in_force(const Plan& plan);
+
 // The default shim port inside the sandbox's own network namespace.
 inline constexpr uint16_t kShimPort = 3128;
 

@@ -34,7 +34,8 @@ Result<RunOutcome> execute(const Plan& plan, const RunHooks& hooks = {});
 // The namespaces path (execute.cc); execute() (fallback.cc) prepares a landlock_only plan first.
 Result<RunOutcome> execute_plan(const Plan& plan, const RunHooks& hooks);
 
-// cage --check: probes each mechanism; prints text or JSON, returns 0 only if full confinement works.
-int check_host(bool json);
+// --check: the host's probes and the intended run's plan (see check.cc). Exit status.
+int check_host(bool json, const Result<policy::Policy>& intended,
+               const std::vector<std::pair<std::string, std::string>>& env);
 
 }  // namespace cage::lx

@@ -1,6 +1,7 @@
 // Landlock (child side, in the workload just before exec): a second, independent layer over the
-// mount view. Every access right the kernel's ABI knows is handled; the plan's rules grant list,
-// read(+exec) or write per path, TCP connect only to the shim's port, and (ABI 6) signals and
+// mount view, of whatever ABI the kernel has (none: plan.abi 0, namespaces confine alone). Every
+// access right that ABI knows is handled; the plan's rules grant list, read(+exec) or write per
+// path; TCP only where the plan asks (landlock_only, and the shim's own domain); (ABI 6) signals and
 // abstract unix sockets scoped to the sandbox. Proved by tests/escape/ and tests/integration/fs_*.sh.
 #include <fcntl.h>
 #include <linux/openat2.h>
@@ -69,6 +70,7 @@ uint64_t rights_for(Access a, bool is_dir, uint64_t handled) {
 
 int landlock_restrict(const LandlockPlan& plan, ChildStep* step, int* failed_index) {
   *failed_index = -1;
+  if (plan.abi < 1) return 0;  // compile decided there is no Landlock layer (never for landlock_only)
   const uint64_t handled = fs_rights_of_abi(plan.abi);
   RulesetAttr attr{handled, 0, 0};
   size_t attr_size = sizeof(uint64_t);
@@ -81,8 +83,9 @@ int landlock_restrict(const LandlockPlan& plan, ChildStep* step, int* failed_ind
     if (plan.scope_signals) attr.scoped |= kScopeSignal;
     attr_size = sizeof attr;
   }
-  // Without a network plan the namespace holds only its own loopback: local servers of the workload
-  // (test suites) keep working, so TCP is handled only when the shim is the one way out.
+  // Under namespaces the network namespace is the boundary and the workload's own loopback servers
+  // (test suites, databases) must work, with --net as without: TCP is handled only where the plan
+  // asks for it (landlock_only, which shares the host's network, and the shim).
   if (plan.connect_tcp.empty() && !plan.deny_all_tcp && plan.abi >= 4) attr.handled_access_net = 0;
   *step = ChildStep::landlock_create;
   int rs = static_cast<int>(::syscall(SYS_landlock_create_ruleset, &attr, attr_size, 0));

@@ -46,9 +46,14 @@ struct LandlockRule {
 };
 
 struct LandlockPlan {
-  int abi = 0;  // the ABI the host offers; compile refuses a host without Landlock
+  // The ABI applied, 0 for no Landlock layer (namespaces mechanism only: the kernel has none, or
+  // ABI 1, see namespaces_landlock_abi). host_abi: what the kernel offers.
+  int abi = 0;
+  int host_abi = 0;
   std::vector<LandlockRule> rules;
-  std::vector<uint16_t> connect_tcp;  // TCP ports the workload may connect to (the shim's)
+  // landlock_only: TCP ports the workload may connect to (the proxy's). Under namespaces the network
+  // namespace is the boundary and TCP is never handled: the workload's own loopback stays free.
+  std::vector<uint16_t> connect_tcp;
   bool scope_signals = true;          // ABI 6: no signals to processes outside the sandbox domain
   bool scope_abstract_unix = true;    // ABI 6: no abstract unix sockets outside the domain
   bool deny_all_tcp = false;          // landlock_only: no TCP connect or bind at all (no private loopback)

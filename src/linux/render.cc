@@ -119,13 +119,17 @@ std::string render_text(const Plan& plan) {
     if (m.kind == MountKind::tmpfs && m.read_only) o << " (read-only)";
     o << "    # " << m.why << "\n";
   }
-  o << "\nlandlock (ABI " << plan.landlock.abi << "; everything not listed is denied):\n";
-  for (const auto& r : plan.landlock.rules) o << "  " << to_string(r.access) << ' ' << r.path << "\n";
-  if (plan.net.mode == NetPlan::Mode::proxy) {
-    if (plan.net.shim_port != 0) o << "  tcp connect: only 127.0.0.1:" << plan.net.shim_port << " (the shim)\n";
-    if (plan.net.transparent.enabled) o << render_transparent_landlock(plan.net);
+  o << "\nlayers in force:\n";
+  for (const auto& l : layers_in_force(plan)) o << "  " << l << "\n";
+  if (plan.landlock.abi >= 1) {
+    o << "\nlandlock (ABI " << plan.landlock.abi << "; everything not listed is denied):\n";
+    for (const auto& r : plan.landlock.rules) o << "  " << to_string(r.access) << ' ' << r.path << "\n";
+    if (plan.mechanism == Mechanism::landlock_only && plan.landlock.deny_all_tcp)
+      o << "  tcp connect and bind: denied" << (plan.loopback_proxy ? " (but to the proxy's port)" : "") << "\n";
+    if (plan.landlock.abi >= 6) o << "  scoped: signals and abstract unix sockets stay inside the sandbox\n";
+  } else {
+    o << "\n" << landlock_layer(plan) << "\n";
   }
-  if (plan.landlock.abi >= 6) o << "  scoped: signals and abstract unix sockets stay inside the sandbox\n";
   o << "\nseccomp: " << policy::to_string(plan.seccomp.profile);
   if (plan.seccomp.profile == policy::SeccompProfile::none) o << "  # WARNING: no syscall filter (--seccomp none)";
   o << "\n";
@@ -167,8 +171,8 @@ toml::table render_table(const Plan& plan) {
     if (m.read_only) t.insert("read_only", true);
     mounts.push_back(std::move(t));
   }
-  toml::array rules;
-  for (const auto& r : plan.landlock.rules)
+  toml::array rules;  // only where a Landlock layer is applied (abi 0: "layer" says why none)
+  for (const auto& r : plan.landlock.abi >= 1 ? plan.landlock.rules : std::vector<LandlockRule>{})
     rules.push_back(toml::table{{"path", r.path}, {"access", std::string(to_string(r.access))}});
   toml::array tcp;
   for (auto port : plan.landlock.connect_tcp) tcp.push_back(static_cast<int64_t>(port));
@@ -188,7 +192,8 @@ toml::table render_table(const Plan& plan) {
   if (plan.limits.cpu) limits.insert("cpu", *plan.limits.cpu);
   limits.insert("strict", plan.limits.strict);
   limits.insert("cgroup", render_cgroup_table(plan.cgroup));
-  toml::array degraded, notes;
+  toml::array degraded, notes, layers;
+  for (const auto& l : layers_in_force(plan)) layers.push_back(l);
   for (const auto& d : plan.degraded) degraded.push_back(d);
   for (const auto& n : plan.notes) notes.push_back(n);
   return toml::table{
@@ -205,8 +210,14 @@ toml::table render_table(const Plan& plan) {
                           {"outer_gid", static_cast<int64_t>(plan.ids.outer_gid)},
                           {"inner_gid", static_cast<int64_t>(plan.ids.inner_gid)}}},
       {"mounts", std::move(mounts)},
-      {"landlock", toml::table{{"abi", plan.landlock.abi}, {"rules", std::move(rules)}, {"connect_tcp", std::move(tcp)},
-                               {"scope_signals", plan.landlock.abi >= 6}, {"scope_abstract_unix", plan.landlock.abi >= 6}}},
+      {"layers", std::move(layers)},
+      {"landlock", toml::table{{"abi", plan.landlock.abi},
+                               {"host_abi", plan.landlock.host_abi},
+                               {"layer", landlock_layer(plan)},
+                               {"rules", std::move(rules)},
+                               {"connect_tcp", std::move(tcp)},
+                               {"scope_signals", plan.landlock.abi >= 6},
+                               {"scope_abstract_unix", plan.landlock.abi >= 6}}},
       {"seccomp", std::string(policy::to_string(plan.seccomp.profile))},
       {"network", toml::table{{"mode", std::string(net_mode(plan.net.mode))},
                               {"shim_port", static_cast<int64_t>(plan.net.shim_port)},

@@ -3,6 +3,7 @@
 // main.cc takes after parsing. Proved by tests/integration/limits_audit.sh and limits_result.sh.
 #include "linux/report.h"
 
+#include "linux/compile.h"
 #include "proxy/loopback.h"
 
 #include <sys/resource.h>
@@ -107,6 +108,7 @@ int Session::run(const Plan& plan, const policy::Policy& pol, bool json_errors) 
                         "write it outside the --rw grants, or to fd:N"),
                 json_errors);
   facts_.unenforced = plan.cgroup.unenforced;
+  facts_.layers = layers_in_force(plan);
   for (const auto& u : plan.cgroup.unenforced) {
     std::cerr << "cage: warning: " << u.limit << " is not enforced by a cgroup: " << u.why << "\n";
     emit("limits_not_enforced", unenforced_fields(u));

@@ -8,6 +8,7 @@
 #include <csignal>
 #include <cstring>
 
+#include "linux/compile.h"
 #include "policy/canonical.h"
 
 namespace cage::lx::report {
@@ -107,6 +108,11 @@ toml::table result_table(const RunFacts& f) {
   toml::table audit{{"requested", f.audit_requested}, {"ok", f.audit_ok}};
   if (!f.audit_error.empty()) audit.insert("error", f.audit_error);
   t.insert("audit", std::move(audit));
+  if (!f.layers.empty()) {
+    toml::array layers;
+    for (const auto& l : f.layers) layers.push_back(l);
+    t.insert("layers", std::move(layers));
+  }
   if (f.error) t.insert("error", error_fields(*f.error));
   return t;
 }
@@ -123,8 +129,12 @@ toml::table spawn_fields(const policy::Policy& p, const Plan& plan, const std::s
     dirs.push_back(toml::table{{"controller", d.controller}, {"parent", d.parent}});
   for (const auto& u : plan.cgroup.unenforced) unenforced.push_back(unenforced_fields(u));
   const char* net = plan.net.mode == NetPlan::Mode::proxy ? "proxy" : plan.net.mode == NetPlan::Mode::host ? "host" : "none";
+  toml::array layers;
+  for (const auto& l : layers_in_force(plan)) layers.push_back(l);
   toml::table mech{{"namespaces", std::move(ns)},
                    {"landlock_abi", plan.landlock.abi},
+                   {"landlock", landlock_layer(plan)},
+                   {"layers", std::move(layers)},
                    {"seccomp", std::string(policy::to_string(plan.seccomp.profile))},
                    {"network", net},
                    {"cgroup", toml::table{{"version", plan.cgroup.version}, {"dirs", std::move(dirs)}}},

@@ -34,6 +34,7 @@ struct RunFacts {
   int64_t maxrss_bytes = -1;                // the largest single process (ru_maxrss)
   NetTotals net;
   std::vector<Unenforced> unenforced;
+  std::vector<std::string> layers;          // the plan's layers in force (layers_in_force), once compiled
   bool audit_requested = false, audit_ok = true;
   std::string audit_error;
 };

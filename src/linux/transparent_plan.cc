@@ -1,7 +1,7 @@
-// compile_transparent: --net rules -> TransparentPlan. The namespace, not Landlock, confines the
-// addresses: Landlock's TCP rules name ports only, so the workload may connect to any address on a
-// listed port, but the namespace holds nothing except `lo`, where every such address lands on one of
-// cage's listeners and the supervisor checks the original destination against the allowlist.
+// compile_transparent: --net rules -> TransparentPlan. The namespace confines the addresses: it
+// holds nothing except `lo`, where every routed address lands on one of cage's listeners (or on a
+// server of the workload's own) and the supervisor checks the original destination against the
+// allowlist. Landlock's TCP rules are not used: they name ports only and add nothing here.
 #include "linux/transparent_plan.h"
 
 #include <algorithm>
@@ -105,7 +105,6 @@ Status compile_transparent(const policy::Policy& p, Plan& plan) {
                                 " is the proxy's own port inside the sandbox and cannot also be carried transparently",
                    "use --net-mode proxy or --net-mode transparent");
   t.ports.assign(ports.begin(), ports.end());
-  for (uint16_t port : t.ports) plan.landlock.connect_tcp.push_back(port);
   write_etc_file(plan, "/etc/resolv.conf", resolv_conf(), "--net (transparent): cage's resolver");
   write_etc_file(plan, "/etc/hosts", hosts_file(plan.hostname), "--net (transparent): loopback names only");
   return Ok{};
@@ -138,11 +137,6 @@ std::string render_transparent(const NetPlan& net) {
   o += "    listeners: 0.0.0.0:" + ports_text(t.ports) + " -> the supervisor (original destination by getsockname)\n";
   for (const auto& n : t.notes) o += "    note: " + n + "\n";
   return o;
-}
-
-std::string render_transparent_landlock(const NetPlan& net) {
-  return "  tcp connect: ports " + ports_text(net.transparent.ports) +
-         " (Landlock names ports only; the namespace, holding only lo, confines the addresses)\n";
 }
 
 toml::table transparent_table(const NetPlan& net) {

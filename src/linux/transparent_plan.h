@@ -20,7 +20,6 @@ Status compile_transparent(const policy::Policy& p, Plan& plan);
 
 // --dry-run: the network section's transparent lines, the Landlock note, and the JSON table.
 std::string render_transparent(const NetPlan& net);
-std::string render_transparent_landlock(const NetPlan& net);
 toml::table transparent_table(const NetPlan& net);
 
 }  // namespace cage::lx

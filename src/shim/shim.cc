@@ -33,7 +33,9 @@ int fd_arg(const char* s) {
 }
 
 // Best effort: each layer the kernel offers is taken, none is needed for the shim's job (accept on
-// a bound listener, sendmsg on a connected socketpair).
+// a bound listener, sendmsg on a connected socketpair), so none is a reason to fail: no Landlock at
+// all, or ABI < 4 (no TCP rules: the shim could then connect inside the namespace, where nothing
+// but the workload listens), or ABI < 6 (no scoping: the pid and network namespaces bound it).
 void confine_self() {
   prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
   capng_clear(CAPNG_SELECT_BOTH);

@@ -328,13 +328,44 @@ int cmd_deny_userns(const Args& a) {
   return report_errno(errno, "exec " + a[0]);
 }
 
+// Run CMD as on a kernel without Landlock (built with it, but not in lsm=): the three Landlock calls
+// fail with EOPNOTSUPP, as that kernel answers. A stand-in for such a host in tests of the namespaces
+// mechanism, made from outside cage: cage itself has no switch that weakens a real run.
+int cmd_no_landlock(const Args& a) {
+  if (a.empty()) return report_errno(EINVAL, "no-landlock CMD [args]");
+#if defined(__x86_64__)
+  constexpr uint32_t arch = AUDIT_ARCH_X86_64;
+#else
+  constexpr uint32_t arch = AUDIT_ARCH_AARCH64;
+#endif
+  sock_filter f[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch, 1, 0),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_landlock_create_ruleset, 3, 0),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_landlock_add_rule, 2, 0),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_landlock_restrict_self, 1, 0),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EOPNOTSUPP),
+  };
+  sock_fprog prog{static_cast<unsigned short>(sizeof f / sizeof *f), f};
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0)
+    return report_errno(errno, "seccomp");
+  std::vector<char*> argv;
+  for (const auto& s : a) argv.push_back(const_cast<char*>(s.c_str()));
+  argv.push_back(nullptr);
+  execvp(argv[0], argv.data());
+  return report_errno(errno, "exec " + a[0]);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   setvbuf(stdout, nullptr, _IONBF, 0);
   if (argc < 2) {
     std::fprintf(stderr, "usage: cage-probe syscall NAME [args] | write PATH | read PATH | connect HOST PORT |"
-                         " exec PATH [args] | tiocsti [TEXT] | deny-userns CMD [args]\n");
+                         " exec PATH [args] | tiocsti [TEXT] | deny-userns CMD [args] | no-landlock CMD [args]\n");
     return 2;
   }
   std::string cmd = argv[1];
@@ -346,5 +377,6 @@ int main(int argc, char** argv) {
   if (cmd == "exec") return cmd_exec(rest);
   if (cmd == "tiocsti") return cmd_tiocsti(rest);
   if (cmd == "deny-userns") return cmd_deny_userns(rest);
+  if (cmd == "no-landlock") return cmd_no_landlock(rest);
   return report_errno(EINVAL, "unknown command " + cmd);
 }
