@@ -105,7 +105,7 @@ complete -c cage -n $opt -l audit-required -d 'Do not run without the audit log'
 # Profiles
 complete -c cage -n $opt -l profile -x -a '(__cage_profiles; __fish_complete_path (commandline -ct))' -d 'Load a TOML profile'
 complete -c cage -n $opt -l print-profile -d 'Print flags and profiles as one TOML profile'
-complete -c cage -n $opt -l script -r -F -d "Run FILE by its '# /// cage' block"
+complete -c cage -n $opt -l script -r -F -d "Run FILE as a script: [OPTIONS] [-- INTERPRETER] FILE"
 # Modes
 complete -c cage -n $opt -l dry-run -d 'Print the sandbox plan and exit'
 complete -c cage -n $opt -l target -x -a 'linux macos windows' -d 'With --dry-run: plan for OS'
