@@ -111,6 +111,9 @@ int Session::run(const Plan& plan, const policy::Policy& pol, bool json_errors) 
     std::cerr << "cage: warning: " << u.limit << " is not enforced by a cgroup: " << u.why << "\n";
     emit("limits_not_enforced", unenforced_fields(u));
   }
+  // The hash set at validation could not know how the host enforces the policy: now it does.
+  facts_.enforced = enforcement_of(plan);
+  facts_.policy_hash = policy::policy_hash(pol, &facts_.enforced);
   struct utsname un {};
   ::uname(&un);
   emit("spawn", spawn_fields(pol, plan, facts_.policy_hash, un.release, un.machine));

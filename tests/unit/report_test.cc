@@ -46,6 +46,38 @@ TEST(PolicyHash, StableAndSensitiveAndRedacted) {
   EXPECT_EQ(audit::to_json_line(policy::canonical_table(a)).find("secret"), std::string::npos);
 }
 
+// A degraded run must not share a full run's hash: the mechanism used, the accepted losses and what
+// was asked for (--mechanism, --allow-degraded) are all hashed.
+TEST(PolicyHash, CoversTheMechanismUsedAndTheAcceptedLosses) {
+  auto full = policy_of({"--", "true"});
+  auto asked = policy_of({"--mechanism", "landlock", "--allow-degraded", "pid", "--", "true"});
+  EXPECT_NE(policy::policy_hash(full), policy::policy_hash(asked));
+  policy::Enforcement ns{"namespaces", {}}, ll{"landlock", {"pid"}}, ll_meta{"landlock", {"pid", "metadata"}};
+  EXPECT_NE(policy::policy_hash(full, &ns), policy::policy_hash(full, &ll));
+  EXPECT_NE(policy::policy_hash(full, &ll), policy::policy_hash(full, &ll_meta));
+  EXPECT_EQ(policy::policy_hash(full, &ll), policy::policy_hash(full, &ll));
+  auto line = audit::to_json_line(policy::canonical_table(asked, &ll));
+  EXPECT_NE(line.find(R"("enforced":{"degraded":["pid"],"mechanism":"landlock"})"), std::string::npos) << line;
+  EXPECT_NE(line.find(R"("mechanism":"landlock")"), std::string::npos) << line;
+  EXPECT_NE(line.find(R"("allow_degraded":["pid"])"), std::string::npos) << line;
+}
+
+TEST(SpawnFields, LandlockOnlyListsNoNamespaces) {
+  auto p = policy_of({"--", "true"});
+  lx::Plan plan;
+  plan.mechanism = lx::Mechanism::landlock_only;
+  plan.degraded = {"pid: no pid namespace", "metadata: chmod works"};
+  auto ll = audit::to_json_line(lx::report::spawn_fields(p, plan, "h", "k", "a"));
+  EXPECT_NE(ll.find(R"("namespaces":[])"), std::string::npos) << ll;
+  EXPECT_NE(ll.find(R"("mechanism":"landlock")"), std::string::npos) << ll;
+  EXPECT_NE(ll.find(R"("degraded":["pid","metadata"])"), std::string::npos) << ll;
+  plan.mechanism = lx::Mechanism::namespaces;
+  plan.degraded.clear();
+  auto ns = audit::to_json_line(lx::report::spawn_fields(p, plan, "h", "k", "a"));
+  EXPECT_NE(ns.find(R"("namespaces":["user","mount","pid","ipc","uts","cgroup")"), std::string::npos) << ns;
+  EXPECT_NE(ns.find(R"("mechanism":"namespaces")"), std::string::npos) << ns;
+}
+
 lx::report::RunFacts ran(int wait_status) {
   lx::report::RunFacts f;
   f.outcome = lx::RunOutcome{};
@@ -92,6 +124,10 @@ TEST(ResultTable, CarriesTheRequiredFields) {
   for (const char* want : {R"("schema":"cage.result/1")", R"("class":"seccomp_killed")", R"("exit_code":159)",
                            R"("signal_name":"SIGSYS")", R"("network":{)", R"("not_enforced":[])"})
     EXPECT_NE(line.find(want), std::string::npos) << want << " in " << line;
+  f.enforced = {"landlock", {"pid"}};
+  line = audit::to_json_line(lx::report::result_table(f));
+  EXPECT_NE(line.find(R"("degraded":["pid"])"), std::string::npos) << line;
+  EXPECT_NE(line.find(R"("mechanism":"landlock")"), std::string::npos) << line;
 }
 
 }  // namespace
