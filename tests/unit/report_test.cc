@@ -6,6 +6,7 @@
 #include <csignal>
 
 #include "common/audit.h"
+#include "common/json.h"
 #include "common/sha256.h"
 #include "fake_host_view.h"
 #include "linux/result.h"
@@ -28,6 +29,28 @@ TEST(Sha256, FipsVectors) {
 TEST(AuditJson, CompactSortedAndEscaped) {
   toml::table t{{"b", "x\"\n\x01"}, {"a", 1}, {"c", toml::array{true, 1.5}}};
   EXPECT_EQ(audit::to_json_line(t), R"({"a":1,"b":"x\"\n\u0001","c":[true,1.5]})");
+}
+
+// A DNS name or path need not be UTF-8: an audit line stays valid JSON (each invalid byte is U+FFFD)
+// and carries no raw terminal control; --json output likewise; stderr text shows them escaped.
+TEST(AuditJson, InvalidUtf8AndTerminalControlsAreEscaped) {
+  toml::table t{{"host", "a\xff\x1b[31mb\xc2\x9b\xc0\xaf\xed\xa0\x80\xc3\xa9\xf0\x9f\x98\x80"}};
+  EXPECT_EQ(audit::to_json_line(t),
+            "{\"host\":\"a\\ufffd\\u001b[31mb\\u009b\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\xc3\xa9\xf0\x9f\x98\x80\"}");
+  EXPECT_EQ(valid_utf8("ok\xff\xe2\x82"), "ok\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+  std::string j = to_json(toml::table{{"input", "x\xff\x1b\xf0\x9f\x98\x80\xc2\x9b"}});
+  for (unsigned char c : j) EXPECT_TRUE(c < 0x80 && (c >= 0x20 || c == '\n' || c == '\t')) << j;
+  EXPECT_EQ(j.find("\\U"), std::string::npos) << j;  // JSON has no \U escape: a surrogate pair instead
+  EXPECT_NE(j.find("\\uD83D\\uDE00"), std::string::npos) << j;
+}
+
+TEST(Printable, TerminalControlsAndInvalidBytesShowEscaped) {
+  EXPECT_EQ(printable("a\x1b]0;t\x07\xff\xc3\xa9\xe2\x80\xae\xc2\x9b\n"),
+            "a\\x1b]0;t\\x07\\xff\xc3\xa9\\u{202e}\\x9b\\x0a");
+  Error e{ErrorClass::invalid_policy, "no such host \x1b[2J", "", "--net \xff:443", 0};
+  std::string text = render_error_text(e);
+  EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+  EXPECT_NE(text.find("--net \\xff:443: no such host \\x1b[2J"), std::string::npos) << text;
 }
 
 TEST(AuditJson, TimestampAndRunId) {
