@@ -193,6 +193,8 @@ std::unique_ptr<CLI::App> make_app(PolicyInput& in, Bound& b, const std::string&
   return app;
 }
 
+size_t options_end(const std::vector<std::string>& words, size_t from);
+
 // One run of CLI11 over cage's words, every relative path based on `base`. The --script split is
 // done by parse() before this is called, so the words here hold no --script.
 Result<Invocation> parse_words(const std::vector<std::string>& words, const std::string& base) {
@@ -202,13 +204,20 @@ Result<Invocation> parse_words(const std::vector<std::string>& words, const std:
   auto app = make_app(inv.input, b, cwd);
   // With "--" the command is everything after it and cage's own words must all be options. Without
   // it the first word that is not an option starts the command (prefix-command mode).
+  // The command's first word is found from the flag table, not by CLI11, which went on taking cage's
+  // flags after it (`cage make --rw /tmp` granted /tmp): from that word on, every word is the command's.
   auto dash = std::find(words.begin() + (words.empty() ? 0 : 1), words.end(), std::string("--"));
   std::vector<std::string> command;
+  auto stop = dash;
   if (dash != words.end()) {
     command.assign(dash + 1, words.end());
     app->prefix_command(false);
+  } else if (size_t e = options_end(words, words.empty() ? 0 : 1); e < words.size()) {
+    stop = words.begin() + static_cast<long>(e);
+    command.assign(stop, words.end());
+    app->prefix_command(false);
   }
-  std::vector<std::string> rest(std::make_reverse_iterator(dash),
+  std::vector<std::string> rest(std::make_reverse_iterator(stop),
                                 words.rend() - (words.empty() ? 0 : 1));  // CLI11 wants them reversed
   try {
     app->parse(rest);
@@ -226,7 +235,9 @@ Result<Invocation> parse_words(const std::vector<std::string>& words, const std:
   for (const auto& ref : b.profiles) inv.profiles.push_back(Value{ref, "--profile", cwd});
   inv.input.argv = b.command;
   for (auto& extra : app->remaining()) inv.input.argv.push_back(extra);
-  if (dash != words.end()) {
+  if (stop != words.end() && dash == words.end()) {
+    inv.input.argv = command;
+  } else if (dash != words.end()) {
     if (!inv.input.argv.empty())
       return usage(inv.input.argv[0], "unexpected word before --", "put the command after --, options before it");
     inv.input.argv = command;
@@ -284,21 +295,28 @@ struct ScriptWords {
   std::vector<std::string> args;
 };
 
-Result<ScriptWords> split_script_words(const std::vector<std::string>& after) {
+// The index of the first word at or after `from` that is not one of cage's options or its value:
+// "--", or the first other word (the command, or --script's FILE). Arity comes from the flag table.
+size_t options_end(const std::vector<std::string>& words, size_t from) {
   PolicyInput scratch;
   Bound b;
   auto app = make_app(scratch, b, "/");
-  ScriptWords sw;
-  size_t i = 0;
-  for (; i < after.size() && after[i] != "--" && after[i].size() > 1 && after[i][0] == '-'; ++i) {
-    const std::string& w = after[i];
-    if (w == "--script" || w.rfind("--script=", 0) == 0)
-      return usage(w, "--script is given twice", "give it once, before the script's options");
-    sw.options.push_back(w);
-    if (w.find('=') != std::string::npos) continue;
-    const CLI::Option* opt = app->get_option_no_throw(w);
-    if (opt && opt->get_type_size() != 0 && i + 1 < after.size()) sw.options.push_back(after[++i]);
+  size_t i = from;
+  for (; i < words.size() && words[i] != "--" && words[i].size() > 1 && words[i][0] == '-'; ++i) {
+    if (words[i].find('=') != std::string::npos) continue;
+    const CLI::Option* opt = app->get_option_no_throw(words[i]);
+    if (opt && opt->get_expected_max() != 0 && i + 1 < words.size()) ++i;  // flags expect 0
   }
+  return i;
+}
+
+Result<ScriptWords> split_script_words(const std::vector<std::string>& after) {
+  ScriptWords sw;
+  size_t i = options_end(after, 0);
+  for (size_t k = 0; k < i; ++k)
+    if (after[k] == "--script" || after[k].rfind("--script=", 0) == 0)
+      return usage(after[k], "--script is given twice", "give it once, before the script's options");
+  sw.options.assign(after.begin(), after.begin() + static_cast<long>(i));
   if (i < after.size() && after[i] == "--") {
     if (i + 2 >= after.size())
       return usage("--script --", "needs an interpreter and the script's path", "--script [OPTIONS] -- INTERPRETER FILE");
@@ -335,11 +353,12 @@ bool wants_json_errors(const std::vector<std::string>& args) {
 // to the script's directory, like the paths in its '# /// cage' block.
 Result<Invocation> parse(const std::vector<std::string>& raw, const std::string& cwd) {
   const std::vector<std::string> args = split_kernel_argument(raw);
-  auto dash = std::find(args.begin() + (args.empty() ? 0 : 1), args.end(), std::string("--"));
-  auto at = std::find_if(args.begin() + (args.empty() ? 0 : 1), dash, [](const std::string& w) {
+  // Only among cage's own options: a --script in the command's words is the command's.
+  auto end = args.begin() + static_cast<long>(options_end(args, args.empty() ? 0 : 1));
+  auto at = std::find_if(args.begin() + (args.empty() ? 0 : 1), end, [](const std::string& w) {
     return w == "--script" || w.rfind("--script=", 0) == 0;
   });
-  if (at == dash) return parse_words(args, cwd);
+  if (at == end) return parse_words(args, cwd);
   auto inv = parse_words(std::vector<std::string>(args.begin(), at), cwd);
   if (!inv) return inv;
   if (!inv->input.argv.empty())

@@ -36,6 +36,11 @@ TEST(Cli, CommandWithoutDoubleDashStopsOptionParsing) {
   auto inv = parse({"--rw", "out", "make", "-j4"});
   ASSERT_TRUE(inv);
   EXPECT_EQ(inv->input.argv, (std::vector<std::string>{"make", "-j4"}));
+  // cage's flags after the command's first word are the command's (CLI11 alone took them as cage's).
+  auto later = parse({"--dry-run", "make", "--rw", "/tmp"});
+  ASSERT_TRUE(later);
+  EXPECT_EQ(later->input.argv, (std::vector<std::string>{"make", "--rw", "/tmp"}));
+  EXPECT_TRUE(later->input.rw.empty());
 }
 
 // Shebang use is known only from --script (never from a file's content): the options after it are
@@ -81,6 +86,10 @@ TEST(Cli, KernelShebangArgumentIsSplitOnlyAfterScript) {
   EXPECT_FALSE(parse({"--script", "--rw", "out"}));      // no FILE
   EXPECT_FALSE(parse({"--script", "--script", "x"}));    // twice
   EXPECT_FALSE(parse({"--script", "--", "sh"}));         // interpreter without FILE
+  auto cmd = parse({"--rw", "out", "make", "--script", "x"});  // the command's own word
+  ASSERT_TRUE(cmd);
+  EXPECT_TRUE(cmd->script.empty());
+  EXPECT_EQ(cmd->input.argv, (std::vector<std::string>{"make", "--script", "x"}));
 }
 
 TEST(Cli, UnknownFlagIsAUsageErrorNamingIt) {
