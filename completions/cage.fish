@@ -17,7 +17,7 @@ function __cage_command_started
                 return 0
             case --ro --rw --tmpfs --hide --chdir --env --setenv --unsetenv --net --seccomp --timeout \
                 --rlimit --hostname --target --profile --net-mode --memory --pids --cpu --mechanism \
-                --allow-degraded --result --audit --script
+                --allow-degraded --result --audit
                 set skip 1
             case '-*'
             case '*'
@@ -45,7 +45,7 @@ function __cage_complete_command
                 break
             case --ro --rw --tmpfs --hide --chdir --env --setenv --unsetenv --net --seccomp --timeout \
                 --rlimit --hostname --target --profile --net-mode --memory --pids --cpu --mechanism \
-                --allow-degraded --result --audit --script
+                --allow-degraded --result --audit
                 set skip 1
             case '-*'
             case '*'
