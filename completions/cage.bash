@@ -28,7 +28,7 @@ _cage() {
     case "${COMP_WORDS[i]}" in
       --) start=$((i + 1)); break ;;
       --ro|--rw|--tmpfs|--hide|--chdir|--env|--setenv|--unsetenv|--net|--seccomp|--timeout|--rlimit|\
-      --hostname|--target|--profile|--net-mode|--memory|--pids|--cpu|--mechanism|--allow-degraded|--result|--audit|--script)
+      --hostname|--target|--profile|--net-mode|--memory|--pids|--cpu|--mechanism|--allow-degraded|--result|--audit)
         i=$((i + 1)) ;;
       -*) ;;
       *) start=$i; break ;;

@@ -17,7 +17,7 @@ function __cage_command_started
                 return 0
             case --ro --rw --tmpfs --hide --chdir --env --setenv --unsetenv --net --seccomp --timeout \
                 --rlimit --hostname --target --profile --net-mode --memory --pids --cpu --mechanism \
-                --allow-degraded --result --audit --script
+                --allow-degraded --result --audit
                 set skip 1
             case '-*'
             case '*'
@@ -45,7 +45,7 @@ function __cage_complete_command
                 break
             case --ro --rw --tmpfs --hide --chdir --env --setenv --unsetenv --net --seccomp --timeout \
                 --rlimit --hostname --target --profile --net-mode --memory --pids --cpu --mechanism \
-                --allow-degraded --result --audit --script
+                --allow-degraded --result --audit
                 set skip 1
             case '-*'
             case '*'
@@ -105,7 +105,7 @@ complete -c cage -n $opt -l audit-required -d 'Do not run without the audit log'
 # Profiles
 complete -c cage -n $opt -l profile -x -a '(__cage_profiles; __fish_complete_path (commandline -ct))' -d 'Load a TOML profile'
 complete -c cage -n $opt -l print-profile -d 'Print flags and profiles as one TOML profile'
-complete -c cage -n $opt -l script -r -F -d "Run FILE by its '# /// cage' block"
+complete -c cage -n $opt -l script -r -F -d "Run FILE as a script: [OPTIONS] [-- INTERPRETER] FILE"
 # Modes
 complete -c cage -n $opt -l dry-run -d 'Print the sandbox plan and exit'
 complete -c cage -n $opt -l target -x -a 'linux macos windows' -d 'With --dry-run: plan for OS'

@@ -92,7 +92,8 @@ struct Bound {
   bool audit_required = false;
   std::string result, audit;
   bool print_profile = false;
-  std::string target, script;
+  std::string target;
+  bool script = false;  // only for --help: parse() splits --script off before CLI11 runs
   std::vector<std::string> profiles;
   std::vector<std::string> command;
 };
@@ -169,10 +170,10 @@ void bind_modes(CLI::App& app, Bound& b) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_flag("--print-profile", b.print_profile, "Print the given flags and profiles as one TOML profile and exit")
       ->group(p);
-  app.add_option("--script", b.script,
-                 "Run FILE by the '# /// cage' block in its comments (for #!/usr/bin/env -S cage --script); "
-                 "words after FILE go to the script")
-      ->type_name("FILE")
+  app.add_flag("--script", b.script,
+               "Run a script: --script [OPTIONS] [-- INTERPRETER] FILE [ARGS...], for #!/usr/bin/env -S cage "
+               "--script ...; OPTIONS' relative paths are FILE's directory's, FILE is granted read-only, its "
+               "'# /// cage' block applies, and words after FILE go to the script")
       ->group(p);
   app.add_option("command", b.command, "The command to run, after --")->type_name("COMMAND [ARG...]");
 }
@@ -193,42 +194,31 @@ std::unique_ptr<CLI::App> make_app(PolicyInput& in, Bound& b, const std::string&
   return app;
 }
 
-}  // namespace
+size_t options_end(const std::vector<std::string>& words, size_t from);
 
-bool wants_json_errors(const std::vector<std::string>& args) {
-  for (size_t i = 1; i < args.size(); ++i) {
-    if (args[i] == "--") break;
-    if (args[i] == "--json-errors") return true;
-  }
-  return false;
-}
-
-Result<Invocation> parse(const std::vector<std::string>& args, const std::string& cwd) {
+// One run of CLI11 over cage's words, every relative path based on `base`. The --script split is
+// done by parse() before this is called, so the words here hold no --script.
+Result<Invocation> parse_words(const std::vector<std::string>& words, const std::string& base) {
+  const std::string& cwd = base;
   Invocation inv;
   Bound b;
   auto app = make_app(inv.input, b, cwd);
   // With "--" the command is everything after it and cage's own words must all be options. Without
   // it the first word that is not an option starts the command (prefix-command mode).
-  auto dash = std::find(args.begin() + (args.empty() ? 0 : 1), args.end(), std::string("--"));
-  // --script FILE ends cage's words: what follows belongs to the script, even words like --help.
-  std::vector<std::string> cut;
-  for (auto it = args.begin() + (args.empty() ? 0 : 1); it < dash; ++it) {
-    if (*it != "--script" && it->rfind("--script=", 0) != 0) continue;
-    if (*it == "--script" && it + 1 == args.end()) return usage("--script", "needs the script's path", "--script FILE");
-    inv.script = *it == "--script" ? *(it + 1) : it->substr(9);
-    inv.script_args.assign(it + (*it == "--script" ? 2 : 1), args.end());
-    cut.assign(args.begin(), it);
-    if (inv.script.empty()) return usage("--script", "needs the script's path", "--script FILE");
-    break;
-  }
-  const std::vector<std::string>& words = inv.script.empty() ? args : cut;
-  if (!inv.script.empty()) dash = words.end();
+  // The command's first word is found from the flag table, not by CLI11, which went on taking cage's
+  // flags after it (`cage make --rw /tmp` granted /tmp): from that word on, every word is the command's.
+  auto dash = std::find(words.begin() + (words.empty() ? 0 : 1), words.end(), std::string("--"));
   std::vector<std::string> command;
+  auto stop = dash;
   if (dash != words.end()) {
     command.assign(dash + 1, words.end());
     app->prefix_command(false);
+  } else if (size_t e = options_end(words, words.empty() ? 0 : 1); e < words.size()) {
+    stop = words.begin() + static_cast<long>(e);
+    command.assign(stop, words.end());
+    app->prefix_command(false);
   }
-  std::vector<std::string> rest(std::make_reverse_iterator(dash),
+  std::vector<std::string> rest(std::make_reverse_iterator(stop),
                                 words.rend() - (words.empty() ? 0 : 1));  // CLI11 wants them reversed
   try {
     app->parse(rest);
@@ -246,10 +236,9 @@ Result<Invocation> parse(const std::vector<std::string>& args, const std::string
   for (const auto& ref : b.profiles) inv.profiles.push_back(Value{ref, "--profile", cwd});
   inv.input.argv = b.command;
   for (auto& extra : app->remaining()) inv.input.argv.push_back(extra);
-  if (!inv.script.empty() && !inv.input.argv.empty())
-    return usage(inv.input.argv[0], "a command and --script exclude each other",
-                 "put the interpreter in the script's run = [...], or drop --script");
-  if (dash != words.end()) {
+  if (stop != words.end() && dash == words.end()) {
+    inv.input.argv = command;
+  } else if (dash != words.end()) {
     if (!inv.input.argv.empty())
       return usage(inv.input.argv[0], "unexpected word before --", "put the command after --, options before it");
     inv.input.argv = command;
@@ -277,6 +266,137 @@ Result<Invocation> parse(const std::vector<std::string>& args, const std::string
   if (!b.target.empty() && b.target != "linux" && b.target != "macos" && b.target != "windows")
     return usage("--target " + b.target, "unknown target", "use linux, macos or windows");
   inv.mode = b.dry_run ? Mode::dry_run : Mode::run;
+  return inv;
+}
+
+// The kernel runs `#!/usr/local/bin/cage --script --ro . -- python3` as
+// [cage, "--script --ro . -- python3", SCRIPT, ARGS...]: everything after the interpreter's path is one
+// argument (fs/binfmt_script.c). Only that explicit form is split, on blanks, as env -S would.
+std::vector<std::string> split_kernel_argument(const std::vector<std::string>& args) {
+  if (args.size() < 2 || args[1].rfind("--script", 0) != 0 || args[1].find_first_of(" \t") == std::string::npos)
+    return args;
+  std::vector<std::string> out{args[0]};
+  for (size_t i = 0; i < args[1].size();) {
+    size_t b = args[1].find_first_not_of(" \t", i);
+    if (b == std::string::npos) break;
+    size_t e = std::min(args[1].find_first_of(" \t", b), args[1].size());
+    out.push_back(args[1].substr(b, e - b));
+    i = e;
+  }
+  out.insert(out.end(), args.begin() + 2, args.end());
+  return out;
+}
+
+// The words after --script: its options (the shebang line's), then either FILE or
+// `-- INTERPRETER FILE`, then the script's own arguments. Where the options end is read from the
+// flag table (which take a value), never from the script.
+struct ScriptWords {
+  std::vector<std::string> options;
+  std::string interpreter, file;
+  std::vector<std::string> args;
+};
+
+// The index of the first word at or after `from` that is not one of cage's options or its value:
+// "--", or the first other word (the command, or --script's FILE). Arity comes from the flag table.
+size_t options_end(const std::vector<std::string>& words, size_t from) {
+  PolicyInput scratch;
+  Bound b;
+  auto app = make_app(scratch, b, "/");
+  size_t i = from;
+  for (; i < words.size() && words[i] != "--" && words[i].size() > 1 && words[i][0] == '-'; ++i) {
+    if (words[i].find('=') != std::string::npos) continue;
+    const CLI::Option* opt = app->get_option_no_throw(words[i]);
+    if (opt && opt->get_expected_max() != 0 && i + 1 < words.size()) ++i;  // flags expect 0
+  }
+  return i;
+}
+
+Result<ScriptWords> split_script_words(const std::vector<std::string>& after) {
+  ScriptWords sw;
+  size_t i = options_end(after, 0);
+  for (size_t k = 0; k < i; ++k)
+    if (after[k] == "--script" || after[k].rfind("--script=", 0) == 0)
+      return usage(after[k], "--script is given twice", "give it once, before the script's options");
+  sw.options.assign(after.begin(), after.begin() + static_cast<long>(i));
+  if (i < after.size() && after[i] == "--") {
+    if (i + 2 >= after.size())
+      return usage("--script --", "needs an interpreter and the script's path", "--script [OPTIONS] -- INTERPRETER FILE");
+    sw.interpreter = after[i + 1];
+    i += 2;
+  }
+  if (i >= after.size() || after[i].empty())
+    return usage("--script", "needs the script's path", "--script [OPTIONS] [-- INTERPRETER] FILE [ARGS...]");
+  sw.file = after[i];
+  sw.args.assign(after.begin() + static_cast<long>(i) + 1, after.end());
+  return sw;
+}
+
+std::string script_dir(const std::string& file, const std::string& cwd) {
+  std::string abs = policy::lexically_clean(file[0] == '/' ? file : cwd + "/" + file);
+  size_t slash = abs.rfind('/');
+  return slash == 0 ? "/" : abs.substr(0, slash);
+}
+
+}  // namespace
+
+bool wants_json_errors(const std::vector<std::string>& args) {
+  for (size_t i = 1; i < args.size(); ++i) {
+    if (args[i] == "--") break;
+    if (args[i] == "--json-errors") return true;
+    if (i == 1 && args[i].rfind("--script ", 0) == 0 && args[i].find(" --json-errors") != std::string::npos) return true;
+  }
+  return false;
+}
+
+// --script is the one way cage learns that it runs a script for the kernel: the script's content is
+// never consulted for that. Options before --script are the caller's (relative to the current
+// directory); options after it are the script line's, written by the script's author, and relative
+// to the script's directory, like the paths in its '# /// cage' block.
+Result<Invocation> parse(const std::vector<std::string>& raw, const std::string& cwd) {
+  const std::vector<std::string> args = split_kernel_argument(raw);
+  // Only among cage's own options: a --script in the command's words is the command's.
+  auto end = args.begin() + static_cast<long>(options_end(args, args.empty() ? 0 : 1));
+  auto at = std::find_if(args.begin() + (args.empty() ? 0 : 1), end, [](const std::string& w) {
+    return w == "--script" || w.rfind("--script=", 0) == 0;
+  });
+  if (at == end) return parse_words(args, cwd);
+  auto inv = parse_words(std::vector<std::string>(args.begin(), at), cwd);
+  if (!inv) return inv;
+  if (!inv->input.argv.empty())
+    return usage(inv->input.argv[0], "a command and --script exclude each other",
+                 "put the interpreter after --script's options: --script -- INTERPRETER FILE");
+  ScriptWords sw;
+  if (*at == "--script") {
+    auto split = split_script_words(std::vector<std::string>(at + 1, args.end()));
+    if (!split) return split.error();
+    sw = std::move(*split);
+  } else {
+    sw.file = at->substr(9);
+    sw.args.assign(at + 1, args.end());
+    if (sw.file.empty()) return usage("--script", "needs the script's path", "--script FILE");
+  }
+  std::vector<std::string> line_words{args.empty() ? "cage" : args[0]};
+  line_words.insert(line_words.end(), sw.options.begin(), sw.options.end());
+  auto line = parse_words(line_words, script_dir(sw.file, cwd));
+  if (!line) return line;
+  if (inv->mode == Mode::help) return inv;
+  if (line->mode != Mode::run) inv->mode = line->mode;
+  if (line->mode == Mode::help) inv->help_text = line->help_text;
+  inv->json = inv->json || line->json;
+  inv->json_errors = inv->json_errors || line->json_errors;
+  if (inv->target.empty()) inv->target = line->target;
+  const std::string dir = script_dir(sw.file, cwd);
+  auto line_file = [&dir](const std::string& spec) {
+    return spec.empty() || spec[0] == '/' || spec.rfind("fd:", 0) == 0 ? spec : dir + "/" + spec;
+  };
+  if (inv->report.result.empty()) inv->report.result = line_file(line->report.result);
+  if (inv->report.audit.empty()) inv->report.audit = line_file(line->report.audit);
+  inv->report.audit_required = inv->report.audit_required || line->report.audit_required;
+  inv->profiles.insert(inv->profiles.begin(), line->profiles.begin(), line->profiles.end());
+  inv->script_line = std::move(line->input);
+  inv->script = sw.file;
+  inv->script_interpreter = sw.interpreter;
+  inv->script_args = std::move(sw.args);
   return inv;
 }
 

@@ -25,13 +25,17 @@ struct Invocation {
   policy::PolicyInput input;
   ReportOptions report;
   std::vector<policy::Value> profiles;    // --profile FILE|NAME, in order (loaded by cli::apply_profiles)
-  std::string script;                     // --script FILE: run FILE by its embedded cage block
-  std::vector<std::string> script_args;   // the words after --script FILE, passed to the script
+  // --script [OPTIONS] [-- INTERPRETER] FILE [ARGS...]: the explicit script mode (see parse()).
+  std::string script;                     // FILE, as given
+  std::string script_interpreter;         // INTERPRETER, or empty: run = [...] of the block or a profile
+  std::vector<std::string> script_args;   // ARGS, passed to the script
+  policy::PolicyInput script_line;        // OPTIONS, relative paths based on FILE's directory
   std::string help_text;     // filled for Mode::help
 };
 
 // argv excludes nothing: argv[0] is the program name. cwd is the base of relative paths on the
-// command line.
+// command line, except for the options after --script (the script line's), based on the script's
+// directory. Nothing is read from any file here: shebang use is known only from --script.
 Result<Invocation> parse(const std::vector<std::string>& args, const std::string& cwd);
 // True if the arguments ask for JSON errors (checked before parsing, so parse errors honour it).
 bool wants_json_errors(const std::vector<std::string>& args);

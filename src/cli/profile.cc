@@ -514,37 +514,6 @@ std::string read_small_file(const std::string& path, std::string& err) {
   return buf.str();
 }
 
-// A shebang invocation: the kernel ran `cage ARGS... SCRIPT USER-ARGS...` for a script whose first
-// line is "#!...cage..." (and, for the --profile form, names the interpreter too). Only then are
-// relative paths on that line resolved against the script's directory and the script granted.
-bool is_cage_shebang(const std::string& path, const std::string& interpreter) {
-  std::ifstream in(path, std::ios::binary);
-  std::string first;
-  if (!in || !std::getline(in, first) || first.rfind("#!", 0) != 0) return false;
-  auto has_word = [&first](const std::string& w) {
-    for (size_t i = first.find(w); i != std::string::npos; i = first.find(w, i + 1)) {
-      bool left = i == 0 || first[i - 1] == ' ' || first[i - 1] == '/' || first[i - 1] == '\t' || first[i - 1] == '!';
-      size_t e = i + w.size();
-      bool right = e == first.size() || first[e] == ' ' || first[e] == '\t' || first[e] == '\r';
-      if (left && right) return true;
-    }
-    return false;
-  };
-  return has_word("cage") && (interpreter.empty() || has_word(interpreter));
-}
-
-void rebase_relative(Invocation& inv, const std::string& dir) {
-  auto fix = [&dir](Value& v) {
-    if (!v.text.empty() && v.text[0] != '/' && v.text[0] != '~') v.base = dir;
-  };
-  PolicyInput& in = inv.input;
-  for (auto list : {&PolicyInput::ro, &PolicyInput::rw, &PolicyInput::tmpfs, &PolicyInput::hide})
-    for (auto& v : in.*list) fix(v);
-  for (auto s : kScalars)
-    if (in.*s) fix(*(in.*s));
-  for (auto& v : inv.profiles) fix(v);
-}
-
 }  // namespace
 
 ProfileContext make_profile_context(const std::string& cwd,
@@ -677,19 +646,6 @@ std::string print_profile(const PolicyInput& in, const std::string& home) {
 }
 
 Status apply_profiles(Invocation& inv, const ProfileContext& ctx) {
-  std::string script_abs;
-  if (!inv.script.empty()) {
-    script_abs = policy::lexically_clean(inv.script[0] == '/' ? inv.script : ctx.cwd + "/" + inv.script);
-    if (is_cage_shebang(script_abs, "")) rebase_relative(inv, dirname_of(script_abs));
-  } else if (inv.input.argv.size() >= 2) {
-    const std::string& cand = inv.input.argv[1];
-    std::string abs = policy::lexically_clean(cand[0] == '/' ? cand : ctx.cwd + "/" + cand);
-    std::string interp = inv.input.argv[0].substr(inv.input.argv[0].rfind('/') + 1);
-    if (!cand.empty() && is_regular_file(abs) && is_cage_shebang(abs, interp)) {
-      rebase_relative(inv, dirname_of(abs));
-      inv.input.ro.push_back(Value{abs, "shebang script", ""});
-    }
-  }
   // --audit/--audit-required (inv.report) and [audit] are one setting: the flags join the merge as the
   // last source, and the merged value goes back to inv.report, which the audit writer reads.
   if (!inv.report.audit.empty()) inv.input.audit_file = Value{inv.report.audit, "--audit", ctx.cwd};
@@ -702,24 +658,34 @@ Status apply_profiles(Invocation& inv, const ProfileContext& ctx) {
     merge_into(acc, layer->input, ctx.home);
     if (layer->run) run = layer->run;
   }
+  // --script: the user asked for FILE to be run as a script, so its block is read (never to decide
+  // whether this is a script run: see cli::parse). Sources: profiles, the block, the script line's
+  // options, then the caller's options.
   if (!inv.script.empty()) {
+    const std::string script_abs =
+        policy::lexically_clean(inv.script[0] == '/' ? inv.script : ctx.cwd + "/" + inv.script);
     std::string err;
     std::string text = read_small_file(script_abs, err);
     if (!err.empty()) return usage("--script " + inv.script, err, "give the path of a script");
     auto block = extract_script_block(text, script_abs);
     if (!block) return block.error();
-    if (!*block)
-      return usage("--script " + inv.script, "the script has no '# /// cage' block",
-                   "add one (see cage(1), SCRIPTS), or use --profile FILE -- INTERPRETER");
-    auto layer = load_profile_text((*block)->toml, script_abs, dirname_of(script_abs), ctx,
-                                   (*block)->first_line - 1, (*block)->prefix);
-    if (!layer) return layer.error();
-    if (!layer->run)
-      return invalid(script_abs + ":" + std::to_string((*block)->first_line) + " run",
-                     "the cage block has no run = [...]", "add e.g. run = [\"python3\"]");
-    merge_into(acc, layer->input, ctx.home);
+    if (*block) {
+      auto layer = load_profile_text((*block)->toml, script_abs, dirname_of(script_abs), ctx,
+                                     (*block)->first_line - 1, (*block)->prefix);
+      if (!layer) return layer.error();
+      if (!layer->run && inv.script_interpreter.empty() && !run)
+        return invalid(script_abs + ":" + std::to_string((*block)->first_line) + " run",
+                       "the cage block has no run = [...]", "add e.g. run = [\"python3\"]");
+      merge_into(acc, layer->input, ctx.home);
+      if (layer->run) run = layer->run;
+    } else if (inv.script_interpreter.empty() && !run) {
+      return usage("--script " + inv.script, "the script has no '# /// cage' block and no interpreter was given",
+                   "add a block (see cage(1), SCRIPTS), or name the interpreter: --script -- INTERPRETER");
+    }
+    merge_into(acc, inv.script_line, ctx.home);
     acc.ro.push_back(Value{script_abs, "--script", ""});
-    std::vector<std::string> argv = *layer->run;
+    std::vector<std::string> argv =
+        inv.script_interpreter.empty() ? *run : std::vector<std::string>{inv.script_interpreter};
     argv.push_back(script_abs);
     argv.insert(argv.end(), inv.script_args.begin(), inv.script_args.end());
     run = argv;

@@ -52,8 +52,9 @@ Result<Layer> load_profile(const policy::Value& ref, const ProfileContext& ctx);
 // set of NAME cancels an earlier unset of exactly NAME.
 void merge_into(policy::PolicyInput& into, const policy::PolicyInput& later, const std::string& home);
 
-// Loads inv.profiles and inv.script, merges them under the command-line flags into inv.input, and
-// handles the shebang form (see profile.cc). Reads files; everything else is pure.
+// Loads inv.profiles and inv.script (--script: its block, the script line's options), merges them
+// under the caller's flags into inv.input. Reads files (never to decide whether a run is a script's:
+// only --script says that); everything else is pure.
 Status apply_profiles(Invocation& inv, const ProfileContext& ctx);
 
 // The TOML equivalent of a (merged) input: relative paths made absolute, "~" kept.

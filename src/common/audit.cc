@@ -3,6 +3,8 @@
 // Proved by tests/unit/report_test.cc and tests/integration/limits_audit.sh.
 #include "common/audit.h"
 
+#include "common/json.h"
+
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/eventfd.h>
@@ -22,22 +24,28 @@ namespace {
 
 constexpr size_t kMaxQueued = 16u << 20;  // beyond this the destination is not keeping up: a failure
 
+// A JSON string of any bytes: each byte outside a valid UTF-8 sequence becomes U+FFFD (so the line
+// stays valid JSON for every parser, whatever a DNS name or a path held), and every terminal control
+// (C0, DEL, C1, bidi overrides) is escaped, so `cat audit.jsonl` cannot drive the reader's terminal.
 void put_string(std::string& out, std::string_view s) {
   out += '"';
-  for (unsigned char c : s) {
-    switch (c) {
+  for (size_t i = 0; i < s.size();) {
+    size_t start = i;
+    long cp = next_code_point(s, i);
+    switch (cp) {
+      case -1: out += "\\ufffd"; break;
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
       case '\n': out += "\\n"; break;
       case '\r': out += "\\r"; break;
       case '\t': out += "\\t"; break;
       default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+        if (is_terminal_control(cp) || cp == 0x2028 || cp == 0x2029) {
+          char buf[16];
+          std::snprintf(buf, sizeof buf, "\\u%04lx", cp);
           out += buf;
         } else {
-          out += static_cast<char>(c);
+          out.append(s.substr(start, i - start));
         }
     }
   }

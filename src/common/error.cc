@@ -27,7 +27,7 @@ std::string render_error_text(const Error& e) {
   s += e.reason;
   if (e.sys_errno != 0) s += std::string(" (") + std::strerror(e.sys_errno) + ")";
   if (!e.remedy.empty()) s += " (remedy: " + e.remedy + ")";
-  return s;
+  return printable(s);  // an input or reason may carry a name from a file, the network or the workload
 }
 
 std::string render_error_json(const Error& e) {

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <iostream>
 
+#include "common/json.h"
 #include "policy/canonical.h"
 #include "policy/policy.h"
 
@@ -49,8 +50,8 @@ Result<std::unique_ptr<Session>> Session::open(const cli::ReportOptions& opts) {
       if (opts.audit_required) return fd.error();
       s->facts_.audit_ok = false;
       s->facts_.audit_error = fd.error().reason;
-      std::cerr << "cage: warning: the audit log cannot be written (" << fd.error().input << ": " << fd.error().reason
-                << "); running without it\n";
+      std::cerr << "cage: warning: the audit log cannot be written ("
+                << printable(fd.error().input + ": " + fd.error().reason) << "); running without it\n";
     } else {
       s->log_ = std::make_unique<audit::Log>(std::move(*fd), s->facts_.run_id);
     }
@@ -110,9 +111,12 @@ int Session::run(const Plan& plan, const policy::Policy& pol, bool json_errors) 
   facts_.unenforced = plan.cgroup.unenforced;
   facts_.layers = layers_in_force(plan);
   for (const auto& u : plan.cgroup.unenforced) {
-    std::cerr << "cage: warning: " << u.limit << " is not enforced by a cgroup: " << u.why << "\n";
+    std::cerr << "cage: warning: " << printable(u.limit + " is not enforced by a cgroup: " + u.why) << "\n";
     emit("limits_not_enforced", unenforced_fields(u));
   }
+  // The hash set at validation could not know how the host enforces the policy: now it does.
+  facts_.enforced = enforcement_of(plan);
+  facts_.policy_hash = policy::policy_hash(pol, &facts_.enforced);
   struct utsname un {};
   ::uname(&un);
   emit("spawn", spawn_fields(pol, plan, facts_.policy_hash, un.release, un.machine));
@@ -179,14 +183,14 @@ void Session::finish(bool json_errors) {
       facts_.audit_ok = false;
       facts_.audit_error = "the destination did not take the last events in time";
     }
-    if (!facts_.audit_ok) std::cerr << "cage: warning: audit log incomplete: " << facts_.audit_error << "\n";
+    if (!facts_.audit_ok) std::cerr << "cage: warning: audit log incomplete: " << printable(facts_.audit_error) << "\n";
     if (!facts_.audit_ok && opts_.audit_required && !facts_.error)
       facts_.error = unavailable("--audit " + opts_.audit, "the audit log failed: " + facts_.audit_error,
                                  "fix the destination, or drop --audit-required");
   }
   if (result_fd_.valid()) {
     if (int e = audit::write_all(result_fd_.get(), audit::to_json_line(result_table(facts_)) + "\n"))
-      std::cerr << "cage: warning: cannot write the result (--result " << opts_.result << "): " << std::strerror(e)
+      std::cerr << "cage: warning: cannot write the result (--result " << printable(opts_.result) << "): " << std::strerror(e)
                 << "\n";
   }
 }

@@ -83,6 +83,12 @@ toml::table result_table(const RunFacts& f) {
   if (f.outcome && WIFEXITED(f.outcome->wait_status) && f.outcome->have_wait_status)
     t.insert("workload_exit_code", WEXITSTATUS(f.outcome->wait_status));
   if (!f.policy_hash.empty()) t.insert("policy_hash", f.policy_hash);
+  if (!f.enforced.mechanism.empty()) {
+    toml::array degraded;
+    for (const auto& d : f.enforced.degraded) degraded.push_back(d);
+    t.insert("mechanism", f.enforced.mechanism);
+    t.insert("degraded", std::move(degraded));
+  }
   if (f.user_ms >= 0) t.insert("cpu", toml::table{{"user_ms", f.user_ms}, {"system_ms", f.system_ms}});
   toml::table mem;
   if (f.outcome && f.outcome->cgroup.memory_peak >= 0) {
@@ -117,10 +123,24 @@ toml::table result_table(const RunFacts& f) {
   return t;
 }
 
+policy::Enforcement enforcement_of(const Plan& plan) {
+  policy::Enforcement e;
+  e.mechanism = plan.mechanism == Mechanism::landlock_only ? "landlock" : "namespaces";
+  for (const auto& d : plan.degraded) e.degraded.push_back(d.substr(0, d.find(':')));  // "pid: no pid namespace..."
+  return e;
+}
+
 toml::table spawn_fields(const policy::Policy& p, const Plan& plan, const std::string& hash, const std::string& kernel,
                          const std::string& arch) {
-  toml::array ns{"user", "mount", "pid", "ipc", "uts", "cgroup"};
-  if (plan.net.mode != NetPlan::Mode::host) ns.push_back("net");
+  // The namespaces execute.cc actually creates: none at all for the Landlock-only mechanism.
+  const policy::Enforcement used = enforcement_of(plan);
+  toml::array ns;
+  if (plan.mechanism == Mechanism::namespaces) {
+    for (const char* n : {"user", "mount", "pid", "ipc", "uts", "cgroup"}) ns.push_back(n);
+    if (plan.net.mode != NetPlan::Mode::host) ns.push_back("net");
+  }
+  toml::array degraded;
+  for (const auto& d : used.degraded) degraded.push_back(d);
   toml::array hatches;
   if (plan.seccomp.profile == policy::SeccompProfile::none) hatches.push_back("--seccomp none");
   if (plan.net.mode == NetPlan::Mode::host) hatches.push_back("--share-net");
@@ -131,7 +151,9 @@ toml::table spawn_fields(const policy::Policy& p, const Plan& plan, const std::s
   const char* net = plan.net.mode == NetPlan::Mode::proxy ? "proxy" : plan.net.mode == NetPlan::Mode::host ? "host" : "none";
   toml::array layers;
   for (const auto& l : layers_in_force(plan)) layers.push_back(l);
-  toml::table mech{{"namespaces", std::move(ns)},
+  toml::table mech{{"mechanism", used.mechanism},
+                   {"degraded", std::move(degraded)},
+                   {"namespaces", std::move(ns)},
                    {"landlock_abi", plan.landlock.abi},
                    {"landlock", landlock_layer(plan)},
                    {"layers", std::move(layers)},
@@ -140,7 +162,7 @@ toml::table spawn_fields(const policy::Policy& p, const Plan& plan, const std::s
                    {"cgroup", toml::table{{"version", plan.cgroup.version}, {"dirs", std::move(dirs)}}},
                    {"limits_not_enforced", std::move(unenforced)},
                    {"escape_hatches", std::move(hatches)}};
-  return toml::table{{"policy", policy::canonical_table(p)},
+  return toml::table{{"policy", policy::canonical_table(p, &used)},
                      {"policy_hash", hash},
                      {"cage_version", CAGE_VERSION},
                      {"platform", toml::table{{"os", "linux"}, {"kernel", kernel}, {"arch", arch}}},

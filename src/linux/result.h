@@ -10,6 +10,7 @@
 #include "common/toml.h"
 #include "linux/execute.h"
 #include "linux/plan.h"
+#include "policy/canonical.h"
 #include "policy/policy.h"
 #include "proxy/event.h"
 
@@ -37,6 +38,7 @@ struct RunFacts {
   std::vector<std::string> layers;          // the plan's layers in force (layers_in_force), once compiled
   bool audit_requested = false, audit_ok = true;
   std::string audit_error;
+  policy::Enforcement enforced;  // the mechanism used and the accepted losses; empty before compile
 };
 
 // The class decision, in this order: cage's error (exec_failed for a command that cannot be found or
@@ -49,6 +51,8 @@ int signal_of(const RunFacts& f);  // the signal the workload died of, or 0
 std::string signal_name(int sig);  // "SIGKILL"
 
 toml::table result_table(const RunFacts& f);
+// What the plan enforces: "namespaces" or "landlock", and the element of each accepted loss.
+policy::Enforcement enforcement_of(const Plan& plan);
 toml::table spawn_fields(const policy::Policy& p, const Plan& plan, const std::string& hash,
                          const std::string& kernel, const std::string& arch);
 toml::table net_fields(const proxy::NetEvent& e);

@@ -34,13 +34,22 @@ toml::table limits_table(const Limits& l) {
   return t;
 }
 
+const char* mechanism_name(Policy::Mechanism m) {
+  switch (m) {
+    case Policy::Mechanism::automatic: return "auto";
+    case Policy::Mechanism::namespaces: return "namespaces";
+    case Policy::Mechanism::landlock: return "landlock";
+  }
+  return "?";
+}
+
 }  // namespace
 
-toml::table canonical_table(const Policy& p) {
+toml::table canonical_table(const Policy& p, const Enforcement* used) {
   toml::array set, net;
   for (const auto& [k, v] : p.env.set) set.push_back(k + "=<redacted>");
   for (const auto& r : p.net) net.push_back(r.pattern.text);
-  return toml::table{
+  toml::table t{
       {"ro", paths(p.ro)},
       {"rw", paths(p.rw)},
       {"tmpfs", paths(p.tmpfs)},
@@ -56,11 +65,15 @@ toml::table canonical_table(const Policy& p) {
       {"limits", limits_table(p.limits)},
       {"seccomp", std::string(to_string(p.seccomp))},
       {"argv", strings(p.argv)},
+      {"mechanism", mechanism_name(p.mechanism)},
+      {"allow_degraded", strings(p.allow_degraded)},
   };
+  if (used) t.insert("enforced", toml::table{{"mechanism", used->mechanism}, {"degraded", strings(used->degraded)}});
+  return t;
 }
 
-std::string policy_hash(const Policy& p) {
-  return "sha256:" + sha256_hex(audit::to_json_line(canonical_table(p)));
+std::string policy_hash(const Policy& p, const Enforcement* used) {
+  return "sha256:" + sha256_hex(audit::to_json_line(canonical_table(p, used)));
 }
 
 }  // namespace cage::policy

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <random>
 
+#include "common/json.h"
 #include "proxy/socket_compat.h"
 
 namespace cage::proxy {
@@ -85,7 +86,9 @@ void print_denials(const NetEvent& e) {
   if (e.decision != Decision::denied) return;
   if (e.status == 407) return;  // a client's first try before it answers the Basic challenge
   std::string msg = e.reason.rfind("cage: ", 0) == 0 ? e.reason.substr(6) : e.reason;
-  std::fprintf(stderr, "cage: net: denied (%s) %s\n", e.protocol.c_str(), msg.c_str());
+  // The host name is the workload's (or a DNS query's) bytes: shown escaped, never sent raw to the
+  // caller's terminal (an ESC sequence could retitle it or, on some terminals, answer back input).
+  std::fprintf(stderr, "cage: net: denied (%s) %s\n", e.protocol.c_str(), printable(msg).c_str());
 }
 
 }  // namespace cage::proxy

@@ -18,6 +18,36 @@ run --result "$work/r2.json" --seccomp none --setenv TOKEN=s3cret -- true
 [ "$(json "$work/r.json" 'd["policy_hash"]')" = "$(json "$work/r2.json" 'd["policy_hash"]')" ] || fail "hash not stable"
 run --result "$work/r3.json" -- true
 [ "$(json "$work/r.json" 'd["policy_hash"]')" != "$(json "$work/r3.json" 'd["policy_hash"]')" ] || fail "hash ignores policy"
+# The mechanism actually used is recorded and hashed: a Landlock-only run names no namespace, lists
+# each accepted loss, and never shares a full run's hash (the workload there sees host processes).
+run --audit "$work/ns.log" --result "$work/ns.json" -- true || fail "namespaces run failed"
+if run --mechanism landlock --allow-degraded=pid --audit "$work/ll.log" --result "$work/ll.json" -- \
+     sh -c 'ls /proc | grep -c "^[0-9]"' >"$work/ll.pids" 2>"$work/err"; then
+  valid_audit "$work/ns.log"; valid_audit "$work/ll.log"; valid_result "$work/ns.json"; valid_result "$work/ll.json"
+  [ "$(json "$work/ns.log" 'd["mechanisms"]["mechanism"]')" = namespaces ] || fail "full run not recorded as namespaces"
+  [ "$(json "$work/ns.log" '"pid" in d["mechanisms"]["namespaces"] and d["mechanisms"]["degraded"] == []')" = true ] ||
+    fail "full run: $(json "$work/ns.log" 'd["mechanisms"]')"
+  [ "$(json "$work/ll.log" 'd["mechanisms"]["mechanism"]')" = landlock ] || fail "Landlock-only run recorded as $(json "$work/ll.log" 'd["mechanisms"]')"
+  [ "$(json "$work/ll.log" 'd["mechanisms"]["namespaces"]')" = "[]" ] || fail "Landlock-only run claims namespaces"
+  [ "$(json "$work/ll.log" 'd["mechanisms"]["degraded"]')" = '["pid"]' ] || fail "accepted loss not recorded"
+  [ "$(json "$work/ll.log" 'd["policy"]["enforced"]')" = '{"degraded": ["pid"], "mechanism": "landlock"}' ] ||
+    fail "policy.enforced: $(json "$work/ll.log" 'd["policy"]')"
+  [ "$(json "$work/ll.json" 'd["mechanism"]')" = landlock ] && [ "$(json "$work/ll.json" 'd["degraded"]')" = '["pid"]' ] ||
+    fail "result: $(cat "$work/ll.json")"
+  [ "$(json "$work/ns.json" 'd["mechanism"]')" = namespaces ] || fail "result of the full run: $(cat "$work/ns.json")"
+  [ "$(cat "$work/ll.pids")" -gt 4 ] || fail "the Landlock-only workload did not see host processes (test premise)"
+  [ "$(json "$work/ll.log" 'd["policy_hash"]')" = "$(json "$work/ll.json" 'd["policy_hash"]')" ] || fail "hashes differ"
+  [ "$(json "$work/ns.json" 'd["policy_hash"]')" != "$(json "$work/ll.json" 'd["policy_hash"]')" ] ||
+    fail "a degraded run has the full run's hash"
+  # The same request, enforced by namespaces (auto on this host): another hash than the degraded run.
+  run --allow-degraded=pid --result "$work/auto.json" -- true || fail "auto run failed"
+  [ "$(json "$work/auto.json" 'd["mechanism"]')" = namespaces ] && [ "$(json "$work/auto.json" 'd["degraded"]')" = "[]" ] ||
+    fail "auto run: $(cat "$work/auto.json")"
+elif grep -q spawn_sandbox_unavailable "$work/err"; then
+  echo "note: the Landlock-only mechanism is unavailable here: $(cat "$work/err")"
+else
+  fail "Landlock-only run failed: $(cat "$work/err")"
+fi
 # The log appends: a second run adds its own lines under its own id.
 run --audit "$work/a.log" -- true
 [ "$(python3 -c 'import json,sys; print(len({json.loads(l)["run_id"] for l in open(sys.argv[1])}))' "$work/a.log")" = 2 ] ||

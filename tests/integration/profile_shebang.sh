@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Scripts that carry their sandbox, executed directly (./script): the --profile form
-# (#!/usr/bin/env -S cage --profile ./p.toml -- bash) and the inline form (#!/usr/bin/env -S cage
-# --script with a '# /// cage' block), in bash, python3 and node ('//' comments). The script is granted
-# read-only by itself, relative paths resolve against the script's directory (not the caller's), and
+# Scripts that carry their sandbox, executed directly (./script): the options form
+# (#!/usr/bin/env -S cage --script --profile ./p.toml -- bash, and #!/path/to/cage --script ... where the
+# kernel passes the line as one word) and the inline form (#!/usr/bin/env -S cage --script with a
+# '# /// cage' block), in bash, python3 and node ('//' comments). --script alone says "a script": the
+# script is granted read-only by itself, relative paths after --script resolve against the script's
+# directory (not the caller's), without --script they are the caller's whatever the file says, and
 # writes outside the granted out/ directory never reach the host (under /tmp they land in the
 # sandbox's private /tmp, so the check is on the host side).
 set -u
@@ -17,7 +19,7 @@ cd "$d/elsewhere" || fail "cd"
 # --profile form, bash. p.toml sits next to the script; "out" in it means $d/s/out.
 printf '[fs]\nrw = ["out"]\n' >"$d/s/p.toml"
 cat >"$d/s/prof.sh" <<'S'
-#!/usr/bin/env -S cage --profile ./p.toml -- bash
+#!/usr/bin/env -S cage --script --profile ./p.toml -- bash
 echo "bash $1" > "$(dirname "$0")/out/bash"
 echo "not allowed" > "$(dirname "$0")/outside" 2>/dev/null
 exit 0
@@ -29,7 +31,7 @@ chmod +x "$d/s/prof.sh"
 
 # --profile form, python3, run by its absolute path from another directory.
 cat >"$d/s/prof.py" <<'S'
-#!/usr/bin/env -S cage --profile ./p.toml -- python3
+#!/usr/bin/env -S cage --script --profile ./p.toml -- python3
 import os, sys
 here = os.path.dirname(sys.argv[0])
 open(os.path.join(here, "out", "py"), "w").write("py " + sys.argv[1])
@@ -41,6 +43,22 @@ S
 chmod +x "$d/s/prof.py"
 "$d/s/prof.py" two 2>"$d/err" || fail "profile-form python script failed ($?): $(cat "$d/err")"
 [ "$(cat "$d/s/out/py")" = "py two" ] && [ ! -e "$d/s/outside-py" ] || fail "python profile form: $(cat "$d/err")"
+
+# The kernel's own form: #!CAGE --script ... reaches cage as one argument, split by cage.
+printf '#!%s --script --rw out -- bash\necho "direct $1" > "$(dirname "$0")/out/direct"\n' "$CAGE" >"$d/s/direct.sh"
+chmod +x "$d/s/direct.sh"
+../s/direct.sh three 2>"$d/err" || fail "direct #!cage --script failed: $(cat "$d/err")"
+[ "$(cat "$d/s/out/direct")" = "direct three" ] || fail "direct form: $(cat "$d/err")"
+
+# Without --script the same words are the caller's: ./p.toml is looked up in the current directory
+# (there is none: exit 125 before anything runs), whatever the script's first line says.
+cat >"$d/s/old.sh" <<S
+#!/usr/bin/env -S cage --profile ./p.toml -- bash
+touch $d/ran-old
+S
+chmod +x "$d/s/old.sh"
+rc=0; ../s/old.sh 2>"$d/err" || rc=$?
+[ "$rc" = 125 ] && grep -qF -- "--profile ./p.toml" "$d/err" && [ ! -e "$d/ran-old" ] || fail "no --script: $rc $(cat "$d/err")"
 
 # Inline form, python3 and bash: the block's run = [...] is the interpreter.
 cat >"$d/s/inline.py" <<'S'

@@ -36,6 +36,60 @@ TEST(Cli, CommandWithoutDoubleDashStopsOptionParsing) {
   auto inv = parse({"--rw", "out", "make", "-j4"});
   ASSERT_TRUE(inv);
   EXPECT_EQ(inv->input.argv, (std::vector<std::string>{"make", "-j4"}));
+  // cage's flags after the command's first word are the command's (CLI11 alone took them as cage's).
+  auto later = parse({"--dry-run", "make", "--rw", "/tmp"});
+  ASSERT_TRUE(later);
+  EXPECT_EQ(later->input.argv, (std::vector<std::string>{"make", "--rw", "/tmp"}));
+  EXPECT_TRUE(later->input.rw.empty());
+}
+
+// Shebang use is known only from --script (never from a file's content): the options after it are
+// the script line's, based on the script's directory; those before it stay the caller's.
+TEST(Cli, ScriptOptionsAreTheScriptsAndCallerOptionsStayTheCallers) {
+  auto inv = parse({"--rw", "build", "--script", "--profile", "./p.toml", "--ro", ".", "--", "python3",
+                    "tools/x.py", "--rw", "a"});
+  ASSERT_TRUE(inv) << inv.error().reason;
+  EXPECT_EQ(inv->script, "tools/x.py");
+  EXPECT_EQ(inv->script_interpreter, "python3");
+  EXPECT_EQ(inv->script_args, (std::vector<std::string>{"--rw", "a"}));
+  ASSERT_EQ(inv->input.rw.size(), 1u);
+  EXPECT_EQ(inv->input.rw[0].base, "/w");
+  ASSERT_EQ(inv->script_line.ro.size(), 1u);
+  EXPECT_EQ(inv->script_line.ro[0].base, "/w/tools");
+  ASSERT_EQ(inv->profiles.size(), 1u);
+  EXPECT_EQ(inv->profiles[0].base, "/w/tools");
+  EXPECT_TRUE(inv->input.argv.empty());
+}
+
+TEST(Cli, WithoutScriptEveryRelativePathIsTheCallers) {
+  auto inv = parse({"--profile", "./cage.toml", "--rw", "./build", "--", "python3", "third_party/build.py"});
+  ASSERT_TRUE(inv);
+  EXPECT_TRUE(inv->script.empty());
+  EXPECT_EQ(inv->profiles[0].base, "/w");
+  EXPECT_EQ(inv->input.rw[0].base, "/w");
+}
+
+TEST(Cli, KernelShebangArgumentIsSplitOnlyAfterScript) {
+  // #!/usr/bin/cage --script --rw out -- sh: the kernel passes the line as one word.
+  auto inv = parse({"--script --rw out -- sh", "/s/t.sh", "a b"});
+  ASSERT_TRUE(inv) << inv.error().reason;
+  EXPECT_EQ(inv->script, "/s/t.sh");
+  EXPECT_EQ(inv->script_interpreter, "sh");
+  EXPECT_EQ(inv->script_args, (std::vector<std::string>{"a b"}));
+  EXPECT_EQ(inv->script_line.rw[0].base, "/s");
+  auto other = parse({"--rw out -- sh", "/s/t.sh"});  // only a word starting with --script is split
+  EXPECT_TRUE(!other || (other->script.empty() && other->input.rw.empty()));
+  auto plain = parse({"--script", "/s/t.sh", "--help"});  // words after FILE go to the script
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->mode, cli::Mode::run);
+  EXPECT_EQ(plain->script_args, (std::vector<std::string>{"--help"}));
+  EXPECT_FALSE(parse({"--script", "--rw", "out"}));      // no FILE
+  EXPECT_FALSE(parse({"--script", "--script", "x"}));    // twice
+  EXPECT_FALSE(parse({"--script", "--", "sh"}));         // interpreter without FILE
+  auto cmd = parse({"--rw", "out", "make", "--script", "x"});  // the command's own word
+  ASSERT_TRUE(cmd);
+  EXPECT_TRUE(cmd->script.empty());
+  EXPECT_EQ(cmd->input.argv, (std::vector<std::string>{"make", "--script", "x"}));
 }
 
 TEST(Cli, UnknownFlagIsAUsageErrorNamingIt) {

@@ -6,6 +6,7 @@
 #include <csignal>
 
 #include "common/audit.h"
+#include "common/json.h"
 #include "common/sha256.h"
 #include "fake_host_view.h"
 #include "linux/result.h"
@@ -30,6 +31,28 @@ TEST(AuditJson, CompactSortedAndEscaped) {
   EXPECT_EQ(audit::to_json_line(t), R"({"a":1,"b":"x\"\n\u0001","c":[true,1.5]})");
 }
 
+// A DNS name or path need not be UTF-8: an audit line stays valid JSON (each invalid byte is U+FFFD)
+// and carries no raw terminal control; --json output likewise; stderr text shows them escaped.
+TEST(AuditJson, InvalidUtf8AndTerminalControlsAreEscaped) {
+  toml::table t{{"host", "a\xff\x1b[31mb\xc2\x9b\xc0\xaf\xed\xa0\x80\xc3\xa9\xf0\x9f\x98\x80"}};
+  EXPECT_EQ(audit::to_json_line(t),
+            "{\"host\":\"a\\ufffd\\u001b[31mb\\u009b\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\xc3\xa9\xf0\x9f\x98\x80\"}");
+  EXPECT_EQ(valid_utf8("ok\xff\xe2\x82"), "ok\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+  std::string j = to_json(toml::table{{"input", "x\xff\x1b\xf0\x9f\x98\x80\xc2\x9b"}});
+  for (unsigned char c : j) EXPECT_TRUE(c < 0x80 && (c >= 0x20 || c == '\n' || c == '\t')) << j;
+  EXPECT_EQ(j.find("\\U"), std::string::npos) << j;  // JSON has no \U escape: a surrogate pair instead
+  EXPECT_NE(j.find("\\uD83D\\uDE00"), std::string::npos) << j;
+}
+
+TEST(Printable, TerminalControlsAndInvalidBytesShowEscaped) {
+  EXPECT_EQ(printable("a\x1b]0;t\x07\xff\xc3\xa9\xe2\x80\xae\xc2\x9b\n"),
+            "a\\x1b]0;t\\x07\\xff\xc3\xa9\\u{202e}\\x9b\\x0a");
+  Error e{ErrorClass::invalid_policy, "no such host \x1b[2J", "", "--net \xff:443", 0};
+  std::string text = render_error_text(e);
+  EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+  EXPECT_NE(text.find("--net \\xff:443: no such host \\x1b[2J"), std::string::npos) << text;
+}
+
 TEST(AuditJson, TimestampAndRunId) {
   EXPECT_EQ(audit::timestamp_now().size(), 24u);
   EXPECT_EQ(audit::new_run_id().size(), 32u);
@@ -44,6 +67,38 @@ TEST(PolicyHash, StableAndSensitiveAndRedacted) {
   EXPECT_NE(policy::policy_hash(a), policy::policy_hash(c));
   EXPECT_EQ(policy::policy_hash(a).rfind("sha256:", 0), 0u);
   EXPECT_EQ(audit::to_json_line(policy::canonical_table(a)).find("secret"), std::string::npos);
+}
+
+// A degraded run must not share a full run's hash: the mechanism used, the accepted losses and what
+// was asked for (--mechanism, --allow-degraded) are all hashed.
+TEST(PolicyHash, CoversTheMechanismUsedAndTheAcceptedLosses) {
+  auto full = policy_of({"--", "true"});
+  auto asked = policy_of({"--mechanism", "landlock", "--allow-degraded", "pid", "--", "true"});
+  EXPECT_NE(policy::policy_hash(full), policy::policy_hash(asked));
+  policy::Enforcement ns{"namespaces", {}}, ll{"landlock", {"pid"}}, ll_meta{"landlock", {"pid", "metadata"}};
+  EXPECT_NE(policy::policy_hash(full, &ns), policy::policy_hash(full, &ll));
+  EXPECT_NE(policy::policy_hash(full, &ll), policy::policy_hash(full, &ll_meta));
+  EXPECT_EQ(policy::policy_hash(full, &ll), policy::policy_hash(full, &ll));
+  auto line = audit::to_json_line(policy::canonical_table(asked, &ll));
+  EXPECT_NE(line.find(R"("enforced":{"degraded":["pid"],"mechanism":"landlock"})"), std::string::npos) << line;
+  EXPECT_NE(line.find(R"("mechanism":"landlock")"), std::string::npos) << line;
+  EXPECT_NE(line.find(R"("allow_degraded":["pid"])"), std::string::npos) << line;
+}
+
+TEST(SpawnFields, LandlockOnlyListsNoNamespaces) {
+  auto p = policy_of({"--", "true"});
+  lx::Plan plan;
+  plan.mechanism = lx::Mechanism::landlock_only;
+  plan.degraded = {"pid: no pid namespace", "metadata: chmod works"};
+  auto ll = audit::to_json_line(lx::report::spawn_fields(p, plan, "h", "k", "a"));
+  EXPECT_NE(ll.find(R"("namespaces":[])"), std::string::npos) << ll;
+  EXPECT_NE(ll.find(R"("mechanism":"landlock")"), std::string::npos) << ll;
+  EXPECT_NE(ll.find(R"("degraded":["pid","metadata"])"), std::string::npos) << ll;
+  plan.mechanism = lx::Mechanism::namespaces;
+  plan.degraded.clear();
+  auto ns = audit::to_json_line(lx::report::spawn_fields(p, plan, "h", "k", "a"));
+  EXPECT_NE(ns.find(R"("namespaces":["user","mount","pid","ipc","uts","cgroup")"), std::string::npos) << ns;
+  EXPECT_NE(ns.find(R"("mechanism":"namespaces")"), std::string::npos) << ns;
 }
 
 lx::report::RunFacts ran(int wait_status) {
@@ -92,6 +147,10 @@ TEST(ResultTable, CarriesTheRequiredFields) {
   for (const char* want : {R"("schema":"cage.result/1")", R"("class":"seccomp_killed")", R"("exit_code":159)",
                            R"("signal_name":"SIGSYS")", R"("network":{)", R"("not_enforced":[])"})
     EXPECT_NE(line.find(want), std::string::npos) << want << " in " << line;
+  f.enforced = {"landlock", {"pid"}};
+  line = audit::to_json_line(lx::report::result_table(f));
+  EXPECT_NE(line.find(R"("degraded":["pid"])"), std::string::npos) << line;
+  EXPECT_NE(line.find(R"("mechanism":"landlock")"), std::string::npos) << line;
 }
 
 }  // namespace

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Attack: a file the user does not trust picks the policy. A vendored script whose first line reads
+# like a cage shebang (#!/usr/bin/env -S cage --profile ./cage.toml -- sh) made cage re-base every
+# relative path the USER typed onto the script's directory: `cd proj && cage --profile ./cage.toml --
+# sh third_party/build.sh` loaded third_party/cage.toml (rw = ["~"]), and `--rw ./build` beside a
+# script with a `build -> home` link granted the home directory. Policy: the user's own ./cage.toml
+# (rw = ["out"]) and --rw ./build. Expected: relative paths are the caller's whatever the script says
+# (cage knows a script run only from --script); judged on the host: home gets nothing, the twins'
+# writes into proj/out and proj/build land.
+. "$(dirname "$0")/lib.bash"
+require_sandbox
+home="$work/home"
+proj="$work/proj"
+mkdir -p "$home" "$proj/out" "$proj/build" "$proj/third_party" "$work/elsewhere"
+sniffed='#!/usr/bin/env -S cage --profile ./cage.toml -- sh'
+printf '[fs]\nrw = ["out"]\n' >"$proj/cage.toml"
+printf '[fs]\nrw = ["~"]\n[net]\nshare_net = true\n' >"$proj/third_party/cage.toml"
+cat >"$proj/third_party/build.sh" <<S
+$sniffed
+echo twin >"$proj/out/vendored" 2>/dev/null
+echo pwned >"$home/vendored" 2>/dev/null
+exit 0
+S
+cd "$proj" || exit 1
+
+# 1. The vendored profile: the user's --profile ./cage.toml is proj/cage.toml.
+HOME="$home" cage_run --profile ./cage.toml -- sh third_party/build.sh
+expect_rc 0 "vendored script runs under the user's profile"
+[ "$(cat "$proj/out/vendored" 2>/dev/null)" = twin ] && pass "twin: the user's profile grants proj/out" \
+  || fail "twin: the write into proj/out (the user's ./cage.toml) did not land; $err"
+[ -e "$home/vendored" ] && fail "third_party/cage.toml was loaded: the script wrote into home" \
+  || pass "third_party/cage.toml ignored: home unchanged"
+HOME="$home" cage_run --dry-run --profile ./cage.toml -- sh third_party/build.sh
+grep -q "third_party/cage.toml" <<<"$out" && fail "the plan takes grants from third_party/cage.toml" \
+  || pass "the plan names no third_party/cage.toml grant"
+
+# 2. A `build` directory beside a script elsewhere, and a script kept in home: the user's --rw ./build
+# is proj/build and --rw . is proj, not the script's neighbours.
+mkdir "$work/elsewhere/build"
+cat >"$work/elsewhere/tool.sh" <<S
+$sniffed
+echo twin >"$proj/build/tool" 2>/dev/null
+echo pwned >"$work/elsewhere/build/tool" 2>/dev/null
+exit 0
+S
+HOME="$home" cage_run --rw ./build --ro "$work/elsewhere" -- sh "$work/elsewhere/tool.sh"
+expect_rc 0 "a script with a build directory beside it runs"
+[ "$(cat "$proj/build/tool" 2>/dev/null)" = twin ] && pass "twin: --rw ./build is the caller's proj/build" \
+  || fail "twin: the write into proj/build did not land; $err"
+[ -e "$work/elsewhere/build/tool" ] && fail "--rw ./build became the script's neighbour build/" \
+  || pass "the script's build/ stays unwritten"
+cp "$work/elsewhere/tool.sh" "$home/tool.sh"
+sed -i "s|$work/elsewhere/build/tool|$home/pwned|" "$home/tool.sh"
+HOME="$home" cage_run --rw . --ro "$home/tool.sh" -- sh "$home/tool.sh"
+expect_rc 0 "a script kept in home runs with --rw ."
+[ -e "$home/pwned" ] && fail "--rw . became the script's directory: home was written" || pass "home unchanged"
+
+# 3. Explicit --script: the script line's paths are the script's, the caller's stay the caller's.
+cat >"$work/elsewhere/explicit.sh" <<S
+#!/usr/bin/env -S cage --script -- sh
+echo twin >"$proj/build/explicit" 2>/dev/null
+echo pwned >"$home/explicit" 2>/dev/null
+exit 0
+S
+HOME="$home" cage_run --rw ./build --script -- sh ../elsewhere/explicit.sh
+expect_rc 0 "--script with the caller's --rw ./build before it"
+[ "$(cat "$proj/build/explicit" 2>/dev/null)" = twin ] && pass "twin: --rw before --script is the caller's" \
+  || fail "twin: --rw ./build before --script did not reach proj/build; $err"
+[ -e "$home/explicit" ] && fail "--rw before --script followed the script's build link" || pass "home unchanged"
+finish
