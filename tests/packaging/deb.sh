@@ -33,7 +33,10 @@ mkdir -p "$R/var/lib/dpkg/updates" "$R/var/lib/dpkg/info" "$R/tmp"
 touch "$R/var/lib/dpkg/status"
 dpkg_root() { dpkg --root="$R" --force-script-chrootless --force-not-root --log=/dev/null "$@"; }
 dpkg_root -i "$deb" > "$tmp/dpkg.txt" 2>&1 || { bad "dpkg -i:"; cat "$tmp/dpkg.txt" >&2; }
-dpkg_root -s cage-sandbox | grep -q '^Status: install ok installed' || bad "dpkg does not list cage-sandbox as installed in the throwaway root"
+# (Outputs are captured, then matched: `cmd | grep -q` under pipefail fails at random when grep exits
+# at its match and cmd's next write meets SIGPIPE; see docs.sh.)
+st=$(dpkg_root -s cage-sandbox 2>&1) || true
+grep -qx 'Status: install ok installed' <<< "$st" || bad "dpkg does not list cage-sandbox as installed in the throwaway root"
 for f in usr/bin/cage usr/share/man/man1/cage.1.gz usr/share/bash-completion/completions/cage \
          usr/share/zsh/vendor-completions/_cage usr/share/fish/vendor_completions.d/cage.fish \
          etc/apparmor.d/cage usr/share/doc/cage-sandbox/copyright usr/share/doc/cage-sandbox/changelog.Debian.gz; do
@@ -97,8 +100,8 @@ dpkg_root -r cage-sandbox > /dev/null 2>&1 || bad "dpkg -r"
 [ ! -e "$R/usr/bin/cage" ] || bad "dpkg -r left /usr/bin/cage"
 dpkg_root --purge cage-sandbox > /dev/null 2>&1 || bad "dpkg --purge"
 [ ! -e "$R/etc/apparmor.d/cage" ] || bad "dpkg --purge left /etc/apparmor.d/cage"
-left=$(cd "$R" && find . -type f ! -path './var/lib/dpkg/*' | head)
-[ -z "$left" ] || bad "files left after purge: $left"
+left=$(cd "$R" && find . -type f ! -path './var/lib/dpkg/*')
+[ -z "$left" ] || bad "files left after purge: $(head -n10 <<< "$left")"
 # and this machine never had it installed
 if dpkg-query -W -f='${Status}' cage-sandbox 2>/dev/null | grep -q 'ok installed'; then
   bad "cage-sandbox is installed on this machine"

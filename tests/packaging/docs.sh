@@ -25,7 +25,7 @@ lint=$(mandoc -Tlint -Wall "$src/man/cage.1" 2>&1 || true)
 [ -z "$lint" ] || bad "mandoc -Tlint man/cage.1: $lint"
 if command -v groff >/dev/null; then  # what man(1) and lintian render with
   gw=$(groff -man -Tutf8 -ww "$src/man/cage.1" 2>&1 >/dev/null || true)
-  [ -z "$gw" ] || bad "groff warnings on man/cage.1: $(echo "$gw" | head -5)"
+  [ -z "$gw" ] || bad "groff warnings on man/cage.1: $(head -n5 <<< "$gw")"
 fi
 MANWIDTH=200 mandoc -Tascii -Owidth=200 "$src/man/cage.1" | col -bx > "$tmp/man.txt"
 sed -n '/^OPTIONS$/,/^[A-Z]/p' "$tmp/man.txt" | grep -E '^ {7}-' | sed 's/^ *//' |
@@ -57,17 +57,29 @@ bash_complete() {
     _cage cage "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
     printf "%s\n" "${COMPREPLY[@]}"' bash "$@"
 }
-expect() {  # expect WHAT NEEDLE <<< output
-  grep -qxF -- "$2" || bad "$1: expected '$2'"
+# The completion's output is captured whole, then searched. Piped into `grep -q` it raced: grep
+# exits at its first match and closes the pipe, bash's printf writes each line with its own write(2),
+# so a line after the match (`build` after `git-https`) met a closed pipe, the completing shell died
+# of SIGPIPE (141), pipefail made that the pipeline's status and set -e ended the test without a word.
+run_completion() {  # run_completion WHAT COMMAND...: its output in $out; a failing run is a FAIL
+  out=$("${@:2}") || { bad "$1: the completion exited $?"; out=""; }
 }
-bash_complete cage --r | expect "bash: cage --r" --ro
-bash_complete cage --r | expect "bash: cage --r" --rw
-bash_complete cage --seccomp r | expect "bash: --seccomp r" relaxed
-bash_complete cage --target "" | expect "bash: --target" windows
-bash_complete cage --profile "" | expect "bash: --profile" git-https
-bash_complete cage --ro man/bu | expect "bash: --ro man/bu" man/build.sh
-bash_complete cage --chdir compl | expect "bash: --chdir compl" completions
-bash_complete cage --ro . -- bas | expect "bash: -- bas" bash
+expect() {  # expect WHAT NEEDLE COMMAND...: COMMAND prints NEEDLE as a whole line
+  local out; run_completion "$1" "${@:3}"
+  grep -qxF -- "$2" <<< "$out" || bad "$1: expected '$2'"
+}
+refuse() {  # refuse WHAT NEEDLE COMMAND...: COMMAND does not print NEEDLE as a whole line
+  local out; run_completion "$1" "${@:3}"
+  if grep -qxF -- "$2" <<< "$out"; then bad "$1: offered '$2'"; fi
+}
+expect "bash: cage --r" --ro bash_complete cage --r
+expect "bash: cage --r" --rw bash_complete cage --r
+expect "bash: --seccomp r" relaxed bash_complete cage --seccomp r
+expect "bash: --target" windows bash_complete cage --target ""
+expect "bash: --profile" git-https bash_complete cage --profile ""
+expect "bash: --ro man/bu" man/build.sh bash_complete cage --ro man/bu
+expect "bash: --chdir compl" completions bash_complete cage --chdir compl
+expect "bash: -- bas" bash bash_complete cage --ro . -- bas
 [ -z "$(bash_complete cage --ro . -- ls --r)" ] || [ -n "$(bash_complete cage --ro . -- ls --r | grep -vx -- --ro)" ] ||
   bad "bash: after -- the command's words must not complete cage's options"
 
@@ -78,13 +90,13 @@ got=$(zsh -fc "fpath=('$src/completions' \$fpath); autoload -U compinit; compini
 
 # -- fish: load it and ask for completions
 fish_complete() { fish --no-config -c "source completions/cage.fish; complete -C '$1'" | cut -f1; }
-fish_complete "cage --r" | expect "fish: cage --r" --ro
-fish_complete "cage --r" | expect "fish: cage --r" --rlimit
-fish_complete "cage --seccomp " | expect "fish: --seccomp" none
-fish_complete "cage --target m" | expect "fish: --target m" macos
-fish_complete "cage --ro man/bu" | expect "fish: --ro man/bu" man/build.sh
-fish_complete "cage --ro . -- bas" | expect "fish: -- bas" bash
-if fish_complete "cage --ro . -- ls --r" | grep -qx -- --rw; then bad "fish: cage options offered after --"; fi
+expect "fish: cage --r" --ro fish_complete "cage --r"
+expect "fish: cage --r" --rlimit fish_complete "cage --r"
+expect "fish: --seccomp" none fish_complete "cage --seccomp "
+expect "fish: --target m" macos fish_complete "cage --target m"
+expect "fish: --ro man/bu" man/build.sh fish_complete "cage --ro man/bu"
+expect "fish: -- bas" bash fish_complete "cage --ro . -- bas"
+refuse "fish: cage options after --" --rw fish_complete "cage --ro . -- ls --r"
 
 [ $fail -eq 0 ] && echo "ok: $(wc -l < "$tmp/help.opts") options documented in man/cage.1 and 4 completions"
 exit $fail

@@ -52,14 +52,15 @@ if command -v rpmbuild >/dev/null && [ -f "$src/third_party/mimalloc/src/static.
   cp "$tmp/r/rpm/cage-sandbox.spec" "$tmp/rpm/SPECS/"
   if rpmbuild -bb --nodeps --define "_topdir $tmp/rpm" --define "_smp_mflags -j2" \
        "$tmp/rpm/SPECS/cage-sandbox.spec" > "$tmp/rpmbuild.log" 2>&1; then
-    rpm=$(find "$tmp/rpm/RPMS" -name "cage-sandbox-$version-1*.rpm" | head -n1)
+    rpm=$(find "$tmp/rpm/RPMS" -name "cage-sandbox-$version-1*.rpm" -print -quit)  # no `| head` under pipefail
     [ -n "$rpm" ] || bad "rpmbuild made no cage-sandbox RPM"
     if [ -n "$rpm" ]; then
       rpm -qlp "$rpm" 2>/dev/null > "$tmp/rpm.files"
       for f in /usr/bin/cage /usr/share/man/man1/cage.1 /usr/share/bash-completion/completions/cage /etc/apparmor.d/cage; do
         grep -q "^$f" "$tmp/rpm.files" || bad "RPM lacks $f"
       done
-      rpm -qp --conflicts "$rpm" 2>/dev/null | grep -qx cage || bad "RPM does not conflict with cage"
+      conflicts=$(rpm -qp --conflicts "$rpm" 2>/dev/null) || true  # captured: see docs.sh on SIGPIPE
+      grep -qx cage <<< "$conflicts" || bad "RPM does not conflict with cage"
       echo "rpmbuild: $(basename "$rpm")"
     fi
   else
