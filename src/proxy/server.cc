@@ -449,16 +449,17 @@ void Server::on_resolved(Conn& c, std::vector<Address> addrs, int error) {
     return;
   }
   c.addrs.clear();
-  std::string refused;
+  std::string refused, why;
   for (const auto& a : addrs) {
-    if (allow_.address_allowed(*c.rule, a, c.port))
+    std::string w = allow_.screen(*c.rule, a, c.port, opt_.host_check);
+    if (w.empty())
       c.addrs.push_back(a);
     else if (refused.empty())
-      refused = address_text(a);
+      refused = address_text(a), why = std::move(w);
   }
   if (c.addrs.empty()) {
     refuse(c, 403, static_cast<uint8_t>(SocksReply::not_allowed),
-           "cage: " + hp + " resolves to " + refused + ", a loopback/private address that " + c.rule->origin +
+           "cage: " + hp + " resolves to " + refused + ", " + why + ", which " + c.rule->origin +
                " does not cover (list " + host_port_text(refused, c.port) + " or the exact name to allow it)",
            Decision::denied);
     return;

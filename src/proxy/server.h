@@ -33,6 +33,9 @@ struct ServerOptions {
   // Non-empty: every request must authenticate as user "cage" with this password (Basic
   // Proxy-Authorization, or SOCKS5 username/password) — for a proxy listening on the host's loopback.
   std::string secret;
+  // Does the host answer on an address (host_local.cc)? A resolved address it does is refused
+  // unless listed; tests pass their own.
+  HostCheck host_check = host_answers_on;
 };
 
 struct Conn;
