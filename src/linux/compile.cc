@@ -13,6 +13,7 @@
 #include "linux/cgroup_plan.h"
 #include "linux/transparent_plan.h"
 #include "policy/policy.h"
+#include "proxy/budget.h"
 #include "proxy/env.h"
 
 namespace cage::lx {
@@ -524,6 +525,7 @@ Result<Plan> compile(const Policy& p, const HostView& host,
     c.plan.net.mode = NetPlan::Mode::proxy;
     c.plan.net.shim_port = kShimPort;
     c.plan.net.allow = p.net;
+    c.plan.net.max_connections = proxy::connection_limit(p.limits.memory_bytes);
     if (c.plan.landlock.abi < 4)
       return unavailable("--net", "Landlock TCP rules need ABI 4 (Linux 6.7); this kernel offers ABI " +
                                       std::to_string(c.plan.landlock.abi),
