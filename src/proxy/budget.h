@@ -1,7 +1,7 @@
 // The supervisor's memory for one sandbox's proxy, bounded (issue 17 item 12: 4,000 held connections
 // grew the host-side cage from 4 MB to 232 MB, outside --memory, which limits only the sandbox's
 // cgroup). Every figure is here; server.cc enforces them, cage(1) NETWORK and README.md explain,
-// tests/integration/net_memory.sh measures. Pure.
+// tests/escape/net_memory.sh measures. Pure.
 #pragma once
 #include <algorithm>
 #include <cstddef>
