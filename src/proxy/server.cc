@@ -233,7 +233,7 @@ void Server::refuse_over_limit(UniqueSocket client) {
   c->client = std::move(client);
   c->over_limit = true;
   char first = 0;
-  c->proto = recv(c->client.get(), &first, 1, MSG_PEEK) == 1 && first == 5 ? Proto::socks5 : Proto::http;
+  c->proto = ::recv(os_socket(c->client.get()), &first, 1, MSG_PEEK) == 1 && first == 5 ? Proto::socks5 : Proto::http;
   ++refusing_;
   Conn& ref = *c;
   conns_.emplace(c->id, std::move(c));
