@@ -13,6 +13,7 @@
 #include "linux/cgroup_plan.h"
 #include "linux/transparent_plan.h"
 #include "policy/policy.h"
+#include "proxy/budget.h"
 #include "proxy/env.h"
 
 namespace cage::lx {
@@ -570,6 +571,7 @@ Result<Plan> compile(const Policy& p, const HostView& host,
     c.plan.net.mode = NetPlan::Mode::proxy;
     c.plan.net.shim_port = kShimPort;
     c.plan.net.allow = p.net;
+    c.plan.net.max_connections = proxy::connection_limit(p.limits.memory_bytes);
     if (p.net_mode == Policy::NetMode::transparent) c.plan.net.shim_port = 0;  // no proxy port, no *_PROXY variables
     if (auto s = compile_transparent(p, c.plan); !s) return s.error();
   }

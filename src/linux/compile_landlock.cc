@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "linux/compile.h"
+#include "proxy/budget.h"
 
 namespace cage::lx {
 
@@ -85,6 +86,7 @@ Status compile_landlock_view(const Policy& p, const HostView& host, Plan& plan) 
   if (!p.net.empty() && !p.share_net) {
     plan.net.mode = NetPlan::Mode::proxy;
     plan.net.allow = p.net;
+    plan.net.max_connections = proxy::connection_limit(p.limits.memory_bytes);
     plan.loopback_proxy = true;
     // connect() is checked by the supervisor through seccomp user notification (connect_notify.h),
     // which reads the workload's memory and takes its socket: ptrace access Yama may forbid.

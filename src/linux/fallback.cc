@@ -167,7 +167,10 @@ Result<RunOutcome> execute(const Plan& plan, const RunHooks& hooks) {
   RunHooks with_proxy = hooks;
   std::unique_ptr<proxy::LoopbackProxy> proxy;
   if (plan.loopback_proxy) {
-    auto lp = proxy::LoopbackProxy::start(proxy::Allowlist(plan.net.allow), hooks.net ? hooks.net : proxy::print_denials);
+    proxy::ServerOptions opt;
+    opt.max_connections = plan.net.max_connections;
+    auto lp = proxy::LoopbackProxy::start(proxy::Allowlist(plan.net.allow), hooks.net ? hooks.net : proxy::print_denials,
+                                          opt);
     if (!lp) return lp.error();
     proxy = std::move(*lp);
     local.landlock.connect_tcp.push_back(proxy->port());

@@ -77,7 +77,9 @@ Result<std::unique_ptr<Supervisor>> start(const NetPlan& plan, UniqueFd supervis
 Result<std::unique_ptr<Supervisor>> start(const NetPlan& plan, UniqueFd supervisor_end, proxy::EventSink sink) {
   if (plan.mode != NetPlan::Mode::proxy) return std::unique_ptr<Supervisor>();
   proxy::raise_fd_limit();  // each tunnel holds two sockets and two pipes
-  auto sup = std::make_unique<ProxySupervisor>(plan, proxy::ServerOptions{}, std::move(sink));
+  proxy::ServerOptions opt;
+  opt.max_connections = plan.max_connections;
+  auto sup = std::make_unique<ProxySupervisor>(plan, std::move(opt), std::move(sink));
   if (int e = sup->begin(std::move(supervisor_end), false); e != 0)
     return Error{ErrorClass::internal_error, "cannot start the --net proxy", {}, "--net", -e};
   return std::unique_ptr<Supervisor>(std::move(sup));

@@ -92,6 +92,7 @@ struct NetPlan {
   uint16_t shim_port = 0;  // 127.0.0.1:PORT inside the namespace; 0: no proxy port (transparent only)
   std::vector<policy::NetRule> allow;
   TransparentPlan transparent;
+  size_t max_connections = 0;  // the proxy's concurrent connections: proxy::connection_limit(--memory)
 };
 
 // Resource limits by cgroup (cgroup_plan.cc decides, cgroup.cc acts). The executor creates one

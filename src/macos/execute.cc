@@ -195,7 +195,9 @@ Result<int> execute(const policy::Policy& pol, const std::vector<std::pair<std::
   std::unique_ptr<proxy::LoopbackProxy> net;
   MacHostFacts facts = make_real_mac_facts(true);
   if (!pol.net.empty()) {
-    auto p = proxy::LoopbackProxy::start(proxy::Allowlist(pol.net), proxy::print_denials);
+    proxy::ServerOptions opt;
+    opt.max_connections = proxy::connection_limit(pol.limits.memory_bytes);
+    auto p = proxy::LoopbackProxy::start(proxy::Allowlist(pol.net), proxy::print_denials, opt);
     if (!p) return p.error();
     net = std::move(*p);
     facts.proxy_port = net->port();

@@ -4,6 +4,8 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,10 +16,24 @@ namespace cage::proxy {
 
 using Address = std::array<uint8_t, 16>;  // IPv6, IPv4 as v4-mapped
 
-// Loopback, private (RFC 1918, ULA), link-local, CGNAT, unspecified, multicast, broadcast,
-// documentation/benchmark ranges and IPv6 transition forms that embed one of them.
+// One row of the special-purpose table: a range a name's DNS may not point a wildcard rule at.
+struct SpecialRange {
+  Address net;  // IPv4 rows are v4-mapped, so an IPv4-mapped IPv6 address meets the IPv4 rows
+  int prefix;
+  std::string_view name;  // the IANA registry's name for the block
+};
+// The IANA IPv4 and IPv6 Special-Purpose Address Registries, the multicast blocks, and the
+// deprecated IPv6 forms that embed an IPv4 address (allowlist.cc has the table).
+std::span<const SpecialRange> special_ranges();
+const SpecialRange* special_range_of(const Address& a);  // nullptr: globally routable unicast
 bool is_special_address(const Address& a);
 std::string address_text(const Address& a);
+std::string range_text(const SpecialRange& r);  // "198.51.100.0/24", "2001:db8::/32"
+
+// Does the host itself answer on `a` (an address of one of its interfaces, a local route)? 1 yes,
+// 0 no, <0 -errno when it cannot tell (the caller refuses). host_local.cc; a test passes its own.
+using HostCheck = std::function<int(const Address&)>;
+int host_answers_on(const Address& a);
 
 class Allowlist {
  public:
@@ -26,8 +42,13 @@ class Allowlist {
 
   // The first rule the requested host:port matches, or nullptr.
   const policy::NetRule* match(std::string_view host, uint16_t port) const;
-  // May a connection for host:port (allowed by `rule`) go to `addr`?
-  bool address_allowed(const policy::NetRule& rule, const Address& addr, uint16_t port) const;
+  // Why a connection for host:port (allowed by `rule`) may not go to `addr`, or "" when it may:
+  // `addr` is special-purpose, or the host answers on it (asked of `host` only when it matters),
+  // and neither an IP/CIDR rule covering it nor the exact name was listed.
+  std::string screen(const policy::NetRule& rule, const Address& addr, uint16_t port, const HostCheck& host) const;
+  bool address_allowed(const policy::NetRule& rule, const Address& addr, uint16_t port) const {
+    return screen(rule, addr, port, nullptr).empty();  // the table only
+  }
   bool empty() const { return rules_.empty(); }
   const std::vector<policy::NetRule>& rules() const { return rules_; }
 

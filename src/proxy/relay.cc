@@ -69,7 +69,8 @@ void pump(Leg& leg) {
     ssize_t n = splice(leg.src, nullptr, leg.pipe_w.get(), nullptr, 1 << 20, kSpliceFlags);
     if (n > 0) {
       leg.pending = static_cast<size_t>(n);
-      if (!leg.grown && leg.bytes >= kBulkAfter) {
+      if (!leg.grown && leg.bytes >= kBulkAfter && (!leg.bulk_slots || *leg.bulk_slots > 0)) {
+        if (leg.bulk_slots) --*leg.bulk_slots;  // given back by the server when the tunnel ends
         leg.grown = true;
         fcntl(leg.pipe_w.get(), F_SETPIPE_SZ, kBulkPipe);  // best effort, like open_leg's
       }

@@ -22,11 +22,12 @@ struct Leg {
   uint64_t bytes = 0;   // delivered to dst
   int error = 0;        // errno that ended the leg early, if any
   bool grown = false;   // the pipe was enlarged for a bulk transfer
+  size_t* bulk_slots = nullptr;  // the sandbox's bulk pipes left (budget.h); null: no budget (bench)
 };
 
 // A leg that has moved this much gets a pipe of kBulkPipe bytes: fewer splices and wake-ups per
 // byte for bulk transfers, while the many idle or chatty tunnels keep small pipes (the per-user
-// pipe quota is shared by all of them).
+// pipe quota is shared by all of them). Only while the sandbox has a bulk slot left (budget.h).
 inline constexpr uint64_t kBulkAfter = 4u << 20;
 inline constexpr int kBulkPipe = 1 << 20;
 

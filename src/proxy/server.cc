@@ -17,7 +17,7 @@ namespace cage::proxy {
 using Clock = std::chrono::steady_clock;
 
 namespace {
-constexpr size_t kBuf = 256 * 1024;
+constexpr size_t kBuf = kRelayBuf;
 constexpr std::chrono::milliseconds kLinger{2000};
 uint64_t token(uint64_t id, int side) { return id << 2 | static_cast<uint64_t>(side); }
 }  // namespace
@@ -39,7 +39,7 @@ struct Conn {
   UniqueSocket client, upstream;
   Stage stage = Stage::sniff;
   Proto proto = Proto::unknown;
-  bool dead = false, client_eof = false, shut = false;
+  bool dead = false, client_eof = false, shut = false, over_limit = false;
   std::string in, out, up_out;
   std::string host;
   uint16_t port = 0;
@@ -60,6 +60,13 @@ struct Conn {
 
 namespace {
 
+// Appends without letting the string's capacity pass `cap` (std::string doubles it: a 64 KiB head
+// limit would otherwise hold 128 KiB), so budget.h's per-connection figure is a real bound.
+void append_bounded(std::string& buf, const char* p, size_t n, size_t cap) {
+  if (buf.size() + n > buf.capacity()) buf.reserve(std::min(cap, std::max(buf.size() + n, 2 * buf.capacity())));
+  buf.append(p, n);
+}
+
 // Reads what the socket has into `buf`, up to `cap` bytes in all. >0 progress, 0 none, -1 EOF/error.
 int read_into(int fd, std::string& buf, size_t cap) {
   bool any = false;
@@ -67,7 +74,7 @@ int read_into(int fd, std::string& buf, size_t cap) {
     char tmp[16384];
     long n = recv_some(fd, tmp, std::min(sizeof tmp, cap - buf.size()));
     if (n > 0) {
-      buf.append(tmp, static_cast<size_t>(n));
+      append_bounded(buf, tmp, static_cast<size_t>(n), cap);
       any = true;
       continue;
     }
@@ -181,9 +188,11 @@ void Server::accept_client(int fd, const Destination* dest) {
   UniqueSocket client(fd);
   int type = 0;
   // Only stream sockets are served; anything else the channel carries is closed unread.
-  if (conns_.size() >= opt_.max_connections || get_socket_option(fd, SOL_SOCKET, SO_TYPE, type) != 0 ||
-      type != SOCK_STREAM)
+  if (get_socket_option(fd, SOL_SOCKET, SO_TYPE, type) != 0 || type != SOCK_STREAM) return;
+  if (conns_.size() - refusing_ >= opt_.max_connections) {
+    refuse_over_limit(std::move(client));
     return;
+  }
   set_nonblocking(fd);
   set_nodelay(fd);
   auto c = std::make_unique<Conn>();
@@ -202,6 +211,49 @@ void Server::accept_client(int fd, const Destination* dest) {
     ref.stage = Stage::resolving;
     decide(ref);
     if (ref.dead) return;
+  }
+  drive(ref);
+}
+
+// The sandbox holds its limit of connections (budget.h): this one is answered and closed, never
+// served, so the supervisor's memory stays bounded whatever the workload opens. The answer is 503,
+// or, when the client already spoke SOCKS5 (first byte 5), "no acceptable method". A few answers at
+// a time linger (closing stage) so the client reads them; past that the socket is just closed.
+// One line a second reaches stderr and the audit log, with the count of the refusals in between.
+void Server::refuse_over_limit(UniqueSocket client) {
+  ++limit_unreported_;
+  auto now = Clock::now();
+  bool report = now - limit_reported_ >= std::chrono::seconds(1);
+  if (refusing_ >= kRefusing && !report) return;
+  set_nonblocking(client.get());
+  auto c = std::make_unique<Conn>();
+  c->id = next_id_++;
+  c->started = now;
+  if (poller_.add(client.get(), token(c->id, 0)) != 0) return;
+  c->client = std::move(client);
+  c->over_limit = true;
+  char first = 0;
+  c->proto = ::recv(os_socket(c->client.get()), &first, 1, MSG_PEEK) == 1 && first == 5 ? Proto::socks5 : Proto::http;
+  ++refusing_;
+  Conn& ref = *c;
+  conns_.emplace(c->id, std::move(c));
+  std::string msg = "cage: the --net proxy holds " + std::to_string(opt_.max_connections) +
+                    " connections, this sandbox's limit (" + std::to_string(limit_unreported_) +
+                    " refused since the last report; the limit is --memory / " + std::to_string(kConnCost >> 10) +
+                    " KiB, or " + std::to_string(kDefaultConnections) + " without --memory)";
+  if (report) {
+    limit_reported_ = now;
+    limit_unreported_ = 0;
+  }
+  if (ref.proto == Proto::socks5) {
+    if (report) emit(ref, Decision::denied, 0xff, msg);
+    ref.out = socks_method_reply(false);
+    ref.stage = Stage::closing;
+    ref.deadline = now + kLinger;
+  } else {
+    auto sink = std::exchange(sink_, report ? sink_ : EventSink{});
+    refuse(ref, 503, 0, msg, Decision::denied);
+    sink_ = std::move(sink);
   }
   drive(ref);
 }
@@ -226,6 +278,8 @@ void Server::close_conn(uint64_t id) {
   if (it == conns_.end() || it->second->dead) return;
   Conn& c = *it->second;
   c.dead = true;
+  if (c.over_limit) --refusing_;
+  bulk_slots_ += (c.up.grown ? 1 : 0) + (c.down.grown ? 1 : 0);
   if (c.client.valid()) poller_.remove(c.client.get());
   if (c.upstream.valid()) poller_.remove(c.upstream.get());
   doomed_.push_back(id);
@@ -449,16 +503,17 @@ void Server::on_resolved(Conn& c, std::vector<Address> addrs, int error) {
     return;
   }
   c.addrs.clear();
-  std::string refused;
+  std::string refused, why;
   for (const auto& a : addrs) {
-    if (allow_.address_allowed(*c.rule, a, c.port))
+    std::string w = allow_.screen(*c.rule, a, c.port, opt_.host_check);
+    if (w.empty())
       c.addrs.push_back(a);
     else if (refused.empty())
-      refused = address_text(a);
+      refused = address_text(a), why = std::move(w);
   }
   if (c.addrs.empty()) {
     refuse(c, 403, static_cast<uint8_t>(SocksReply::not_allowed),
-           "cage: " + hp + " resolves to " + refused + ", a loopback/private address that " + c.rule->origin +
+           "cage: " + hp + " resolves to " + refused + ", " + why + ", which " + c.rule->origin +
                " does not cover (list " + host_port_text(refused, c.port) + " or the exact name to allow it)",
            Decision::denied);
     return;
@@ -513,7 +568,7 @@ void Server::try_connect(Conn& c) {
 void Server::on_connected(Conn& c) {
   c.deadline = Clock::time_point::max();
   if (c.proto == Proto::http) {
-    c.up_out = c.req.forward_head;
+    c.up_out = std::move(c.req.forward_head);  // one copy of the head, not two
     c.body_left = c.req.chunked ? 0 : c.req.content_length;
     c.chunks = ChunkScanner{};
     c.body_done = !c.req.chunked && c.req.content_length == 0;
@@ -528,6 +583,7 @@ void Server::on_connected(Conn& c) {
     refuse(c, 502, 0x01, "cage: out of pipes", Decision::failed);
     return;
   }
+  c.up.bulk_slots = c.down.bulk_slots = &bulk_slots_;
   c.bytes_up = c.in.size();
   c.up.prefix = std::move(c.in);  // sent before the reply arrived (TLS ClientHello): not lost
   c.in.clear();
@@ -540,7 +596,7 @@ void Server::on_connected(Conn& c) {
 bool Server::drive_plain(Conn& c) {
   bool progress = false;
   if (!c.body_done) {
-    if (c.in.empty() && !c.client_eof) {
+    if (c.in.empty() && !c.client_eof && c.up_out.size() < kBuf) {  // the upstream reads: bounded
       int r = read_into(c.client.get(), c.in, kBuf);
       if (r < 0) c.client_eof = true;
       progress |= r != 0;
@@ -559,7 +615,7 @@ bool Server::drive_plain(Conn& c) {
       c.body_done = c.body_left == 0;
     }
     if (take) {
-      c.up_out.append(c.in, 0, take);
+      append_bounded(c.up_out, c.in.data(), take, opt_.limits.max_head + kBuf);
       c.in.erase(0, take);
       progress = true;
     }
@@ -575,7 +631,7 @@ bool Server::drive_plain(Conn& c) {
       if (!c.got_response) c.deadline = Clock::time_point::max();
       c.got_response = true;
       if (!c.inspected) {
-        c.probe.append(c.out, before, std::string::npos);
+        append_bounded(c.probe, c.out.data() + before, c.out.size() - before, opt_.limits.max_head + kBuf);
         ResponseFraming f = inspect_response_head(c.probe, c.req.is_head);
         if (f.status != ParseStatus::need_more) {
           c.inspected = true;

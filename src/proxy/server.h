@@ -14,6 +14,7 @@
 
 #include "common/unique_fd.h"
 #include "proxy/allowlist.h"
+#include "proxy/budget.h"
 #include "proxy/event.h"
 #include "proxy/http.h"
 #include "proxy/poller.h"
@@ -28,11 +29,14 @@ struct ServerOptions {
   std::chrono::milliseconds connect_timeout{10'000};   // resolve + TCP connect -> 504 after
   std::chrono::milliseconds response_timeout{60'000};  // plain HTTP: first response byte -> 504 after
   HeadLimits limits;
-  int pipe_size = 256 * 1024;
-  size_t max_connections = 16384;
+  int pipe_size = kTunnelPipe;
+  size_t max_connections = kDefaultConnections;  // connection_limit(--memory), budget.h
   // Non-empty: every request must authenticate as user "cage" with this password (Basic
   // Proxy-Authorization, or SOCKS5 username/password) — for a proxy listening on the host's loopback.
   std::string secret;
+  // Does the host answer on an address (host_local.cc)? A resolved address it does is refused
+  // unless listed; tests pass their own.
+  HostCheck host_check = host_answers_on;
 };
 
 struct Conn;
@@ -108,6 +112,11 @@ class Server {
   std::unordered_map<uint64_t, UniqueFd> aux_;  // listeners (token side 2) and the DNS socket (side 3)
   int dns_fd_ = -1;
   std::unordered_set<std::string> dns_reported_;  // names whose denial was already reported
+  void refuse_over_limit(UniqueSocket client);
+  size_t refusing_ = 0;                 // connections only being told "503" (not counted as served)
+  size_t bulk_slots_ = kBulkPipes;      // bulk pipes this sandbox may still grow (relay.h)
+  std::chrono::steady_clock::time_point limit_reported_{};
+  size_t limit_unreported_ = 0;         // refusals since the last reported one (one line a second)
 };
 
 }  // namespace cage::proxy

@@ -14,7 +14,9 @@ namespace {
 // The same LoopbackProxy as on macOS and Linux's Landlock-only mechanism: 127.0.0.1 at an ephemeral
 // port, which the WFP permit filter names, with the run's secret in the *_PROXY URLs.
 Result<std::unique_ptr<proxy::LoopbackProxy>> start_proxy(const policy::Policy& pol) {
-  return proxy::LoopbackProxy::start(proxy::Allowlist(pol.net), proxy::print_denials);
+  proxy::ServerOptions opt;
+  opt.max_connections = proxy::connection_limit(pol.limits.memory_bytes);
+  return proxy::LoopbackProxy::start(proxy::Allowlist(pol.net), proxy::print_denials, opt);
 }
 
 }  // namespace

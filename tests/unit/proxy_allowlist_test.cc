@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cerrno>
+
 using namespace cage;
 
 namespace {
@@ -33,6 +36,66 @@ TEST(ProxyAllowlist, SpecialAddresses) {
     EXPECT_TRUE(proxy::is_special_address(addr(s))) << s;
   for (const char* s : {"93.184.216.34", "1.1.1.1", "2606:4700::1111", "172.32.0.1", "64:ff9b:2::1"})
     EXPECT_FALSE(proxy::is_special_address(addr(s))) << s;
+}
+
+// One row per registry block; each row's first and last address are in it, the addresses just
+// outside are not, and the names are the registry's.
+TEST(ProxyAllowlist, SpecialRangeTable) {
+  std::vector<std::string> rows;
+  for (const auto& r : proxy::special_ranges()) {
+    rows.push_back(proxy::range_text(r));
+    EXPECT_FALSE(r.name.empty());
+    EXPECT_NE(proxy::special_range_of(r.net), nullptr) << proxy::range_text(r);
+  }
+  for (const char* want : {"0.0.0.0/8", "100.64.0.0/10", "192.0.0.0/24", "192.0.2.0/24", "198.18.0.0/15",
+                           "198.51.100.0/24", "203.0.113.0/24", "224.0.0.0/4", "240.0.0.0/4",
+                           "255.255.255.255/32", "::/128", "::1/128", "64:ff9b::/96", "64:ff9b:1::/48",
+                           "100::/64", "2001::/23", "2001:db8::/32", "2002::/16", "3fff::/20", "fc00::/7",
+                           "fe80::/10", "ff00::/8"})
+    EXPECT_NE(std::find(rows.begin(), rows.end(), want), rows.end()) << want;
+  for (const char* s : {"192.0.2.1", "198.51.100.7", "203.0.113.255", "198.19.255.255", "240.0.0.1",
+                        "239.255.255.255", "0.1.2.3", "100.127.255.255", "2001::1", "2001:0:4136:e378::1",
+                        "2001:1ff::1", "2001:db8::1", "2002:7f00:1::1", "2002:c000:0204::1", "100::1",
+                        "3fff:fff::1", "fec0::1", "ff02::1", "::ffff:192.0.2.1", "::ffff:198.51.100.7"})
+    EXPECT_TRUE(proxy::is_special_address(addr(s))) << s;
+  for (const char* s : {"192.0.3.1", "198.51.101.1", "203.0.114.1", "198.20.0.1", "100.128.0.1",
+                        "2001:200::1", "2001:db9::1", "2003::1", "2a00:1450::1", "45.77.0.7"})
+    EXPECT_FALSE(proxy::is_special_address(addr(s))) << s;
+  EXPECT_EQ(proxy::special_range_of(addr("2001:0:4136:e378::1"))->name.find("TEREDO") != std::string_view::npos,
+            true);
+  EXPECT_NE(proxy::special_range_of(addr("198.51.100.7"))->name.find("TEST-NET-2"), std::string_view::npos);
+}
+
+// The host's own addresses: a wildcard rule's name resolving to one is refused, whatever the
+// address; listing the address itself (or a CIDR over it) or the exact name is the consent.
+TEST(ProxyAllowlist, HostOwnAddressesAreScreened) {
+  auto l = list({"*.example.test:80", "exact.example.org:80", "45.77.0.8:80"});
+  int asked = 0;
+  proxy::HostCheck host = [&](const proxy::Address& a) {
+    ++asked;
+    return a == addr("45.77.0.7") || a == addr("45.77.0.8") || a == addr("2a01:4f8::7") ? 1 : 0;
+  };
+  const auto* w = l.match("svc.example.test", 80);
+  ASSERT_NE(w, nullptr);
+  EXPECT_NE(l.screen(*w, addr("45.77.0.7"), 80, host).find("an address this host answers on"), std::string::npos);
+  EXPECT_NE(l.screen(*w, addr("2a01:4f8::7"), 80, host), "");
+  EXPECT_EQ(l.screen(*w, addr("93.184.216.34"), 80, host), "");       // not the host's: allowed
+  EXPECT_EQ(l.screen(*w, addr("45.77.0.8"), 80, host), "");           // the address is listed
+  EXPECT_NE(l.screen(*w, addr("45.77.0.8"), 81, host), "");           // ... for port 80 only
+  EXPECT_NE(l.screen(*w, addr("198.51.100.7"), 80, host).find("TEST-NET-2"), std::string::npos);
+  EXPECT_EQ(l.screen(*l.match("exact.example.org", 80), addr("45.77.0.7"), 80, host), "");
+  int before = asked;
+  (void)l.screen(*w, addr("10.0.0.1"), 80, host);  // the table decides: the host is not asked
+  EXPECT_EQ(asked, before);
+  proxy::HostCheck broken = [](const proxy::Address&) { return -EMFILE; };  // cannot tell: refused
+  EXPECT_NE(l.screen(*w, addr("93.184.216.34"), 80, broken).find("could not check"), std::string::npos);
+}
+
+// The real check, in this process's network namespace: its loopback is local, a documentation
+// address (no route, or a gateway route) is not.
+TEST(ProxyAllowlist, HostAnswersOnLoopback) {
+  EXPECT_EQ(proxy::host_answers_on(addr("127.0.0.1")), 1);
+  EXPECT_EQ(proxy::host_answers_on(addr("192.0.2.77")), 0);
 }
 
 TEST(ProxyAllowlist, WildcardCannotRebindIntoPrivate) {

@@ -207,4 +207,49 @@ TEST_F(ProxyServer, SlowLorisHeadIsCut) {
   EXPECT_EQ(read_all(c.get()), "");  // closed, nothing forwarded
 }
 
+// At the sandbox's connection limit (budget.h) a new client is answered and closed, never served:
+// 503 for HTTP, "no acceptable method" for a SOCKS5 greeting; one event a second is reported. Twin:
+// once a held connection ends, the next one is served.
+TEST_F(ProxyServer, ConnectionLimitRefusesAndRecovers) {
+  uint16_t up_port;
+  UniqueFd up(listen_any(up_port));
+  ServerOptions opt;
+  opt.max_connections = 2;
+  start({"127.0.0.1:" + std::to_string(up_port)}, opt);
+  std::string connect = "CONNECT 127.0.0.1:" + std::to_string(up_port) + " HTTP/1.1\r\n\r\n";
+  UniqueFd h1(client()), h2(client());
+  write_all(h1.get(), "GET http://a.com/ HTTP/1.1\r\nX: ");  // held: an unfinished head
+  write_all(h2.get(), "GET http://a.com/ HTTP/1.1\r\nX: ");
+  while (server_->connection_count() < 2) usleep(1000);
+  UniqueFd c(client());
+  write_all(c.get(), connect);
+  std::string r = read_all(c.get());
+  EXPECT_EQ(r.rfind("HTTP/1.1 503", 0), 0u) << r;
+  EXPECT_NE(r.find("holds 2 connections, this sandbox's limit"), std::string::npos) << r;
+  c.reset();  // so the refusal does not linger in the count
+  UniqueFd s(connect_to(shim_port_));  // SOCKS5: the greeting is there before the proxy looks
+  write_all(s.get(), std::string("\x05\x01\x00", 3));
+  int a = accept4(shim_.get(), nullptr, nullptr, SOCK_CLOEXEC);
+  send_fd(channel_.get(), a);
+  close(a);
+  EXPECT_EQ(read_all(s.get()), std::string("\x05\xff", 2));
+  s.reset();
+  auto ev = events();
+  ASSERT_EQ(ev.size(), 1u);  // the SOCKS refusal, in the same second, is counted, not reported
+  EXPECT_EQ(ev[0].decision, Decision::denied);
+  EXPECT_EQ(ev[0].status, 503);
+  h1.reset();
+  while (server_->connection_count() >= 2) usleep(1000);
+  UniqueFd t(client());
+  write_all(t.get(), connect);
+  EXPECT_EQ(read_head(t.get()), "HTTP/1.1 200 Connection established\r\n\r\n");
+}
+
+TEST(ProxyBudget, ConnectionLimitFollowsMemory) {
+  EXPECT_EQ(connection_limit(std::nullopt), kDefaultConnections);
+  EXPECT_EQ(connection_limit(64ull << 20), (64u << 20) / kConnCost);
+  EXPECT_EQ(connection_limit(1ull << 20), kMinConnections);
+  EXPECT_EQ(connection_limit(1ull << 40), kMaxConnections);
+}
+
 }  // namespace
