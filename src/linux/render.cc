@@ -127,7 +127,7 @@ std::string render_text(const Plan& plan) {
   }
   if (plan.landlock.abi >= 6) o << "  scoped: signals and abstract unix sockets stay inside the sandbox\n";
   o << "\nseccomp: " << policy::to_string(plan.seccomp.profile);
-  if (plan.seccomp.profile == policy::SeccompProfile::none) o << "  # WARNING: no syscall filter (--seccomp none)";
+  if (plan.seccomp.profile == policy::SeccompProfile::none) o << "  # WARNING: only the floor (terminal, set-id bits, sockets outside the netns, leases)";
   o << "\n";
   o << "network: " << net_mode(plan.net.mode);
   switch (plan.net.mode) {
