@@ -8,8 +8,14 @@
 #include <set>
 #include <sstream>
 
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cstdlib>
+
+#include "linux/open_nofollow.h"
 #include "linux/seccomp.h"
 #include "linux/seccomp_profiles.h"
 #include "linux/seccomp_rules.h"
@@ -171,6 +177,35 @@ TEST(SeccompBuild, BuildProgramPerProfile) {
   ASSERT_TRUE(none);
   EXPECT_FALSE(none->filter.empty());
   EXPECT_LT(none->filter.size(), build_program(SeccompPlan{policy::SeccompProfile::default_profile})->filter.size());
+}
+
+// Under the floor openat2 answers ENOSYS (cage nested in a cage); open_no_symlinks then walks the path
+// and still refuses a symlink in any component, and still opens a plain path.
+TEST(SeccompBuild, OpenNoSymlinksWalksWhereOpenat2IsRefused) {
+  char dir[] = "/tmp/cage-nofollow.XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  std::string d = dir;
+  ASSERT_EQ(mkdir((d + "/real").c_str(), 0755), 0);
+  ASSERT_EQ(symlink((d + "/real").c_str(), (d + "/link").c_str()), 0);
+  auto floor = build_program(SeccompPlan{policy::SeccompProfile::none});
+  ASSERT_TRUE(floor);
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || load_program(*floor) != 0) _exit(10);
+    int ok = open_no_symlinks((d + "/real").c_str(), O_PATH);
+    int via_link = open_no_symlinks((d + "/link/").c_str(), O_PATH);
+    int link_e = errno;
+    int last_link = open_no_symlinks((d + "/link").c_str(), O_PATH);
+    int last_e = errno;
+    _exit(ok >= 0 && via_link < 0 && link_e == ELOOP && last_link < 0 && last_e == ELOOP ? 0 : 11);
+  }
+  int st = 0;
+  waitpid(pid, &st, 0);
+  unlink((d + "/link").c_str());
+  rmdir((d + "/real").c_str());
+  rmdir(dir);
+  ASSERT_TRUE(WIFEXITED(st));
+  EXPECT_EQ(WEXITSTATUS(st), 0);
 }
 
 TEST(SeccompBuild, CompilesForEveryTargetArchitecture) {
