@@ -49,7 +49,10 @@ if shell == 0:
         signal.signal(signal.SIGTTOU, signal.SIG_DFL)
         os.closerange(3, 256)
         os.execvp(cmd[0], cmd)
-    os.setpgid(job, job)
+    try:  # both sides set the group, as shells do; the job may have exec'd already (EACCES)
+        os.setpgid(job, job)
+    except OSError:
+        pass
     os.tcsetpgrp(0, job)
     os.write(events_w, b"P%d\n" % job)
     while True:
