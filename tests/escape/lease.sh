@@ -25,7 +25,7 @@ rw = os.open(sys.argv[1] + "/rw/file", os.O_RDONLY)
 print("ro", t(ro, fcntl.F_RDLCK), "rw", t(rw, fcntl.F_RDLCK), "rwwr", wr)
 sys.stdout.flush()
 open(sys.argv[1] + "/rw/ready", "w").write("R")
-open(sys.argv[1] + "/rw/go").read()
+open(sys.argv[1] + "/rw/go").readline()
 print("twins get", fcntl.fcntl(ro, fcntl.F_GETLEASE),
       "setlk", fcntl.fcntl(ro, fcntl.F_SETLK, struct.pack("hhqqi", fcntl.F_RDLCK, 0, 0, 0, 0)) and "ok", flush=True)'
 for prof in default relaxed none; do
@@ -34,15 +34,19 @@ for prof in default relaxed none; do
   "$CAGE" ${mech[@]+"${mech[@]}"} --seccomp "$prof" --ro "$work/ro" --rw "$work/rw" -- "$py" -c "$hold" "$work" \
     </dev/null >"$work/.out" 2>"$work/.err" &
   cpid=$!
-  exec 4<>"$work/rw/ready"; read -r -n1 -u 4 _; exec 4<&-   # the workload holds whatever it got
+  # The workload holds whatever it got, then says so (a guard, not a timing: 60 s only if it died early).
+  exec 4<>"$work/rw/ready"; read -r -t 60 -n1 -u 4 _ || fail "--seccomp $prof: the workload never got ready: $(cat "$work/.err")"
+  exec 4<&-
   host=$("$py" -c 'import os, sys
 try:
     os.close(os.open(sys.argv[1], os.O_WRONLY | os.O_NONBLOCK)); print("write open ok")
 except OSError as e:
     print("write open errno", e.errno)' "$work/ro/file")
-  # Read-write open of the FIFO never blocks: the workload may be gone (a lease break's SIGIO ends it).
-  exec 3<>"$work/rw/go"; echo go >&3; exec 3>&-
+  # Read-write open of the FIFO never blocks (the workload may be gone: a lease break's SIGIO ends it),
+  # and held until the run ended, so "go" waits in the FIFO for a reader that opens it late.
+  exec 3<>"$work/rw/go"; echo go >&3
   wait "$cpid"; rc=$?
+  exec 3>&-
   out=$(cat "$work/.out")
   [[ "$out" == *"ro 1 rw 1 rwwr 1"* ]] && pass "--seccomp $prof: F_SETLEASE refused (EPERM) on --ro and --rw files" ||
     fail "--seccomp $prof: lease: exit $rc, $out $(cat "$work/.err")"
