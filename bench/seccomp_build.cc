@@ -72,15 +72,22 @@ int main(int argc, char** argv) {
   if (!arches) return 1;
   std::printf("%-9s %8s %22s %20s %14s\n", "profile", "insns", "libseccomp build+export", "embedded copy (cage)",
               "load (child)");
-  for (auto [name, profile] : {std::pair{"default", policy::SeccompProfile::default_profile},
-                               std::pair{"relaxed", policy::SeccompProfile::relaxed}}) {
+  auto read = [](const std::string& name) {
     std::ifstream in(std::string(CAGE_SOURCE_DIR) + "/seccomp/" + name + ".txt");
     std::stringstream text;
     text << in.rdbuf();
+    return text.str();
+  };
+  const std::string floor_text = read("floor");
+  for (auto [name, profile] : {std::pair{"default", policy::SeccompProfile::default_profile},
+                               std::pair{"relaxed", policy::SeccompProfile::relaxed},
+                               std::pair{"none", policy::SeccompProfile::none}}) {
+    const std::string text = std::string(name) == "none" ? std::string() : read(name);
     size_t insns = 0;
     double build = time_us(n, [&] {
-      auto p = lx::seccomp::parse_profile(text.str(), name);
-      auto bpf = lx::seccomp::compile_profile(*p, *arches);
+      auto floor = lx::seccomp::parse_profile(floor_text, "floor");
+      auto p = text.empty() ? floor : lx::seccomp::parse_profile(text, name);
+      auto bpf = lx::seccomp::compile_profile(text.empty() ? *floor : lx::seccomp::with_floor(*floor, *p), *arches);
       insns = bpf->size();
     });
     lx::seccomp::Program prog;

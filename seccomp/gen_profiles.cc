@@ -1,5 +1,6 @@
 // Build-time generator: seccomp/*.txt -> BPF (via libseccomp) -> a C++ table compiled into cage.
-// Usage: gen_profiles TARGET_ARCH OUT.cc default=seccomp/default.txt relaxed=seccomp/relaxed.txt
+// Usage: gen_profiles TARGET_ARCH OUT.cc floor=seccomp/floor.txt default=seccomp/default.txt relaxed=...
+// floor (first) is put in front of every other profile and is, alone, the filter of --seccomp none.
 // Fails the build on a malformed entry, a missing reason, or a syscall name no architecture knows.
 #include <cstdio>
 #include <fstream>
@@ -37,6 +38,8 @@ int main(int argc, char** argv) {
     << "#if !(" << guard << ")\n#error \"seccomp profiles were generated for " << target << "\"\n#endif\n\n"
     << "namespace cage::lx::seccomp {\nnamespace {\n";
   std::vector<std::string> names;
+  Profile floor;
+  bool have_floor = false;
   for (int i = 3; i < argc; ++i) {
     std::string arg = argv[i];
     auto eq = arg.find('=');
@@ -51,6 +54,16 @@ int main(int argc, char** argv) {
     auto typos = unknown_everywhere(*profile);
     for (const auto& t : typos) std::fprintf(stderr, "gen_profiles: %s: no architecture has this syscall\n", t.c_str());
     if (!typos.empty()) return 1;
+    if (name == "floor") {
+      if (i != 3) return die("floor=FILE must come first");
+      floor = *profile;
+      have_floor = true;
+      name = "none";  // the floor alone: the filter of --seccomp none
+    } else if (!have_floor) {
+      return die("floor=FILE must come first");
+    } else {
+      *profile = with_floor(floor, *profile);
+    }
     auto bpf = compile_profile(*profile, *arches);
     if (!bpf) return die(bpf.error().input + ": " + bpf.error().reason);
     if (bpf->size() > BPF_MAXINSNS) return die(name + ": filter longer than BPF_MAXINSNS");
@@ -66,7 +79,7 @@ int main(int argc, char** argv) {
   o << "}  // namespace\n\nstd::span<const sock_filter> embedded_filter(policy::SeccompProfile p) {\n"
     << "  switch (p) {\n";
   for (const auto& n : names) o << "    case policy::SeccompProfile::" << enumerator(n) << ": return k_" << n << ";\n";
-  o << "    case policy::SeccompProfile::none: return {};\n  }\n  return {};\n}\n\n"
+  o << "  }\n  return {};\n}\n\n"
     << "std::string_view embedded_arch() { return \"" << target << "\"; }\n\n"
     << "}  // namespace cage::lx::seccomp\n";
   std::ofstream out(out_path);

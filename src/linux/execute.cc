@@ -23,6 +23,7 @@
 #include "linux/child.h"
 #include "linux/connect_notify.h"
 #include "linux/net.h"
+#include "linux/terminal_state.h"
 
 namespace cage::lx {
 
@@ -354,6 +355,8 @@ Result<RunOutcome> execute_plan(const Plan& plan, const RunHooks& hooks) {
     }
     proxy = std::move(*s);
   }
+  // Saved before the workload can touch the terminal, put back however the run ends (terminal_state.h).
+  const SavedTerminal terminal = save_terminal();
   char go = 1;
   if (::write(sync->w.get(), &go, 1) != 1) {
     reap(SIGKILL);
@@ -362,6 +365,7 @@ Result<RunOutcome> execute_plan(const Plan& plan, const RunHooks& hooks) {
   sync->w.reset();
   Supervise sup{static_cast<int>(pid), sigfd.get(), errp->r.get(), status->r.get(), plan, hooks};
   sup.run();
+  restore_terminal(terminal);
   proxy.reset();
   mediator.reset();
   sigprocmask(SIG_SETMASK, &old, nullptr);

@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstdint>
 
+#include "linux/open_nofollow.h"
 #include "linux/child.h"
 
 namespace cage::lx {
@@ -95,10 +96,7 @@ int landlock_restrict(const LandlockPlan& plan, ChildStep* step, int* failed_ind
     const auto& r = plan.rules[i];
     int fd;
     if (plan.no_symlinks) {
-      open_how how{};
-      how.flags = O_PATH | O_CLOEXEC;
-      how.resolve = RESOLVE_NO_SYMLINKS;
-      fd = static_cast<int>(::syscall(SYS_openat2, AT_FDCWD, r.path.c_str(), &how, sizeof how));
+      fd = open_no_symlinks(r.path.c_str(), O_PATH);  // also nested in a cage (openat2: ENOSYS)
     } else {
       fd = ::open(r.path.c_str(), O_PATH | O_CLOEXEC);
     }

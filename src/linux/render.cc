@@ -131,7 +131,7 @@ std::string render_text(const Plan& plan) {
     o << "\n" << landlock_layer(plan) << "\n";
   }
   o << "\nseccomp: " << policy::to_string(plan.seccomp.profile);
-  if (plan.seccomp.profile == policy::SeccompProfile::none) o << "  # WARNING: no syscall filter (--seccomp none)";
+  if (plan.seccomp.profile == policy::SeccompProfile::none) o << "  # WARNING: only the floor (terminal, set-id bits, sockets outside the netns, leases)";
   o << "\n";
   o << "network: " << net_mode(plan.net.mode);
   switch (plan.net.mode) {

@@ -29,7 +29,8 @@ int kernel_support_errno() {
 
 Result<Program> build_program(const SeccompPlan& plan) {
   auto filter = embedded_filter(plan.profile);
-  // --seccomp none: no filter at all. The escape hatch is loud in --help, the man page and --dry-run.
+  // Every profile has one: --seccomp none is seccomp/floor.txt alone (terminal, set-id bits, sockets
+  // outside the network namespace, leases), so the escape hatch keeps what no profile lets through.
   if (filter.empty()) return Program{};
   if (int err = kernel_support_errno())
     return unavailable("--seccomp", "the kernel cannot load seccomp filters that kill a process",

@@ -11,7 +11,10 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <linux/kd.h>
 #include <linux/netlink.h>
+#include <linux/vt.h>
 
 #include <cerrno>
 
@@ -22,6 +25,15 @@
 
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME 0x00000080
+#endif
+#ifndef AF_QIPCRTR
+#define AF_QIPCRTR 42
+#endif
+#ifndef AF_MCTP
+#define AF_MCTP 45  // the last family of Linux 6.18; older libc headers lack it
+#endif
+#ifndef __O_TMPFILE
+#define __O_TMPFILE 020000000  // the same on x86_64 and aarch64 (asm-generic)
 #endif
 
 namespace cage::lx::seccomp {
@@ -45,6 +57,30 @@ constexpr Constant kConstants[] = {
     {"PER_LINUX", PER_LINUX},             {"PER_LINUX32", PER_LINUX32},
     {"ADDR_NO_RANDOMIZE", ADDR_NO_RANDOMIZE},
     {"S_ISUID", S_ISUID},                 {"S_ISGID", S_ISGID},
+    {"AF_VSOCK", AF_VSOCK},               {"AF_QIPCRTR", AF_QIPCRTR},
+    {"AF_MCTP", AF_MCTP},                 {"O_CREAT", O_CREAT},
+    {"__O_TMPFILE", __O_TMPFILE},         {"F_SETLEASE", F_SETLEASE},
+    {"F_UNLCK", F_UNLCK},
+    // Linux virtual console (<linux/kd.h>, <linux/vt.h>): the calls that change its state.
+    {"KIOCSOUND", KIOCSOUND},             {"KDMKTONE", KDMKTONE},
+    {"KDSETLED", KDSETLED},               {"KDSKBLED", KDSKBLED},
+    {"KDSETMODE", KDSETMODE},             {"KDSKBMODE", KDSKBMODE},
+    {"KDSKBMETA", KDSKBMETA},             {"KDSKBENT", KDSKBENT},
+    {"KDSKBSENT", KDSKBSENT},             {"KDSKBDIACR", KDSKBDIACR},
+    {"KDSKBDIACRUC", KDSKBDIACRUC},       {"KDSETKEYCODE", KDSETKEYCODE},
+    {"KDSIGACCEPT", KDSIGACCEPT},         {"KDKBDREP", KDKBDREP},
+    {"KDFONTOP", KDFONTOP},               {"PIO_FONT", PIO_FONT},
+    {"PIO_FONTX", PIO_FONTX},             {"PIO_FONTRESET", PIO_FONTRESET},
+    {"PIO_CMAP", PIO_CMAP},               {"PIO_SCRNMAP", PIO_SCRNMAP},
+    {"PIO_UNISCRNMAP", PIO_UNISCRNMAP},   {"PIO_UNIMAP", PIO_UNIMAP},
+    {"PIO_UNIMAPCLR", PIO_UNIMAPCLR},     {"KDADDIO", KDADDIO},
+    {"KDDELIO", KDDELIO},                 {"KDENABIO", KDENABIO},
+    {"KDDISABIO", KDDISABIO},             {"VT_SETMODE", VT_SETMODE},
+    {"VT_RELDISP", VT_RELDISP},           {"VT_ACTIVATE", VT_ACTIVATE},
+    {"VT_SETACTIVATE", VT_SETACTIVATE},   {"VT_WAITACTIVE", VT_WAITACTIVE},
+    {"VT_DISALLOCATE", VT_DISALLOCATE},   {"VT_RESIZE", VT_RESIZE},
+    {"VT_RESIZEX", VT_RESIZEX},           {"VT_LOCKSWITCH", VT_LOCKSWITCH},
+    {"VT_UNLOCKSWITCH", VT_UNLOCKSWITCH},
 };
 
 std::string_view trim(std::string_view s) {
@@ -114,7 +150,15 @@ std::string parse_condition(std::string_view arg, std::string_view op, std::stri
   else return "unknown operator '" + std::string(op) + "' (==, !=, &, notin)";
   auto parts = c.op == Op::not_in ? split(val, ',') : std::vector<std::string_view>{val};
   for (auto p : parts) {
-    uint64_t x = 0;
+    uint64_t x = 0, hi = 0;
+    // "LO..HI" inside a notin list: every value of the range (at most 4096 of them).
+    if (size_t dots = p.find(".."); c.op == Op::not_in && dots != std::string_view::npos) {
+      if (!parse_value(p.substr(0, dots), x) || !parse_value(p.substr(dots + 2), hi) || hi < x || hi - x >= 4096)
+        return "bad range '" + std::string(p) + "'";
+      if (c.low32 && hi > 0xffffffffu) return "range '" + std::string(p) + "' does not fit aN:32";
+      for (uint64_t v = x; v <= hi; ++v) c.values.push_back(v);
+      continue;
+    }
     if (!parse_value(p, x)) return "unknown value '" + std::string(p) + "'";
     if (c.low32 && x > 0xffffffffu) return "value '" + std::string(p) + "' does not fit aN:32";
     c.values.push_back(x);
@@ -177,6 +221,13 @@ Result<Profile> parse_profile(std::string_view text, std::string file) {
   // The handling of 32-bit entry points is a decision every profile must state.
   if (!compat_seen) return invalid(p.file, "missing '%compat deny|filter' line");
   return p;
+}
+
+Profile with_floor(const Profile& floor, const Profile& p) {
+  Profile out = p;
+  out.rules = floor.rules;
+  out.rules.insert(out.rules.end(), p.rules.begin(), p.rules.end());
+  return out;
 }
 
 Result<ArchSet> arch_set(std::string_view target) {

@@ -42,6 +42,10 @@ struct Profile {
 // errors naming file:line.
 Result<Profile> parse_profile(std::string_view text, std::string file);
 
+// The filter of a profile: seccomp/floor.txt's rules (what no profile lets through) and then the
+// profile's own, with the profile's %compat. --seccomp none is floor.txt alone.
+Profile with_floor(const Profile& floor, const Profile& p);
+
 // The architectures a filter for `target` ("x86_64", "aarch64") covers natively and as compat ABIs.
 struct ArchSet {
   uint32_t native = 0;

@@ -8,6 +8,7 @@
 : "${CAGE:?CAGE must point at the cage binary}" "${CAGE_PROBE:?CAGE_PROBE must point at cage-probe}"
 set -u
 probe_dir=$(dirname "$CAGE_PROBE")
+escape_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 py=/usr/bin/python3
 failures=0
 _exit_hooks=()
@@ -54,3 +55,7 @@ finish() {
   echo "all ok"
   exit 0
 }
+# pty_run ARGS... -- CMD...: tests/escape/pty_run.py (CMD on a fresh pty as its controlling terminal);
+# sets $res to its JSON report. jget EXPR: a Python expression over that report (rc, output, inq, ...).
+pty_run() { res=$("$py" "$escape_dir/pty_run.py" "$@"); }
+jget() { "$py" -c 'import json, sys; print(eval(sys.argv[2], {}, json.loads(sys.argv[1])))' "$res" "$1"; }

@@ -8,8 +8,14 @@
 #include <set>
 #include <sstream>
 
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cstdlib>
+
+#include "linux/open_nofollow.h"
 #include "linux/seccomp.h"
 #include "linux/seccomp_profiles.h"
 #include "linux/seccomp_rules.h"
@@ -30,6 +36,12 @@ Profile load(const std::string& name) {
   return p ? *p : Profile{};
 }
 
+// A profile as cage loads it: floor.txt's rules first ("none" is the floor alone).
+Profile full(const std::string& name) {
+  auto floor = load("floor");
+  return name == "none" ? floor : with_floor(floor, load(name));
+}
+
 const Rule* find(const Profile& p, const std::string& name, Action a) {
   for (const auto& r : p.rules)
     if (r.name == name && r.action == a) return &r;
@@ -37,7 +49,7 @@ const Rule* find(const Profile& p, const std::string& name, Action a) {
 }
 
 TEST(SeccompData, BothProfilesParseAndEveryEntryHasAReason) {
-  for (const char* name : {"default", "relaxed"}) {
+  for (const char* name : {"floor", "default", "relaxed"}) {
     auto p = load(name);
     EXPECT_FALSE(p.rules.empty()) << name;
     for (const auto& r : p.rules) EXPECT_FALSE(r.why.empty()) << name << ":" << r.line << " " << r.name;
@@ -46,7 +58,7 @@ TEST(SeccompData, BothProfilesParseAndEveryEntryHasAReason) {
 }
 
 TEST(SeccompData, DefaultDeniesWhatTheIssueRequires) {
-  auto p = load("default");
+  auto p = full("default");
   for (const char* n :
        {"ptrace", "process_vm_readv", "process_vm_writev", "kexec_load", "kexec_file_load", "init_module",
         "finit_module", "delete_module", "keyctl", "add_key", "request_key", "mount", "umount2", "pivot_root",
@@ -54,7 +66,7 @@ TEST(SeccompData, DefaultDeniesWhatTheIssueRequires) {
         "swapoff", "reboot", "acct", "quotactl", "userfaultfd", "bpf", "perf_event_open", "setns", "unshare",
         "clone", "io_uring_setup", "io_uring_enter", "io_uring_register", "open_by_handle_at",
         "name_to_handle_at", "lookup_dcookie", "nfsservctl", "migrate_pages", "move_pages", "personality",
-        "ioctl", "socket"})
+        "ioctl", "socket", "vmsplice"})
     EXPECT_NE(find(p, n, Action::eperm), nullptr) << n;
   EXPECT_NE(find(p, "clone3", Action::enosys), nullptr);
   for (const char* n : {"iopl", "ioperm", "clock_settime", "settimeofday", "adjtimex", "clock_adjtime"})
@@ -63,7 +75,7 @@ TEST(SeccompData, DefaultDeniesWhatTheIssueRequires) {
 }
 
 TEST(SeccompData, ArgumentRulesCompareWhatTheKernelReads) {
-  auto p = load("default");
+  auto p = load("floor");
   // ioctl's cmd is an unsigned int: bits 32..63 must not let TIOCSTI past the filter.
   int ioctl_rules = 0;
   for (const auto& r : p.rules)
@@ -73,7 +85,8 @@ TEST(SeccompData, ArgumentRulesCompareWhatTheKernelReads) {
       EXPECT_TRUE(r.conditions[0].low32);
       EXPECT_EQ(r.conditions[0].arg, 1u);
     }
-  EXPECT_EQ(ioctl_rules, 4);  // TIOCSTI, TIOCLINUX, TIOCSETD, TIOCEXCL
+  EXPECT_EQ(ioctl_rules, 4 + 37);  // TIOCSTI, TIOCLINUX, TIOCSETD, TIOCEXCL and the console's setters
+  p = load("default");
   const Rule* clone = find(p, "clone", Action::eperm);
   ASSERT_NE(clone, nullptr);
   ASSERT_EQ(clone->conditions.size(), 1u);
@@ -86,11 +99,25 @@ TEST(SeccompData, RelaxedBlocksOnlyTheMachineWideCalls) {
   std::set<std::string> names;
   for (const auto& r : p.rules) names.insert(r.name);
   EXPECT_EQ(names, (std::set<std::string>{"reboot", "kexec_load", "kexec_file_load", "init_module", "finit_module",
-                                          "delete_module", "swapon", "swapoff", "chmod", "fchmod", "fchmodat",
-                                          "fchmodat2"}));
-  // The chmod family only for the setuid and setgid bits (a program planted on the host for any user).
-  for (const auto& r : p.rules)
-    if (r.name.find("chmod") != std::string::npos) {
+                                          "delete_module", "swapon", "swapoff"}));
+}
+
+TEST(SeccompData, TheFloorHoldsUnderEveryProfile) {
+  auto floor = load("floor");
+  std::set<std::string> names;
+  for (const auto& r : floor.rules) names.insert(r.name);
+  EXPECT_EQ(names, (std::set<std::string>{"ioctl", "socket", "chmod", "fchmod", "fchmodat", "fchmodat2", "open",
+                                          "openat", "creat", "mknod", "mknodat", "openat2", "fcntl", "fcntl64"}));
+  EXPECT_EQ(floor.compat, Compat::filter);  // --seccomp none runs 32-bit programs
+  EXPECT_NE(find(floor, "openat2", Action::enosys), nullptr);
+  for (const char* name : {"default", "relaxed"}) {
+    auto p = full(name);
+    ASSERT_GE(p.rules.size(), floor.rules.size());
+    for (size_t i = 0; i < floor.rules.size(); ++i) EXPECT_EQ(p.rules[i].line, floor.rules[i].line) << name;
+  }
+  // The set-id rules only for the setuid and setgid bits (a program planted on the host for any user).
+  for (const auto& r : floor.rules)
+    if (r.name.find("chmod") != std::string::npos || r.name.find("mknod") != std::string::npos || r.name == "creat") {
       ASSERT_EQ(r.conditions.size(), 1u) << r.name;
       EXPECT_EQ(r.conditions[0].op, Op::any_bit);
       EXPECT_EQ(r.conditions[0].values[0], static_cast<uint64_t>(S_ISUID | S_ISGID)) << r.name;
@@ -106,6 +133,10 @@ TEST(SeccompParse, RejectsMissingReasonsTyposAndBadConditions) {
   EXPECT_FALSE(parse_profile("%compat deny # x\nsocket eperm a0 == 1 a0 == 2 # y\n", "t.txt"));
   EXPECT_FALSE(parse_profile("%compat deny # x\nioctl eperm a1:32 == 0x100000000 # y\n", "t.txt"));
   EXPECT_FALSE(parse_profile("ptrace eperm # no compat line\n", "t.txt"));
+  EXPECT_FALSE(parse_profile("%compat deny # x\nsocket eperm a0:32 notin 5..1 # y\n", "t.txt"));
+  auto range = parse_profile("%compat deny # x\nsocket eperm a0:32 notin 0..AF_MCTP # y\n", "t.txt");
+  ASSERT_TRUE(range);
+  EXPECT_EQ(range->rules[0].conditions[0].values.size(), 46u);
   auto typo = parse_profile("%compat deny # x\nptarce eperm # y\n", "t.txt");
   ASSERT_TRUE(typo);
   EXPECT_EQ(unknown_everywhere(*typo), std::vector<std::string>{"t.txt:2 ptarce"});
@@ -120,8 +151,9 @@ TEST(SeccompBuild, EmbeddedFiltersMatchTheDataFiles) {
   ASSERT_TRUE(arches);
   EXPECT_EQ(embedded_arch(), CAGE_SECCOMP_ARCH);
   for (auto [name, profile] : {std::pair{"default", policy::SeccompProfile::default_profile},
-                               std::pair{"relaxed", policy::SeccompProfile::relaxed}}) {
-    auto bpf = compile_profile(load(name), *arches);
+                               std::pair{"relaxed", policy::SeccompProfile::relaxed},
+                               std::pair{"none", policy::SeccompProfile::none}}) {
+    auto bpf = compile_profile(full(name), *arches);
     ASSERT_TRUE(bpf) << bpf.error().reason;
     auto embedded = embedded_filter(profile);
     ASSERT_EQ(bpf->size(), embedded.size()) << name << ": rebuild cage, the generated table is stale";
@@ -140,11 +172,40 @@ TEST(SeccompBuild, BuildProgramPerProfile) {
     EXPECT_FALSE(prog->filter.empty());
     EXPECT_LE(prog->filter.size(), size_t{BPF_MAXINSNS});
   }
-  // --seccomp none: no filter, and loading it is a no-op.
+  // --seccomp none: the floor alone, far shorter than either profile.
   auto none = build_program(SeccompPlan{policy::SeccompProfile::none});
   ASSERT_TRUE(none);
-  EXPECT_TRUE(none->filter.empty());
-  EXPECT_EQ(load_program(*none), 0);
+  EXPECT_FALSE(none->filter.empty());
+  EXPECT_LT(none->filter.size(), build_program(SeccompPlan{policy::SeccompProfile::default_profile})->filter.size());
+}
+
+// Under the floor openat2 answers ENOSYS (cage nested in a cage); open_no_symlinks then walks the path
+// and still refuses a symlink in any component, and still opens a plain path.
+TEST(SeccompBuild, OpenNoSymlinksWalksWhereOpenat2IsRefused) {
+  char dir[] = "/tmp/cage-nofollow.XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  std::string d = dir;
+  ASSERT_EQ(mkdir((d + "/real").c_str(), 0755), 0);
+  ASSERT_EQ(symlink((d + "/real").c_str(), (d + "/link").c_str()), 0);
+  auto floor = build_program(SeccompPlan{policy::SeccompProfile::none});
+  ASSERT_TRUE(floor);
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || load_program(*floor) != 0) _exit(10);
+    int ok = open_no_symlinks((d + "/real").c_str(), O_PATH);
+    int via_link = open_no_symlinks((d + "/link/").c_str(), O_PATH);
+    int link_e = errno;
+    int last_link = open_no_symlinks((d + "/link").c_str(), O_PATH);
+    int last_e = errno;
+    _exit(ok >= 0 && via_link < 0 && link_e == ELOOP && last_link < 0 && last_e == ELOOP ? 0 : 11);
+  }
+  int st = 0;
+  waitpid(pid, &st, 0);
+  unlink((d + "/link").c_str());
+  rmdir((d + "/real").c_str());
+  rmdir(dir);
+  ASSERT_TRUE(WIFEXITED(st));
+  EXPECT_EQ(WEXITSTATUS(st), 0);
 }
 
 TEST(SeccompBuild, CompilesForEveryTargetArchitecture) {
@@ -152,8 +213,8 @@ TEST(SeccompBuild, CompilesForEveryTargetArchitecture) {
   for (const char* target : {"x86_64", "aarch64"}) {
     auto arches = arch_set(target);
     ASSERT_TRUE(arches) << target;
-    for (const char* name : {"default", "relaxed"}) {
-      auto bpf = compile_profile(load(name), *arches);
+    for (const char* name : {"default", "relaxed", "none"}) {
+      auto bpf = compile_profile(full(name), *arches);
       ASSERT_TRUE(bpf) << target << " " << name << ": " << bpf.error().reason;
       EXPECT_FALSE(bpf->empty());
     }
