@@ -22,7 +22,7 @@ for v in ${VARIANTS//,/ }; do
   [ "$v" = nouserns ] && sysctl -w user.max_user_namespaces=0
 done
 {
-  echo "kernel: $(uname -r)"
+  echo "kernel: $(uname -r), booted to guest.sh in $(cut -d' ' -f1 /proc/uptime) s, accel $ACCEL"
   echo "lsm: $(cat /sys/kernel/security/lsm 2>/dev/null)"
   echo "cgroup: $(stat -fc %T /sys/fs/cgroup) controllers: $(cat /sys/fs/cgroup/cgroup.controllers 2>/dev/null)"
   echo "user.max_user_namespaces: $(sysctl -n user.max_user_namespaces)"

@@ -11,7 +11,8 @@ for m in /mod/*.ko; do insmod "$m" || echo "init: insmod $m failed"; done
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 results /results
 . /results/job.env
 echo "$(uname -r)" >/results/booted
-if [ "$INIT" = probe ]; then sync; echo o >/proc/sysrq-trigger; fi
+# The KVM probe ends here (sysrq powers off asynchronously: wait for it).
+if [ "$INIT" = probe ]; then sync; echo o >/proc/sysrq-trigger; exec sleep 3600; fi
 # cache=loose keeps 9p inode numbers stable: Landlock rules are tied to inodes.
 ninep="trans=virtio,version=9p2000.L,msize=512000,cache=loose,ro"
 mount -t ext4 /dev/vda /scratch

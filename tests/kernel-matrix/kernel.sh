@@ -16,8 +16,8 @@ root=$cache/${pkg%-unsigned}
 if [ ! -f "$root/.unpacked" ]; then
   mkdir -p "$cache"
   # apt-get download checks the package against the archive's signed checksums; it writes into the
-  # current directory. Running as _apt cannot write a root-owned cache: that warning is expected.
-  (cd "$cache" && apt-get download -q "$pkg" 2>&1 | grep -v 'unsandboxed' >&2 || true)
+  # current directory. Its warning that _apt cannot write a root-owned cache is expected.
+  (cd "$cache" && apt-get download -q "$pkg" 2>&1) | { grep -v unsandboxed || true; } >&2
   deb=$(ls "$cache/${pkg}"_*.deb | sort -V | tail -n1)
   rm -rf "$root" && mkdir -p "$root"
   dpkg-deb -x "$deb" "$root"

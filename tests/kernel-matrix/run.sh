@@ -69,7 +69,8 @@ for entry in "$@"; do
   variants=${variants:-default}
   res=$out/${series}-${set}-${variants//,/-}
   rm -rf "$res" && mkdir -p "$res"
-  read -r ver kroot < <(bash "$here/kernel.sh" "$series" "$cache")
+  kernel=$(bash "$here/kernel.sh" "$series" "$cache")
+  read -r ver kroot <<<"$kernel"
   bash "$here/initramfs.sh" "$ver" "$kroot" "$work/initrd"
   init=bash cmdline=''
   for v in ${variants//,/ }; do
