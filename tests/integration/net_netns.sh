@@ -8,7 +8,9 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 for t in ip socat openssl curl python3; do command -v $t >/dev/null || { echo "skip: $t missing"; exit 77; }; done
 CAGE=${CAGE:?}
 ns=cagetest$$; vh=cvh$$; vn=cvn$$; d=$(mktemp -d)
+filler=""
 cleanup() {
+  [ -n "$filler" ] && kill "$filler" 2>/dev/null
   ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null
   ip link del "$vh" 2>/dev/null; ip netns del "$ns" 2>/dev/null; rm -rf "$d"
 }
@@ -27,8 +29,24 @@ inns socat TCP-LISTEN:7000,bind=$tip,fork,reuseaddr EXEC:cat >/dev/null 2>&1 &
 inns openssl s_server -quiet -accept 8443 -cert "$d/cert.pem" -key "$d/key.pem" -www >/dev/null 2>&1 &
 # A stalled upstream: a listener that never accepts, its backlog filled so SYNs are dropped.
 inns python3 -c "import socket,time;s=socket.socket();s.bind(('$tip',9000));s.listen(0);time.sleep(600)" &
-sleep 1
-for i in 1 2 3; do timeout 1 bash -c "exec 3<>/dev/tcp/$tip/9000; sleep 5" 2>/dev/null & done
+for _ in $(seq 100); do inns ss -ltnH "sport = :9000" | grep -q . && break; sleep 0.1; done
+# Fill it: connect until a connect times out (the queue is full and SYNs are dropped), then hold
+# the connections for the rest of the test; the test waits for the filler's word, not a clock.
+python3 - "$tip" >"$d/filled" <<'PY' &
+import socket, sys, time
+held = []
+while len(held) < 16:
+    c = socket.socket(); c.settimeout(2)
+    try:
+        c.connect((sys.argv[1], 9000)); held.append(c)
+    except OSError:
+        break
+print("full" if len(held) < 16 else "never full", flush=True)
+time.sleep(600)
+PY
+filler=$!
+for _ in $(seq 150); do [ -s "$d/filled" ] && break; sleep 0.1; done
+[ "$(cat "$d/filled")" = full ] || fail "could not fill the stalled listener's queue"
 for _ in $(seq 50); do curl -s -o /dev/null "http://$tip:8080/f" && break; sleep 0.1; done
 chmod -R a+rX "$d"
 P=http://127.0.0.1:3128
