@@ -95,6 +95,7 @@ toml::table result_table(const RunFacts& f) {
   toml::table limits;
   if (f.outcome && f.outcome->cgroup.oom_kills >= 0) limits.insert("oom_kills", f.outcome->cgroup.oom_kills);
   if (f.outcome && f.outcome->cgroup.pids_refused >= 0) limits.insert("pids_refused", f.outcome->cgroup.pids_refused);
+  if (f.outcome && !f.outcome->cgroup.path.empty()) limits.insert("cgroup", f.outcome->cgroup.path);
   toml::array unenforced;
   for (const auto& u : f.unenforced) unenforced.push_back(unenforced_fields(u));
   limits.insert("not_enforced", std::move(unenforced));
@@ -108,6 +109,14 @@ toml::table result_table(const RunFacts& f) {
   if (!f.audit_error.empty()) audit.insert("error", f.audit_error);
   t.insert("audit", std::move(audit));
   if (f.error) t.insert("error", error_fields(*f.error));
+  return t;
+}
+
+// The spawn event's cgroup: where the limits are to live (a user scope is named by its manager).
+toml::table cgroup_fields(const CgroupPlan& cg, toml::array dirs) {
+  const char* via = cg.via == CgroupVia::user_scope ? "user_scope" : cg.via == CgroupVia::direct ? "direct" : "none";
+  toml::table t{{"version", cg.version}, {"via", via}, {"dirs", std::move(dirs)}};
+  if (cg.via == CgroupVia::user_scope) t.insert("manager", cg.scope.socket);
   return t;
 }
 
@@ -127,7 +136,7 @@ toml::table spawn_fields(const policy::Policy& p, const Plan& plan, const std::s
                    {"landlock_abi", plan.landlock.abi},
                    {"seccomp", std::string(policy::to_string(plan.seccomp.profile))},
                    {"network", net},
-                   {"cgroup", toml::table{{"version", plan.cgroup.version}, {"dirs", std::move(dirs)}}},
+                   {"cgroup", cgroup_fields(plan.cgroup, std::move(dirs))},
                    {"limits_not_enforced", std::move(unenforced)},
                    {"escape_hatches", std::move(hatches)}};
   return toml::table{{"policy", policy::canonical_table(p)},
