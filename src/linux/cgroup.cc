@@ -106,9 +106,16 @@ Result<std::unique_ptr<Run>> Run::create(const CgroupPlan& plan, int owner_pid) 
   auto run = std::make_unique<Run>();
   run->plan_ = &plan;
   run->owner_pid_ = owner_pid;
-  // A user scope is created by attach(), and removed by systemd once its last process is gone
-  // (scopes are stopped when empty); init dies with cage, so no sentinel is needed for it.
-  if (plan.via == CgroupVia::user_scope) return run;
+  // A user scope is created by attach() and removed by systemd once its last process is gone
+  // (an empty scope is stopped), which would be as soon as init exits: before the supervisor has
+  // read the scope's counters. So a sentinel with nothing to remove joins the scope as a keeper; it
+  // leaves in remove(), or on its own when cage dies (its pipe ends), and the scope goes with it.
+  if (plan.via == CgroupVia::user_scope) {
+    if (int e = run->sentinel_.start({}))
+      return unavailable("cgroup", "cannot start the process that keeps the run's scope until it is read",
+                         "check the process limit", e);
+    return run;
+  }
   const std::string name = "/cage-" + std::to_string(owner_pid);
   for (const auto& d : plan.dirs) {
     remove_stale(d.parent, owner_pid);
@@ -135,8 +142,8 @@ Status Run::attach(int pid) {
   if (plan_->via == CgroupVia::user_scope) {
     // Under emulation or load the manager can be slow; past this the run falls back or fails.
     constexpr int kScopeTimeoutMs = 30000;
-    auto cg = start_user_scope(plan_->scope.socket, "cage-" + std::to_string(owner_pid_) + ".scope", pid,
-                               plan_->scope.properties, kScopeTimeoutMs);
+    auto cg = start_user_scope(plan_->scope.socket, "cage-" + std::to_string(owner_pid_) + ".scope",
+                               {pid, sentinel_.pid()}, plan_->scope.properties, kScopeTimeoutMs);
     if (!cg) return cg.error();
     dirs_.push_back(plan_->scope.mount + *cg);
     return Ok{};
@@ -170,8 +177,9 @@ Stats Run::stats() const {
 
 void Run::remove() {
   if (plan_ && plan_->via == CgroupVia::user_scope) {
-    for (const auto& dir : dirs_) kill_members(dir);  // systemd removes the emptied scope itself
+    for (const auto& dir : dirs_) kill_members(dir);  // the keeper too: systemd removes the emptied scope
     dirs_.clear();
+    sentinel_.release();
     return;
   }
   for (const auto& dir : dirs_) remove_dir(dir);

@@ -198,7 +198,8 @@ void approximate(const policy::Limits& l, const Missing& missing, const HostView
 std::vector<ScopeProperty> scope_properties(const Want& w, const policy::Limits& l) {
   if (w.controller == "memory")
     return {{"MemoryMax", *l.memory_bytes, w.limit}, {"MemorySwapMax", 0, w.limit}};  // no swap to escape to
-  if (w.controller == "pids") return {{"TasksMax", *l.pids, w.limit}};
+  // cage's keeper process (cgroup.cc) sits in the scope too: one more, so the sandbox gets --pids.
+  if (w.controller == "pids") return {{"TasksMax", *l.pids + 1, w.limit + " (+1: cage's keeper process)"}};
   return {{"CPUQuotaPerSecUSec", static_cast<uint64_t>(std::llround(*l.cpu * 1000000.0)), w.limit}};
 }
 

@@ -107,7 +107,7 @@ std::string try_user_scope(const std::string& socket) {
   ::close(fds[0]);
   std::string out;
   if (pid > 0) {
-    auto r = start_user_scope(socket, "cage-check-" + std::to_string(::getpid()) + ".scope", pid, {}, 10000);
+    auto r = start_user_scope(socket, "cage-check-" + std::to_string(::getpid()) + ".scope", {pid}, {}, 10000);
     if (r) out = *r;
   }
   ::close(fds[1]);

@@ -162,7 +162,7 @@ long parse_message(std::string_view buf, Message& out) {
   return static_cast<long>(total);
 }
 
-std::string start_transient_unit(uint32_t serial, const std::string& unit, uint32_t pid,
+std::string start_transient_unit(uint32_t serial, const std::string& unit, const std::vector<uint32_t>& pids,
                                  const std::vector<ScopeProperty>& props) {
   Writer w;
   w.str(unit);
@@ -178,9 +178,9 @@ std::string start_transient_unit(uint32_t serial, const std::string& unit, uint3
   w.pad(8);
   w.str("PIDs");
   w.sig("au");
-  auto pids = w.begin_array(4);
-  w.u32(pid);
-  w.end_array(pids);
+  auto list = w.begin_array(4);
+  for (uint32_t pid : pids) w.u32(pid);
+  w.end_array(list);
   w.pad(8);
   w.str("Delegate");
   w.sig("b");
@@ -353,18 +353,22 @@ std::string cgroup_of(int pid) {
 
 }  // namespace
 
-Result<std::string> start_user_scope(const std::string& socket, const std::string& unit, int pid,
+Result<std::string> start_user_scope(const std::string& socket, const std::string& unit, std::vector<int> pids,
                                      const std::vector<ScopeProperty>& props, int timeout_ms) {
   auto fd = connect_manager(socket);
   if (!fd) return fd.error();
   Conn c{std::move(*fd), Clock::now() + std::chrono::milliseconds(timeout_ms), {}};
   if (int e = c.wait(POLLOUT)) return refused("cannot connect to the user manager at " + socket, e);
   if (auto s = authenticate(c); !s) return s.error();
-  if (int e = c.send("BEGIN\r\n" + dbus::start_transient_unit(1, unit, static_cast<uint32_t>(pid), props)))
+  std::vector<uint32_t> ids;
+  for (int p : pids)
+    if (p > 0) ids.push_back(static_cast<uint32_t>(p));
+  if (ids.empty()) return refused("no process to place in " + unit);
+  if (int e = c.send("BEGIN\r\n" + dbus::start_transient_unit(1, unit, ids, props)))
     return refused("cannot send StartTransientUnit to the user manager", e);
   if (auto s = await_job(c, unit); !s) return s.error();
   // The job is done: the pid must now be in the scope, or something else moved it.
-  std::string cg = cgroup_of(pid);
+  std::string cg = cgroup_of(pids.front());
   if (cg.size() <= unit.size() || cg.compare(cg.size() - unit.size() - 1, std::string::npos, "/" + unit) != 0)
     return refused("the sandbox is not in " + unit + " after the user manager's job (cgroup \"" + cg + "\")");
   return cg;

@@ -31,7 +31,7 @@ constexpr size_t kMaxMessage = 1 << 20;  // larger messages end the conversation
 long parse_message(std::string_view buf, Message& out);
 // The StartTransientUnit call (signature ssa(sv)a(sa(sv))): mode "fail", PIDs=[pid], Delegate=yes,
 // CollectMode=inactive-or-failed, OOMPolicy=continue, plus the plan's numeric properties.
-std::string start_transient_unit(uint32_t serial, const std::string& unit, uint32_t pid,
+std::string start_transient_unit(uint32_t serial, const std::string& unit, const std::vector<uint32_t>& pids,
                                  const std::vector<ScopeProperty>& props);
 // "AUTH EXTERNAL <hex of the decimal uid>" as sent after the initial NUL byte.
 std::string sasl_external(uint32_t uid);
@@ -40,10 +40,10 @@ std::string sasl_external(uint32_t uid);
 
 namespace cage::lx {
 
-// Asks the user manager at `socket` for `unit` holding pid, waits until its job is done, and
-// returns the scope's cgroup path as /proc/<pid>/cgroup names it ("/user.slice/.../cage-1.scope").
+// Asks the user manager at `socket` for `unit` holding pids, waits until its job is done, and
+// returns the scope's cgroup path as /proc/<pids[0]>/cgroup names it ("/user.slice/.../cage-1.scope").
 // Bounded by timeout_ms. The error's reason says what the manager answered.
-Result<std::string> start_user_scope(const std::string& socket, const std::string& unit, int pid,
+Result<std::string> start_user_scope(const std::string& socket, const std::string& unit, std::vector<int> pids,
                                      const std::vector<ScopeProperty>& props, int timeout_ms);
 
 }  // namespace cage::lx

@@ -14,7 +14,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 here=$(cd "$(dirname "$0")" && pwd)
 if [ "${1:-}" != --as-user ]; then
   [ -d /run/systemd/system ] || { echo "skip: not booted with systemd"; exit 77; }
-  exec bash "$here/user-session.sh" run bash "$here/$(basename "$0")" --as-user
+  exec bash "$here/user-session.sh" run env BUILD="${BUILD:?}" bash "$here/$(basename "$0")" --as-user
 fi
 
 CAGE=${BUILD:?}/cage
@@ -34,7 +34,7 @@ echo "cage runs as uid $uid in $(cut -d: -f3 /proc/self/cgroup) (not writable by
 "$CAGE" --memory 100M --pids 64 --cpu 0.5 --dry-run -- true >"$work/plan" || fail "dry-run failed"
 cat "$work/plan" | grep -A6 '^limits:'
 grep -q '^limits: delegated scope via the systemd user manager' "$work/plan" || fail "plan: no user scope"
-grep -q 'MemoryMax = 104857600' "$work/plan" && grep -q 'TasksMax = 64' "$work/plan" &&
+grep -q 'MemoryMax = 104857600' "$work/plan" && grep -q 'TasksMax = 65' "$work/plan" &&
   grep -q 'CPUQuotaPerSecUSec = 500000' "$work/plan" || fail "plan lacks the scope's properties"
 "$CAGE" --check >"$work/check"; grep cgroup_limits "$work/check"
 grep -q '^ok .*cgroup_limits: .*delegated scope via the systemd user manager.*trial scope was granted' "$work/check" ||
@@ -63,7 +63,7 @@ grep -q "not enforced" "$work/err" && fail "warned of an unenforced limit: $(cat
 [ "$(json "$work/bomb.json" 'd["limits"]["pids_refused"] > 0')" = True ] || fail "fork storm not refused at --pids"
 [ "$(json "$work/bomb.json" 'd["class"]')" != timed_out ] || fail "fork storm ran into the timeout"
 "$CAGE" --pids 64 --result "$work/many.json" -- sh -c 'for i in $(seq 200); do sleep 30 & done; wait' 2>/dev/null
-[ "$(json "$work/many.json" 'd["class"]')" = pids_exhausted ] || fail "200 sleeps under --pids 64 not pids_exhausted"
+[ "$(json "$work/many.json" 'd["class"]')" = pids_exhausted ] || fail "200 sleeps under --pids 64 not pids_exhausted: $(cat "$work/many.json")"
 scopes_gone
 
 # While a run lives, its scope holds the sandbox with the limits in the cgroup files; systemd
@@ -75,7 +75,7 @@ s=$(scopes)
 [ "$s" = "$(find /sys/fs/cgroup -path "*/user@$uid.service/*" -type d -name "cage-$cage_pid.scope")" ] ||
   fail "no cage-$cage_pid.scope under user@$uid.service: '$s'"
 [ "$(cat "$s/memory.max")" = 104857600 ] || fail "memory.max is $(cat "$s/memory.max")"
-[ "$(cat "$s/pids.max")" = 64 ] || fail "pids.max is $(cat "$s/pids.max")"
+[ "$(cat "$s/pids.max")" = 65 ] || fail "pids.max is $(cat "$s/pids.max")"
 [ "$(cat "$s/cpu.max")" = "50000 100000" ] || fail "cpu.max is $(cat "$s/cpu.max")"
 [ "$(systemctl --user show -p Delegate --value "cage-$cage_pid.scope")" = yes ] || fail "scope not delegated"
 grep -qx "$cage_pid" "$s/cgroup.procs" && fail "the supervisor itself is in the scope"

@@ -89,7 +89,7 @@ struct Decode {
 
 TEST(SystemdScope, StartTransientUnitDecodesPerTheSpecification) {
   std::vector<lx::ScopeProperty> props = {{"MemoryMax", 104857600, "--memory 100M"}, {"TasksMax", 64, "--pids 64"}};
-  std::string m = lx::dbus::start_transient_unit(7, "cage-42.scope", 4242, props);
+  std::string m = lx::dbus::start_transient_unit(7, "cage-42.scope", {4242, 4243}, props);
   Decode d{m};
   EXPECT_EQ(d.num(1), uint64_t('l'));
   EXPECT_EQ(d.num(1), 1u);  // method call
@@ -111,7 +111,7 @@ TEST(SystemdScope, StartTransientUnitDecodesPerTheSpecification) {
   EXPECT_EQ(bd.value(sig, i), "cage-42.scope");
   EXPECT_EQ(bd.value(sig, i), "fail");
   std::string p = bd.value(sig, i);
-  EXPECT_NE(p.find("(PIDs;au:[4242,];)"), std::string::npos) << p;
+  EXPECT_NE(p.find("(PIDs;au:[4242,4243,];)"), std::string::npos) << p;
   EXPECT_NE(p.find("(Delegate;b:true;)"), std::string::npos) << p;
   EXPECT_NE(p.find("(MemoryMax;t:104857600;)"), std::string::npos) << p;
   EXPECT_NE(p.find("(TasksMax;t:64;)"), std::string::npos) << p;
