@@ -30,6 +30,7 @@ add_executable(cage_unit_tests
   tests/unit/profile_test.cc
   tests/unit/seccomp_test.cc
   tests/unit/cgroup_plan_test.cc
+  tests/unit/systemd_scope_test.cc
   tests/unit/report_test.cc
   tests/unit/self_test_test.cc
 )

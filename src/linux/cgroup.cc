@@ -16,6 +16,7 @@
 #include "common/unique_fd.h"
 #include "linux/cgroup_plan.h"
 #include "linux/sentinel.h"
+#include "linux/systemd_scope.h"
 
 namespace cage::lx::cgroup {
 
@@ -104,6 +105,17 @@ void remove_stale(const std::string& parent, int owner_pid) {
 Result<std::unique_ptr<Run>> Run::create(const CgroupPlan& plan, int owner_pid) {
   auto run = std::make_unique<Run>();
   run->plan_ = &plan;
+  run->owner_pid_ = owner_pid;
+  // A user scope is created by attach() and removed by systemd once its last process is gone
+  // (an empty scope is stopped), which would be as soon as init exits: before the supervisor has
+  // read the scope's counters. So a sentinel with nothing to remove joins the scope as a keeper; it
+  // leaves in remove(), or on its own when cage dies (its pipe ends), and the scope goes with it.
+  if (plan.via == CgroupVia::user_scope) {
+    if (int e = run->sentinel_.start({}))
+      return unavailable("cgroup", "cannot start the process that keeps the run's scope until it is read",
+                         "check the process limit", e);
+    return run;
+  }
   const std::string name = "/cage-" + std::to_string(owner_pid);
   for (const auto& d : plan.dirs) {
     remove_stale(d.parent, owner_pid);
@@ -127,6 +139,15 @@ Result<std::unique_ptr<Run>> Run::create(const CgroupPlan& plan, int owner_pid) 
 }
 
 Status Run::attach(int pid) {
+  if (plan_->via == CgroupVia::user_scope) {
+    // Under emulation or load the manager can be slow; past this the run falls back or fails.
+    constexpr int kScopeTimeoutMs = 30000;
+    auto cg = start_user_scope(plan_->scope.socket, "cage-" + std::to_string(owner_pid_) + ".scope",
+                               {pid, sentinel_.pid()}, plan_->scope.properties, kScopeTimeoutMs);
+    if (!cg) return cg.error();
+    dirs_.push_back(plan_->scope.mount + *cg);
+    return Ok{};
+  }
   for (const auto& dir : dirs_)
     if (int e = write_file(dir + "/cgroup.procs", std::to_string(pid)))
       return unavailable("cgroup " + dir, "cannot move the sandbox into its cgroup", "run cage --check", e);
@@ -136,6 +157,7 @@ Status Run::attach(int pid) {
 Stats Run::stats() const {
   Stats s;
   if (!plan_) return s;
+  if (!dirs_.empty()) s.path = dirs_.front();
   for (size_t i = 0; i < dirs_.size(); ++i) {
     const std::string& dir = dirs_[i];
     if (plan_->version == 2) {
@@ -143,10 +165,10 @@ Stats Run::stats() const {
       s.memory_peak = number(dir + "/memory.peak");
       s.pids_refused = keyed(read_small(dir + "/pids.events"), "max");
       s.cpu_usec = keyed(read_small(dir + "/cpu.stat"), "usage_usec");
-    } else if (plan_->dirs[i].controller == "memory") {
+    } else if (plan_->dirs.size() > i && plan_->dirs[i].controller == "memory") {
       s.oom_kills = keyed(read_small(dir + "/memory.oom_control"), "oom_kill");
       s.memory_peak = number(dir + "/memory.max_usage_in_bytes");
-    } else if (plan_->dirs[i].controller == "pids") {
+    } else if (plan_->dirs.size() > i && plan_->dirs[i].controller == "pids") {
       s.pids_refused = keyed(read_small(dir + "/pids.events"), "max");
     }
   }
@@ -154,6 +176,12 @@ Stats Run::stats() const {
 }
 
 void Run::remove() {
+  if (plan_ && plan_->via == CgroupVia::user_scope) {
+    for (const auto& dir : dirs_) kill_members(dir);  // the keeper too: systemd removes the emptied scope
+    dirs_.clear();
+    sentinel_.release();
+    return;
+  }
   for (const auto& dir : dirs_) remove_dir(dir);
   dirs_.clear();
   sentinel_.release();

@@ -4,6 +4,7 @@
 // tests/unit/cgroup_plan_test.cc and tests/integration/limits_*.sh.
 #include "linux/cgroup_plan.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -157,14 +158,108 @@ std::string format_size(uint64_t bytes) {
   return std::to_string(bytes) + units[u];
 }
 
-Status compile_cgroups(Plan& plan, const HostView& host) {
+namespace {
+
+using Missing = std::vector<std::pair<Want, std::string>>;  // limit and why no cgroup enforces it
+
+// The rlimit approximation of each limit no cgroup enforces, with what it does not cover.
+void approximate(const policy::Limits& l, const Missing& missing, const HostView& host,
+                 std::vector<Unenforced>& out, std::vector<policy::Rlimit>& rlimits) {
+  auto user_set = [&](const char* name) {
+    for (const auto& r : l.rlimits)
+      if (r.name == name) return true;
+    return false;
+  };
+  for (const auto& [w, why] : missing) {
+    Unenforced u{w.limit, "", why};
+    if (w.controller == "memory" && !user_set("as")) {
+      u.fallback = "RLIMIT_AS";
+      u.why += "; approximated by RLIMIT_AS, which bounds each process's address space (not the sandbox's "
+               "total, and not resident memory)";
+      rlimits.push_back(policy::Rlimit{"as", *l.memory_bytes, *l.memory_bytes, w.limit + " (fallback)"});
+    } else if (w.controller == "pids" && host.uid() != 0 && !user_set("nproc")) {
+      u.fallback = "RLIMIT_NPROC";
+      u.why += "; approximated by RLIMIT_NPROC, which counts this user's processes in the sandbox's user "
+               "namespace (cage's init and shim included), and host-wide on kernels before 5.14";
+      rlimits.push_back(policy::Rlimit{"nproc", *l.pids, *l.pids, w.limit + " (fallback)"});
+    } else if (w.controller == "pids") {
+      u.why += host.uid() == 0 ? "; RLIMIT_NPROC does not bind root, so nothing enforces it"
+                               : "; --rlimit nproc was given and is kept as it is";
+    } else if (w.controller == "cpu") {
+      u.why += "; no rlimit can cap a CPU share, so it is not enforced";
+    } else {
+      u.why += "; --rlimit as was given and is kept as it is";
+    }
+    out.push_back(std::move(u));
+  }
+}
+
+// The unit property systemd turns into the same cgroup v2 file a direct cgroup would get.
+std::vector<ScopeProperty> scope_properties(const Want& w, const policy::Limits& l) {
+  if (w.controller == "memory")
+    return {{"MemoryMax", *l.memory_bytes, w.limit}, {"MemorySwapMax", 0, w.limit}};  // no swap to escape to
+  // cage's keeper process (cgroup.cc) sits in the scope too: one more, so the sandbox gets --pids.
+  if (w.controller == "pids") return {{"TasksMax", *l.pids + 1, w.limit + " (+1: cage's keeper process)"}};
+  return {{"CPUQuotaPerSecUSec", static_cast<uint64_t>(std::llround(*l.cpu * 1000000.0)), w.limit}};
+}
+
+// An unprivileged caller on a systemd host whose own cgroup is not delegated (a login session's
+// scope): the user manager owns user@UID.service, which is delegated to it, and creates a scope
+// there on request. Only the controllers user@.service is given (its Delegate=, e.g. "pids memory
+// cpu" in systemd 252) can be limited in it; the rest keep the rlimit approximation.
+bool plan_user_scope(Plan& plan, const HostView& host, const Mount& m, const std::vector<Want>& want,
+                     const std::string& runtime_dir, std::string& why, Missing& missing) {
+  const std::string uid = std::to_string(host.uid());
+  const std::string socket = (runtime_dir.empty() ? "/run/user/" + uid : runtime_dir) + "/systemd/private";
+  if (host.stat(socket).kind != FileKind::socket) {
+    why += "; no systemd user manager listens at " + socket;
+    return false;
+  }
+  const std::string mgr = (m.point == "/" ? "" : m.point) + "/user.slice/user-" + uid + ".slice/user@" + uid + ".service";
+  auto ctrls = host.read_file(mgr + "/cgroup.controllers");
+  if (m.root != "/" || !ctrls) {
+    why += "; the user manager's cgroup " + mgr + " is not visible here";
+    return false;
+  }
+  CgroupPlan& cg = plan.cgroup;
+  Missing undelegated;
+  for (const auto& w : want) {
+    if (!has_word(ctrls->substr(0, ctrls->find('\n')), ' ', w.controller)) {
+      undelegated.emplace_back(w, "the systemd user manager is not delegated the '" + w.controller +
+                                      "' controller (" + mgr + "/cgroup.controllers)");
+      continue;
+    }
+    for (auto& p : scope_properties(w, plan.limits)) cg.scope.properties.push_back(std::move(p));
+  }
+  if (cg.scope.properties.empty()) {
+    why += "; the systemd user manager is delegated none of these controllers";
+    return false;
+  }
+  cg.version = 2;
+  cg.via = CgroupVia::user_scope;
+  cg.scope.socket = socket;
+  cg.scope.mount = m.point == "/" ? "" : m.point;
+  Missing refused;
+  for (const auto& w : want)
+    if (std::none_of(undelegated.begin(), undelegated.end(), [&](const auto& u) { return u.first.limit == w.limit; }))
+      refused.emplace_back(w, "the systemd user manager refused the transient scope");
+  approximate(plan.limits, refused, host, cg.scope.fallback, cg.scope.fallback_rlimits);
+  missing = std::move(undelegated);
+  return true;
+}
+
+}  // namespace
+
+Status compile_cgroups(Plan& plan, const HostView& host, const std::string& runtime_dir) {
   const policy::Limits& l = plan.limits;
   auto want = wanted(l);
   CgroupPlan& cg = plan.cgroup;
+  cg.strict = l.strict;
   if (want.empty()) return Ok{};
   auto proc = host.read_file("/proc/self/cgroup").value_or("");
   auto mounts = cgroup_mounts(host);
-  std::vector<std::pair<Want, std::string>> missing;  // limit and why no cgroup enforces it
+  Missing missing;
+  bool decided = false;
 
   // cgroup v2 when the unified hierarchy offers every controller asked for.
   std::string v2why = "no cgroup v2 hierarchy is mounted";
@@ -174,15 +269,18 @@ Status compile_cgroups(Plan& plan, const HostView& host) {
     if (!own) continue;
     if (auto parent = v2_parent(host, *own, want, v2why)) {
       cg.version = 2;
+      cg.via = CgroupVia::direct;
       cg.dirs.push_back(CgroupDir{"", *parent});
       for (const auto& w : want) add_writes(cg, 0, w.controller, l, 2, w.limit);
       return Ok{};
     }
+    if (host.uid() != 0) decided = plan_user_scope(plan, host, m, want, runtime_dir, v2why, missing);
     break;
   }
   // cgroup v1: one hierarchy per controller, each run cgroup beneath our own cgroup there (so the
   // limits the caller is under still apply to the sandbox).
   for (const auto& w : want) {
+    if (decided) break;
     std::string why = v2why + "; no cgroup v1 '" + w.controller + "' hierarchy is mounted";
     bool done = false;
     for (const auto& m : mounts) {
@@ -195,6 +293,7 @@ Status compile_cgroups(Plan& plan, const HostView& host) {
         break;
       }
       cg.version = 1;
+      cg.via = CgroupVia::direct;
       size_t idx = cg.dirs.size();
       for (size_t i = 0; i < cg.dirs.size(); ++i)
         if (cg.dirs[i].parent == *dir) idx = i;
@@ -211,33 +310,7 @@ Status compile_cgroups(Plan& plan, const HostView& host) {
                        "no cgroup can enforce this limit here (" + missing.front().second + ") and --strict-limits is set",
                        "run as root, or inside a delegated cgroup v2 subtree (systemd-run --user --scope -p "
                        "Delegate=yes cage ...), or drop --strict-limits to accept the rlimit approximation");
-  auto user_set = [&](const char* name) {
-    for (const auto& r : l.rlimits)
-      if (r.name == name) return true;
-    return false;
-  };
-  for (auto& [w, why] : missing) {
-    Unenforced u{w.limit, "", why};
-    if (w.controller == "memory" && !user_set("as")) {
-      u.fallback = "RLIMIT_AS";
-      u.why += "; approximated by RLIMIT_AS, which bounds each process's address space (not the sandbox's "
-               "total, and not resident memory)";
-      plan.limits.rlimits.push_back(policy::Rlimit{"as", *l.memory_bytes, *l.memory_bytes, w.limit + " (fallback)"});
-    } else if (w.controller == "pids" && host.uid() != 0 && !user_set("nproc")) {
-      u.fallback = "RLIMIT_NPROC";
-      u.why += "; approximated by RLIMIT_NPROC, which counts this user's processes in the sandbox's user "
-               "namespace (cage's init and shim included), and host-wide on kernels before 5.14";
-      plan.limits.rlimits.push_back(policy::Rlimit{"nproc", *l.pids, *l.pids, w.limit + " (fallback)"});
-    } else if (w.controller == "pids") {
-      u.why += host.uid() == 0 ? "; RLIMIT_NPROC does not bind root, so nothing enforces it"
-                               : "; --rlimit nproc was given and is kept as it is";
-    } else if (w.controller == "cpu") {
-      u.why += "; no rlimit can cap a CPU share, so it is not enforced";
-    } else {
-      u.why += "; --rlimit as was given and is kept as it is";
-    }
-    cg.unenforced.push_back(std::move(u));
-  }
+  approximate(l, missing, host, cg.unenforced, plan.limits.rlimits);
   return Ok{};
 }
 

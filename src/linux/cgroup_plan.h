@@ -14,7 +14,9 @@ namespace cage::lx {
 
 // Fills plan.cgroup from plan.limits; appends fallback rlimits to plan.limits.rlimits. With
 // --strict-limits a limit no cgroup can enforce is spawn_sandbox_unavailable naming the limit.
-Status compile_cgroups(Plan& plan, const HostView& host);
+// runtime_dir: the caller's $XDG_RUNTIME_DIR, where its systemd user manager listens ("" for
+// /run/user/UID).
+Status compile_cgroups(Plan& plan, const HostView& host, const std::string& runtime_dir = "");
 // 33554432 -> "32M"; sizes that are not whole units stay in bytes.
 std::string format_size(uint64_t bytes);
 
@@ -26,6 +28,7 @@ struct Stats {
   int64_t memory_peak = -1;     // memory.peak (v2) / memory.max_usage_in_bytes (v1), bytes
   int64_t pids_refused = -1;    // pids.events max: forks refused because pids.max was reached
   int64_t cpu_usec = -1;        // cpu.stat usage_usec (v2); v1 leaves it to getrusage
+  std::string path;             // the run's (first) cgroup directory, e.g. the user scope's
 };
 
 // The run's cgroup directories, removed on destruction (every exit path of the supervisor).
@@ -37,7 +40,8 @@ class Run {
   ~Run();
   // Removes stale "cage-<pid>" directories whose supervisor is dead, creates ours and writes limits.
   static Result<std::unique_ptr<Run>> create(const CgroupPlan& plan, int owner_pid);
-  // Moves pid (cage's init, before it starts the workload) into every directory of the run.
+  // Moves pid (cage's init, before it starts the workload) into every directory of the run; for a
+  // user scope, asks the user manager for "cage-<owner pid>.scope" holding it.
   Status attach(int pid);
   Stats stats() const;
   // Kills whatever is left (v2: cgroup.kill; else SIGKILL to each listed pid) and removes the directories.
@@ -45,6 +49,7 @@ class Run {
 
  private:
   const CgroupPlan* plan_ = nullptr;
+  int owner_pid_ = 0;
   std::vector<std::string> dirs_;  // created, parallel to plan_->dirs
   Sentinel sentinel_;              // removes them should the supervisor die first
 };

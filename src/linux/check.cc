@@ -15,6 +15,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -25,6 +26,7 @@
 #include "linux/compile.h"
 #include "linux/execute.h"
 #include "linux/namespace_probe.h"
+#include "linux/systemd_scope.h"
 
 namespace cage::lx {
 
@@ -74,6 +76,31 @@ std::string cgroup_summary() {
   return (v2.empty() ? "" : v2 + "; ") + (v1.empty() ? "no v1 controllers" : "v1: " + v1);
 }
 
+// Asks the user manager for a scope holding a throwaway child, as a run would (systemd removes it
+// once the child exits). "" when refused.
+std::string try_user_scope(const std::string& socket) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return "";
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    char b;
+    ::close(fds[1]);
+    while (::read(fds[0], &b, 1) < 0 && errno == EINTR) {
+    }
+    _exit(0);
+  }
+  ::close(fds[0]);
+  std::string out;
+  if (pid > 0) {
+    auto r = start_user_scope(socket, "cage-check-" + std::to_string(::getpid()) + ".scope", {pid}, {}, 10000);
+    if (r) out = *r;
+  }
+  ::close(fds[1]);
+  while (pid > 0 && ::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  return out;
+}
+
 // Which of --memory, --pids, --cpu a cgroup can enforce for this user here, decided exactly as a
 // run would decide it (compile_cgroups); the rest fall back to rlimits or are not enforced.
 Probe cgroup_limits_probe() {
@@ -82,15 +109,27 @@ Probe cgroup_limits_probe() {
   plan.limits.pids = 1024;
   plan.limits.cpu = 1.0;
   auto host = make_real_host_view();
-  (void)compile_cgroups(plan, *host);
-  std::string detail = cgroup_summary() + "; ";
-  if (plan.cgroup.version != 0 && plan.cgroup.unenforced.empty())
-    return {"cgroup_limits", true, false, detail + "--memory, --pids, --cpu enforced by cgroup v" + std::to_string(plan.cgroup.version)};
-  for (const auto& u : plan.cgroup.unenforced) {
+  const char* runtime = std::getenv("XDG_RUNTIME_DIR");
+  (void)compile_cgroups(plan, *host, runtime && runtime[0] == '/' ? runtime : "");
+  const CgroupPlan& cg = plan.cgroup;
+  std::string detail = cgroup_summary() + "; ", how = "cgroup v" + std::to_string(cg.version);
+  std::vector<Unenforced> unenforced = cg.unenforced;
+  if (cg.via == CgroupVia::user_scope) {
+    std::string scope = try_user_scope(cg.scope.socket);
+    how = "a delegated scope via the systemd user manager (" + cg.scope.socket + (scope.empty() ? ")" : "; a trial scope was granted)");
+    if (scope.empty()) {
+      detail += "the systemd user manager at " + cg.scope.socket + " refused a trial scope; ";
+      unenforced.insert(unenforced.end(), cg.scope.fallback.begin(), cg.scope.fallback.end());
+    }
+  }
+  if (cg.version != 0 && unenforced.empty())
+    return {"cgroup_limits", true, false, detail + "--memory, --pids, --cpu enforced by " + how};
+  for (const auto& u : unenforced) {
     std::string flag = u.limit.substr(0, u.limit.find(' '));
     detail += flag + (u.fallback.empty() ? " NOT enforced" : " only approximated by " + u.fallback) + "; ";
   }
-  detail += "limits_not_enforced (" + (plan.cgroup.unenforced.empty() ? std::string() : plan.cgroup.unenforced.front().why) + ")";
+  if (unenforced.size() < 3 && cg.version != 0) detail += "the others enforced by " + how + "; ";
+  detail += "limits_not_enforced (" + (unenforced.empty() ? std::string() : unenforced.front().why) + ")";
   return {"cgroup_limits", false, false, detail};
 }
 

@@ -26,6 +26,9 @@ struct ChildFailure {
   int32_t index = -1;  // mount step or Landlock rule index, or -1
 };
 
+// The byte that releases init: go, or go with the scope's fallback rlimits.
+inline constexpr char kRelease = 1, kReleaseFallback = 2;
+
 struct ChildContext {
   const Plan* plan = nullptr;
   // Per mount step: O_PATH fd of the bind source, or -1. Opened by the child once it is in its own
@@ -33,8 +36,12 @@ struct ChildContext {
   // mounted; the parent only sizes the vector.
   mutable std::vector<int> source_fds;
   std::vector<char*> argv, envp;       // null-terminated
-  std::vector<struct rlimit> rlimits;  // parallel to plan->limits.rlimits
+  // plan->limits.rlimits, then plan->cgroup.scope.fallback_rlimits: those apply only when the
+  // supervisor's release byte is kReleaseFallback (the user manager refused the scope).
+  std::vector<struct rlimit> rlimits;
   std::vector<int> rlimit_resources;
+  size_t plan_rlimits = 0;
+  mutable bool scope_refused = false;
   seccomp::Program seccomp;
   seccomp::Program seccomp_extra;      // landlock_only: the socket/IPC supplement
   std::vector<sock_filter> notify;     // landlock_only: connect/chmod/utimes notifications, or empty

@@ -510,6 +510,14 @@ Status Compiler::resolve_command() {
 
 const char* const* default_etc_entries() { return kEtcEntries; }
 
+// Where the caller's systemd user manager listens (cgroup_plan.cc asks it for a scope); the
+// caller's own environment, and the socket's peer is checked to be the caller's (systemd_scope.cc).
+static std::string runtime_dir_of(const std::vector<std::pair<std::string, std::string>>& env) {
+  for (const auto& [k, v] : env)
+    if (k == "XDG_RUNTIME_DIR" && !v.empty() && v[0] == '/') return v;
+  return "";
+}
+
 Result<Plan> compile(const Policy& p, const HostView& host,
                      const std::vector<std::pair<std::string, std::string>>& caller_env) {
   Compiler c{p, host, {}, {}, {}};
@@ -526,7 +534,7 @@ Result<Plan> compile(const Policy& p, const HostView& host,
     if (auto s = compile_landlock_view(p, host, c.plan); !s) return s.error();
     if (auto s = c.environment(caller_env); !s) return s.error();
     if (auto s = c.resolve_command(); !s) return s.error();
-    if (auto s = compile_cgroups(c.plan, host); !s) return s.error();
+    if (auto s = compile_cgroups(c.plan, host, runtime_dir_of(caller_env)); !s) return s.error();
     return std::move(c.plan);
   }
   if (auto s = check_namespaces_kernel(host); !s) return s.error();
@@ -577,7 +585,7 @@ Result<Plan> compile(const Policy& p, const HostView& host,
   }
   if (auto s = c.environment(caller_env); !s) return s.error();
   if (auto s = c.resolve_command(); !s) return s.error();
-  if (auto s = compile_cgroups(c.plan, host); !s) return s.error();
+  if (auto s = compile_cgroups(c.plan, host, runtime_dir_of(caller_env)); !s) return s.error();
   return std::move(c.plan);
 }
 

@@ -57,15 +57,19 @@ Status prepare(const Plan& plan, Prepared& p) {
   c.argv.push_back(nullptr);
   for (const auto& e : plan.env) c.envp.push_back(const_cast<char*>(e.c_str()));
   c.envp.push_back(nullptr);
-  for (const auto& r : plan.limits.rlimits)
+  std::vector<policy::Rlimit> all = plan.limits.rlimits;
+  all.insert(all.end(), plan.cgroup.scope.fallback_rlimits.begin(), plan.cgroup.scope.fallback_rlimits.end());
+  for (size_t k = 0; k < all.size(); ++k) {
     for (size_t i = 0; i < sizeof kResourceNames / sizeof *kResourceNames; ++i)
-      if (r.name == kResourceNames[i]) {
+      if (all[k].name == kResourceNames[i]) {
         struct rlimit rl {};
-        rl.rlim_cur = r.soft == UINT64_MAX ? RLIM_INFINITY : r.soft;
-        rl.rlim_max = r.hard == UINT64_MAX ? RLIM_INFINITY : r.hard;
+        rl.rlim_cur = all[k].soft == UINT64_MAX ? RLIM_INFINITY : all[k].soft;
+        rl.rlim_max = all[k].hard == UINT64_MAX ? RLIM_INFINITY : all[k].hard;
         c.rlimits.push_back(rl);
         c.rlimit_resources.push_back(kResources[i][0]);
       }
+    if (k + 1 == plan.limits.rlimits.size()) c.plan_rlimits = c.rlimits.size();
+  }
   auto prog = seccomp::build_program(plan.seccomp);
   if (!prog) return prog.error();
   c.seccomp = std::move(*prog);
@@ -109,7 +113,11 @@ Error failure_to_error(const ChildFailure& f, const Plan& plan) {
       return unavailable("seccomp", "the seccomp filter could not be loaded", remedy_ns, f.err);
     case ChildStep::rlimit:
       return Error{ErrorClass::invalid_policy, "the resource limit could not be set", "lower it below the hard limit you have",
-                   f.index >= 0 ? plan.limits.rlimits[f.index].origin : "--rlimit", f.err};
+                   f.index < 0 ? "--rlimit"
+                   : static_cast<size_t>(f.index) < plan.limits.rlimits.size()
+                       ? plan.limits.rlimits[f.index].origin
+                       : plan.cgroup.scope.fallback_rlimits[f.index - plan.limits.rlimits.size()].origin,
+                   f.err};
     case ChildStep::chdir:
       return Error{ErrorClass::invalid_policy, "cannot enter the start directory inside the sandbox", "grant it",
                    "--chdir " + plan.cwd, f.err};
@@ -324,10 +332,18 @@ Result<RunOutcome> execute_plan(const Plan& plan, const RunHooks& hooks) {
     sigprocmask(SIG_SETMASK, &old, nullptr);
   };
   // init joins the cgroups before it is released, so the workload and everything it forks start there.
+  // A user manager that refuses the scope leaves the rlimit approximation, said so, unless
+  // --strict-limits asked for cgroups or nothing.
+  char go = kRelease;
   if (cg)
     if (auto s = cg->attach(static_cast<int>(pid)); !s) {
-      reap(SIGKILL);
-      return s.error();
+      if (plan.cgroup.via != CgroupVia::user_scope || plan.cgroup.strict) {
+        reap(SIGKILL);
+        return s.error();
+      }
+      go = kReleaseFallback;
+      cg.reset();
+      if (hooks.limits_fallback) hooks.limits_fallback(plan.cgroup.scope.fallback, s.error().reason);
     }
   if (int e = plan.mechanism == Mechanism::landlock_only ? 0 : write_id_maps(plan.ids, static_cast<int>(pid))) {
     reap(SIGKILL);
@@ -357,7 +373,6 @@ Result<RunOutcome> execute_plan(const Plan& plan, const RunHooks& hooks) {
   }
   // Saved before the workload can touch the terminal, put back however the run ends (terminal_state.h).
   const SavedTerminal terminal = save_terminal();
-  char go = 1;
   if (::write(sync->w.get(), &go, 1) != 1) {
     reap(SIGKILL);
     return Error{ErrorClass::internal_error, "cannot start the sandbox", "", "sync", errno};

@@ -28,6 +28,8 @@ struct RunHooks {
   uint16_t proxy_port = 0;
   // landlock_only: the run's private HOME and TMPDIR, which init removes if the supervisor dies.
   std::string private_dir;
+  // The user manager refused the scope: these limits fall back (to rlimits) for the reason given.
+  std::function<void(const std::vector<Unenforced>&, const std::string& reason)> limits_fallback;
 };
 
 Result<RunOutcome> execute(const Plan& plan, const RunHooks& hooks = {});

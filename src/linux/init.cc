@@ -50,7 +50,7 @@ bool forwarded(int sig) {
   // would be a way out of the mount view.
   if (::syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) != 0) child_fail(c, ChildStep::signals, errno);
   if (::chdir(plan.cwd.c_str()) != 0) child_fail(c, ChildStep::chdir, errno);
-  for (size_t i = 0; i < c.rlimits.size(); ++i)
+  for (size_t i = 0; i < (c.scope_refused ? c.rlimits.size() : c.plan_rlimits); ++i)
     if (::setrlimit(static_cast<__rlimit_resource>(c.rlimit_resources[i]), &c.rlimits[i]) != 0)
       child_fail(c, ChildStep::rlimit, errno, static_cast<int>(i));
   // The caller's session keyring (Kerberos caches, fscrypt and ecryptfs keys, tokens) is inherited
@@ -116,6 +116,7 @@ void run_init(const ChildContext& c) {
     _exit(125);
   }
   ::close(c.sync_read);
+  c.scope_refused = go == kReleaseFallback;
   int idx = -1;
   if (namespaces)
     if (int e = build_root(c, &idx)) child_fail(c, ChildStep::mount_step, e, idx);

@@ -115,11 +115,31 @@ struct Unenforced {
   std::string fallback;  // "RLIMIT_AS" / "RLIMIT_NPROC", or "" when nothing approximates it
   std::string why;       // why no cgroup can be used, and what the fallback does not cover
 };
+// A unit property of the transient scope (systemd_scope.h): "MemoryMax" = 104857600.
+struct ScopeProperty {
+  std::string name;
+  uint64_t value = 0;
+  std::string why;  // "--memory 100M"
+};
+// Where the limits live: nowhere (rlimits only), a cgroup directory cage writes itself ("direct"),
+// or a transient scope the caller's systemd user manager creates and delegates ("user_scope").
+enum class CgroupVia { none, direct, user_scope };
+struct UserScopePlan {
+  std::string socket;                    // the user manager's private bus: $XDG_RUNTIME_DIR/systemd/private
+  std::string mount;                     // where the unified hierarchy is mounted (the scope's path is below)
+  std::vector<ScopeProperty> properties;  // the limits, applied by systemd before the pid moves in
+  // What replaces the scope if the manager refuses it at run time (without --strict-limits).
+  std::vector<Unenforced> fallback;
+  std::vector<policy::Rlimit> fallback_rlimits;
+};
 struct CgroupPlan {
   int version = 0;  // 0: no cgroup; 1: cgroup v1 hierarchies; 2: the unified hierarchy
-  std::vector<CgroupDir> dirs;
-  std::vector<CgroupWrite> writes;
+  CgroupVia via = CgroupVia::none;
+  std::vector<CgroupDir> dirs;       // direct only
+  std::vector<CgroupWrite> writes;   // direct only
+  UserScopePlan scope;               // user_scope only
   std::vector<Unenforced> unenforced;
+  bool strict = false;               // --strict-limits: a refused scope is an error, not a fallback
 };
 
 // namespaces: the full sandbox. landlock_only: where user namespaces are blocked, Landlock +

@@ -63,8 +63,32 @@ std::string quoted_argv(const std::vector<std::string>& argv) {
 }
 
 // cgroup limits: where the run's cgroup goes, what is written, and what no cgroup enforces.
+const char* via_name(CgroupVia v) {
+  switch (v) {
+    case CgroupVia::none: return "none";
+    case CgroupVia::direct: return "direct";
+    case CgroupVia::user_scope: return "user_scope";
+  }
+  return "none";
+}
+
 void render_cgroup_text(std::ostream& o, const CgroupPlan& cg) {
-  if (cg.version != 0) o << "cgroup v" << cg.version << " (a cage-<pid> directory in each, removed when the run ends):\n";
+  if (cg.via == CgroupVia::user_scope) {
+    o << "limits: delegated scope via the systemd user manager: cgroup v2 in a transient cage-<pid>.scope "
+         "(Delegate=yes), asked for over " << cg.scope.socket << "; systemd applies these before the sandbox "
+         "moves in and removes the scope when the run ends:\n";
+    for (const auto& p : cg.scope.properties) o << "    " << p.name << " = " << p.value << "    # " << p.why << "\n";
+    for (const auto& u : cg.scope.fallback)
+      o << "  if the user manager refuses: " << u.limit << (u.fallback.empty() ? " not enforced" : " falls back to " + u.fallback)
+        << (cg.strict ? " (no: --strict-limits makes it an error)" : "") << "\n";
+  } else if (cg.via == CgroupVia::direct) {
+    o << "limits: cgroup v" << cg.version << " at";
+    for (const auto& d : cg.dirs) o << " " << d.parent;
+    o << "\n";
+  } else if (!cg.unenforced.empty()) {
+    o << "limits: rlimits: no delegated cgroup\n";
+  }
+  if (cg.via == CgroupVia::direct) o << "cgroup v" << cg.version << " (a cage-<pid> directory in each, removed when the run ends):\n";
   for (size_t i = 0; i < cg.dirs.size(); ++i) {
     o << "  " << cg.dirs[i].parent << "/cage-<pid>\n";
     for (const auto& w : cg.writes)
@@ -88,7 +112,21 @@ toml::table render_cgroup_table(const CgroupPlan& cg) {
     if (!u.fallback.empty()) t.insert("fallback", u.fallback);
     unenforced.push_back(std::move(t));
   }
-  return toml::table{{"version", cg.version}, {"dirs", std::move(dirs)}, {"not_enforced", std::move(unenforced)}};
+  toml::table t{{"version", cg.version}, {"via", via_name(cg.via)}, {"dirs", std::move(dirs)},
+                {"not_enforced", std::move(unenforced)}};
+  if (cg.via == CgroupVia::user_scope) {
+    toml::table props;
+    for (const auto& p : cg.scope.properties) props.insert(p.name, static_cast<int64_t>(p.value));
+    toml::array fallback;
+    for (const auto& u : cg.scope.fallback) {
+      toml::table f{{"limit", u.limit}, {"reason", u.why}};
+      if (!u.fallback.empty()) f.insert("fallback", u.fallback);
+      fallback.push_back(std::move(f));
+    }
+    t.insert("scope", toml::table{{"manager", cg.scope.socket}, {"properties", std::move(props)},
+                                  {"if_refused", std::move(fallback)}});
+  }
+  return t;
 }
 
 }  // namespace

@@ -137,6 +137,14 @@ int Session::run(const Plan& plan, const policy::Policy& pol, bool json_errors) 
     emit("net", net_fields(e));
     proxy::print_denials(e);  // what the default sink prints, kept with the audit log
   };
+  hooks.limits_fallback = [this](const std::vector<Unenforced>& fallback, const std::string& reason) {
+    for (auto u : fallback) {
+      u.why.insert(std::min(u.why.find(';'), u.why.size()), " (" + reason + ")");
+      std::cerr << "cage: warning: " << u.limit << " is not enforced by a cgroup: " << u.why << "\n";
+      emit("limits_not_enforced", unenforced_fields(u));
+      facts_.unenforced.push_back(std::move(u));
+    }
+  };
   hooks.killed = [this](const char* reason, int sig) {
     emit("killed", toml::table{{"reason", reason}, {"signal", signal_name(sig)}});
   };

@@ -102,6 +102,7 @@ toml::table result_table(const RunFacts& f) {
   toml::table limits;
   if (f.outcome && f.outcome->cgroup.oom_kills >= 0) limits.insert("oom_kills", f.outcome->cgroup.oom_kills);
   if (f.outcome && f.outcome->cgroup.pids_refused >= 0) limits.insert("pids_refused", f.outcome->cgroup.pids_refused);
+  if (f.outcome && !f.outcome->cgroup.path.empty()) limits.insert("cgroup", f.outcome->cgroup.path);
   toml::array unenforced;
   for (const auto& u : f.unenforced) unenforced.push_back(unenforced_fields(u));
   limits.insert("not_enforced", std::move(unenforced));
@@ -128,6 +129,14 @@ policy::Enforcement enforcement_of(const Plan& plan) {
   e.mechanism = plan.mechanism == Mechanism::landlock_only ? "landlock" : "namespaces";
   for (const auto& d : plan.degraded) e.degraded.push_back(d.substr(0, d.find(':')));  // "pid: no pid namespace..."
   return e;
+}
+
+// The spawn event's cgroup: where the limits are to live (a user scope is named by its manager).
+toml::table cgroup_fields(const CgroupPlan& cg, toml::array dirs) {
+  const char* via = cg.via == CgroupVia::user_scope ? "user_scope" : cg.via == CgroupVia::direct ? "direct" : "none";
+  toml::table t{{"version", cg.version}, {"via", via}, {"dirs", std::move(dirs)}};
+  if (cg.via == CgroupVia::user_scope) t.insert("manager", cg.scope.socket);
+  return t;
 }
 
 toml::table spawn_fields(const policy::Policy& p, const Plan& plan, const std::string& hash, const std::string& kernel,
@@ -159,7 +168,7 @@ toml::table spawn_fields(const policy::Policy& p, const Plan& plan, const std::s
                    {"layers", std::move(layers)},
                    {"seccomp", std::string(policy::to_string(plan.seccomp.profile))},
                    {"network", net},
-                   {"cgroup", toml::table{{"version", plan.cgroup.version}, {"dirs", std::move(dirs)}}},
+                   {"cgroup", cgroup_fields(plan.cgroup, std::move(dirs))},
                    {"limits_not_enforced", std::move(unenforced)},
                    {"escape_hatches", std::move(hatches)}};
   return toml::table{{"policy", policy::canonical_table(p, &used)},

@@ -25,6 +25,7 @@ class Sentinel {
   int start(const std::vector<std::pair<Kind, std::string>>& paths);
   // The supervisor has removed them itself: the sentinel leaves and is reaped. Idempotent.
   void release();
+  int pid() const { return pid_; }
 
  private:
   UniqueFd pipe_;  // the write end

@@ -2,6 +2,8 @@
 // rlimits, for the host layouts cage meets (v1 as root, v2 delegated, nothing usable).
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "fake_host_view.h"
 #include "linux/cgroup_plan.h"
 
@@ -143,6 +145,90 @@ TEST(CgroupPlan, V2SessionScopeNotDelegatedFallsBack) {
   EXPECT_EQ(p.cgroup.version, 0);
   ASSERT_EQ(p.cgroup.unenforced.size(), 1u);
   EXPECT_NE(p.cgroup.unenforced[0].why.find("delegated"), std::string::npos);
+}
+
+// A login session's scope (not writable) on a systemd host whose user manager is delegated
+// "memory pids" or more, as Debian 12's user@.service is.
+void systemd_host(FakeHostView& h, const std::string& delegated) {
+  const std::string u = "/sys/fs/cgroup/user.slice/user-1000.slice";
+  h.add_file("/proc/self/mountinfo", 0444, "30 25 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw,nsdelegate\n");
+  h.add_file("/proc/self/cgroup", 0444, "0::/user.slice/user-1000.slice/session-3.scope\n");
+  h.add_file(u + "/session-3.scope/cgroup.controllers", 0444, "cpu memory pids\n");
+  h.add_file(u + "/cgroup.subtree_control", 0644, "cpu memory pids\n");
+  h.add_file(u + "/user@1000.service/cgroup.controllers", 0444, delegated + "\n");
+}
+
+TEST(CgroupPlan, SessionScopeGetsATransientScopeFromTheUserManager) {
+  FakeHostView h;
+  systemd_host(h, "cpu memory pids");
+  h.add_socket("/run/user/1000/systemd/private");
+  auto p = plan_with({"--memory", "100M", "--pids", "64", "--cpu", "0.5"});
+  ASSERT_TRUE(lx::compile_cgroups(p, h));
+  EXPECT_EQ(p.cgroup.via, lx::CgroupVia::user_scope);
+  EXPECT_EQ(p.cgroup.version, 2);
+  EXPECT_EQ(p.cgroup.scope.socket, "/run/user/1000/systemd/private");
+  EXPECT_EQ(p.cgroup.scope.mount, "/sys/fs/cgroup");
+  std::map<std::string, uint64_t> props;
+  for (const auto& q : p.cgroup.scope.properties) props[q.name] = q.value;
+  EXPECT_EQ(props["MemoryMax"], 104857600u);
+  EXPECT_EQ(props["MemorySwapMax"], 0u);
+  EXPECT_EQ(props["TasksMax"], 65u);  // the sandbox's 64 and cage's keeper
+  EXPECT_EQ(props["CPUQuotaPerSecUSec"], 500000u);
+  EXPECT_TRUE(p.cgroup.unenforced.empty());
+  EXPECT_TRUE(p.limits.rlimits.empty());  // the rlimits apply only if the manager refuses
+  ASSERT_EQ(p.cgroup.scope.fallback.size(), 3u);
+  EXPECT_EQ(p.cgroup.scope.fallback[0].fallback, "RLIMIT_AS");
+  ASSERT_EQ(p.cgroup.scope.fallback_rlimits.size(), 2u);
+  EXPECT_EQ(p.cgroup.scope.fallback_rlimits[1].name, "nproc");
+}
+
+TEST(CgroupPlan, UserScopeLimitsOnlyTheControllersTheManagerIsDelegated) {
+  FakeHostView h;
+  systemd_host(h, "memory pids");  // systemd before 252 delegated no cpu to user@.service
+  h.add_socket("/run/user/1000/systemd/private");
+  auto p = plan_with({"--memory", "100M", "--cpu", "0.5"});
+  ASSERT_TRUE(lx::compile_cgroups(p, h));
+  EXPECT_EQ(p.cgroup.via, lx::CgroupVia::user_scope);
+  ASSERT_EQ(p.cgroup.unenforced.size(), 1u);
+  EXPECT_EQ(p.cgroup.unenforced[0].limit, "--cpu 0.5");
+  EXPECT_NE(p.cgroup.unenforced[0].why.find("not delegated the 'cpu' controller"), std::string::npos);
+  for (const auto& q : p.cgroup.scope.properties) EXPECT_NE(q.name, "CPUQuotaPerSecUSec");
+  auto strict = plan_with({"--memory", "100M", "--cpu", "0.5", "--strict-limits"});
+  auto s = lx::compile_cgroups(strict, h);
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().input, "--cpu 0.5");
+}
+
+TEST(CgroupPlan, UserManagerIsFoundThroughXdgRuntimeDir) {
+  FakeHostView h;
+  systemd_host(h, "cpu memory pids");
+  h.add_socket("/tmp/rt/systemd/private");
+  auto p = plan_with({"--pids", "10"});
+  ASSERT_TRUE(lx::compile_cgroups(p, h, "/tmp/rt"));
+  EXPECT_EQ(p.cgroup.via, lx::CgroupVia::user_scope);
+  EXPECT_EQ(p.cgroup.scope.socket, "/tmp/rt/systemd/private");
+}
+
+TEST(CgroupPlan, NoUserManagerKeepsTheRlimitsAndSaysWhy) {
+  FakeHostView h;
+  systemd_host(h, "cpu memory pids");
+  auto p = plan_with({"--memory", "100M"});
+  ASSERT_TRUE(lx::compile_cgroups(p, h));
+  EXPECT_EQ(p.cgroup.via, lx::CgroupVia::none);
+  ASSERT_EQ(p.cgroup.unenforced.size(), 1u);
+  EXPECT_NE(p.cgroup.unenforced[0].why.find("no systemd user manager listens at /run/user/1000/systemd/private"),
+            std::string::npos);
+  EXPECT_EQ(p.limits.rlimits.size(), 1u);
+}
+
+TEST(CgroupPlan, RootNeverAsksAUserManager) {
+  FakeHostView h;
+  systemd_host(h, "cpu memory pids");
+  h.set_uid(0);
+  h.add_socket("/run/user/0/systemd/private");
+  auto p = plan_with({"--memory", "100M"});
+  ASSERT_TRUE(lx::compile_cgroups(p, h));
+  EXPECT_NE(p.cgroup.via, lx::CgroupVia::user_scope);
 }
 
 }  // namespace

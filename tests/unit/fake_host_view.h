@@ -42,6 +42,11 @@ class FakeHostView : public lx::HostView {
   void add_file(const std::string& p, uint32_t mode = 0644, std::string content = "") {
     files_[p] = {lx::FileKind::file, mode, std::move(content)};
   }
+  void add_socket(const std::string& p) {  // and its parent directories
+    for (size_t at = p.find('/', 1); at != std::string::npos; at = p.find('/', at + 1))
+      if (!files_.count(p.substr(0, at))) add_dir(p.substr(0, at));
+    files_[p] = {lx::FileKind::socket, 0600, ""};
+  }
   void add_link(const std::string& p, const std::string& target) { files_[p] = {lx::FileKind::symlink, 0777, target}; }
   void set_landlock_abi(int abi) { abi_ = abi; }
 
