@@ -19,6 +19,7 @@
 #include <ctime>
 
 #include "linux/child.h"
+#include "linux/dirent64.h"
 
 namespace cage::lx {
 
@@ -28,13 +29,6 @@ namespace {
 // below are reached once the killed levels above them are gone and they are reparented to init.
 constexpr int kMaxDepth = 128;
 
-struct Dirent64 {
-  uint64_t ino;
-  int64_t off;
-  unsigned short reclen;
-  unsigned char type;
-  char name[];
-};
 
 bool exited(int pidfd) {
   struct pollfd p = {pidfd, POLLIN, 0};

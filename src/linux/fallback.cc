@@ -17,6 +17,7 @@
 #include <dirent.h>
 
 #include "linux/child.h"
+#include "linux/dirent64.h"
 #include "linux/compile.h"
 #include "linux/execute.h"
 #include "linux/sentinel.h"
@@ -27,14 +28,6 @@ namespace cage::lx {
 
 namespace {
 
-// getdents64's record; glibc has no wrapper for it in this version.
-struct Dirent64 {
-  uint64_t ino;
-  int64_t off;
-  unsigned short reclen;
-  unsigned char type;
-  char name[];
-};
 
 // Removes everything beneath dirfd (left open), depth first, without allocating: cage's init runs it
 // in a forked copy of the supervisor, which may have had other threads. openat(O_NOFOLLOW) and
