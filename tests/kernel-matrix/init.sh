@@ -22,7 +22,16 @@ if [ "$INIT" = systemd ]; then
   mount -t overlay -o lowerdir=/lower,upperdir=/scratch/root-upper,workdir=/scratch/root-work root /newroot
 else
   mount -t 9p -o "$ninep" hostroot /newroot
+  # A second view of the host's root, so a checkout or build beneath the directories covered next
+  # (CI may clone into /tmp) stays reachable at its own path.
+  mkdir -p /hostroot && mount -t 9p -o "$ninep" hostroot /hostroot
   for d in tmp home root var/tmp; do mount --bind "/scratch/$(echo $d | tr / -)" "/newroot/$d"; done
+  for p in "$SRC" "$BUILD"; do
+    case "$p/" in
+      /tmp/* | /home/* | /root/* | /var/tmp/*)
+        mkdir -p "/newroot$p" && mount --bind "/hostroot$p" "/newroot$p" ;;
+    esac
+  done
   # ctest writes Testing/ into the build directory: a private writable layer over the shared build.
   mount -t overlay -o "lowerdir=/newroot$BUILD,upperdir=/scratch/build-upper,workdir=/scratch/build-work" build "/newroot$BUILD"
   mount -t securityfs securityfs /sys/kernel/security
