@@ -21,10 +21,10 @@ if [ "$INIT" = systemd ]; then
   mount -t 9p -o "$ninep" hostroot /lower
   mount -t overlay -o lowerdir=/lower,upperdir=/scratch/root-upper,workdir=/scratch/root-work root /newroot
 else
-  mount -t 9p -o "$ninep" hostroot /newroot
-  # A second view of the host's root, so a checkout or build beneath the directories covered next
-  # (CI may clone into /tmp) stays reachable at its own path.
-  mkdir -p /hostroot && mount -t 9p -o "$ninep" hostroot /hostroot
+  # The host's root twice: the new root, and an uncovered view from which a checkout or build
+  # beneath the directories covered next (CI may clone into /tmp) is bound back at its own path
+  # (a 9p tag mounts once: the second view is a bind).
+  mkdir -p /hostroot && mount -t 9p -o "$ninep" hostroot /hostroot && mount --bind /hostroot /newroot
   for d in tmp home root var/tmp; do mount --bind "/scratch/$(echo $d | tr / -)" "/newroot/$d"; done
   for p in "$SRC" "$BUILD"; do
     case "$p/" in
