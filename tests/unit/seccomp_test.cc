@@ -107,7 +107,7 @@ TEST(SeccompData, TheFloorHoldsUnderEveryProfile) {
   std::set<std::string> names;
   for (const auto& r : floor.rules) names.insert(r.name);
   EXPECT_EQ(names, (std::set<std::string>{"ioctl", "socket", "chmod", "fchmod", "fchmodat", "fchmodat2", "open",
-                                          "openat", "creat", "mknod", "mknodat", "openat2", "fcntl", "fcntl64"}));
+                                          "openat", "creat", "mknod", "mknodat", "openat2", "fcntl", "fcntl64", "io_uring_setup", "io_uring_enter", "io_uring_register"}));
   EXPECT_EQ(floor.compat, Compat::filter);  // --seccomp none runs 32-bit programs
   EXPECT_NE(find(floor, "openat2", Action::enosys), nullptr);
   for (const char* name : {"default", "relaxed"}) {
