@@ -187,17 +187,19 @@ class Impl final : public Mediator {
     if (!fdinfo.valid() || ::read(fdinfo.get(), info, sizeof info - 1) <= 0) return EBADF;
     const char* f = std::strstr(info, "flags:");
     const unsigned long flags = f ? std::strtoul(f + 6, nullptr, 8) : 0;
-    UniqueFd sock(::socket(family, SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_TCP));
+    // A non-blocking socket connects as the workload's would (EINPROGRESS is its answer too): the
+    // mediator thread never waits on the proxy's accept queue.
+    UniqueFd sock(::socket(family, SOCK_STREAM | SOCK_CLOEXEC | ((flags & O_NONBLOCK) ? SOCK_NONBLOCK : 0), IPPROTO_TCP));
     if (!sock.valid()) return errno;
-    if (int e = connect_to_proxy(sock.get(), family)) return e;
-    if ((flags & O_NONBLOCK) && ::fcntl(sock.get(), F_SETFL, O_NONBLOCK) != 0) return errno;
+    const int connected = connect_to_proxy(sock.get(), family);
+    if (connected != 0 && connected != EINPROGRESS) return connected;
     seccomp_notif_addfd add{};
     add.id = req.id;
     add.flags = SECCOMP_ADDFD_FLAG_SETFD;
     add.srcfd = static_cast<uint32_t>(sock.get());
     add.newfd = static_cast<uint32_t>(fd);
     add.newfd_flags = (flags & O_CLOEXEC) ? O_CLOEXEC : 0;
-    return ::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_ADDFD, &add) >= 0 ? 0 : EACCES;
+    return ::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_ADDFD, &add) >= 0 ? connected : EACCES;
   }
 
   // Connects sock (family AF_INET or AF_INET6) to the proxy: cage's own constant address.

@@ -47,6 +47,21 @@ for _ in $(seq 50); do port=$(grep -o 'port [0-9]*' "$srv/log" | grep -o '[0-9]*
 fetch='import sys, urllib.request as u; print(u.urlopen(sys.argv[1], timeout=10).read().decode().strip())'
 out=$("$CAGE" --allow-degraded=pid --net "127.0.0.1:$port" -- python3 -c "$fetch" "http://127.0.0.1:$port/" 2>&1)
 [ -n "$port" ] && [ "$out" = served ] && ok "--net reaches the listed loopback server through the proxy" || bad "--net fetch: $out"
+# A non-blocking connect (asyncio), as most clients make it: cage's answer must not block either.
+nb='import asyncio, base64, os, sys, urllib.parse as up
+async def main(url):
+    p = up.urlsplit(os.environ["http_proxy"])
+    r, w = await asyncio.open_connection(p.hostname, p.port)
+    auth = ""
+    if p.username:
+        cred = base64.b64encode(f"{up.unquote(p.username)}:{up.unquote(p.password)}".encode()).decode()
+        auth = f"Proxy-Authorization: Basic {cred}\r\n"
+    host = up.urlsplit(url).netloc
+    w.write(f"GET {url} HTTP/1.0\r\nHost: {host}\r\n{auth}\r\n".encode())
+    print((await r.read()).split(b"\r\n\r\n", 1)[1].decode().strip())
+asyncio.run(main(sys.argv[1]))'
+out=$("$CAGE" --allow-degraded=pid --net "127.0.0.1:$port" -- python3 -c "$nb" "http://127.0.0.1:$port/" 2>&1)
+[ -n "$port" ] && [ "$out" = served ] && ok "--net: a non-blocking connect reaches the proxy" || bad "--net non-blocking fetch: $out"
 # The denied twin: the same server, unlisted (another port is), neither through the proxy nor directly.
 direct='import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)'
 if [ -z "$port" ] || "$CAGE" --allow-degraded=pid --net 127.0.0.1:9 -- python3 -c "$fetch" "http://127.0.0.1:$port/" >/dev/null 2>&1 ||
