@@ -17,7 +17,7 @@ namespace cage::lx {
 enum class ChildStep : int32_t {
   none, sync, mount_propagation, root_tmpfs, mount_point, mount_step, mount_attr, pivot_root, hostname,
   loopback, shim, fork_workload, setsid, landlock_create, landlock_rule, landlock_restrict, no_new_privs,
-  securebits, caps, rlimit, chdir, seccomp, exec, signals, keyring,
+  securebits, caps, rlimit, chdir, seccomp, exec, signals, keyring, nested_userns,
 };
 
 struct ChildFailure {

@@ -538,6 +538,7 @@ Result<Plan> compile(const Policy& p, const HostView& host,
     return std::move(c.plan);
   }
   if (auto s = check_namespaces_kernel(host); !s) return s.error();
+  c.plan.no_nested_userns = host.uid() == 0;  // see Plan::no_nested_userns
   for (const auto& g : p.ro)
     if (auto s = c.resolve(g, MountKind::bind_ro); !s) return s.error();
   for (const auto& g : p.rw)

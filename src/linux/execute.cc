@@ -123,6 +123,10 @@ Error failure_to_error(const ChildFailure& f, const Plan& plan) {
                    "--chdir " + plan.cwd, f.err};
     case ChildStep::shim:
       return unavailable("--net", "the network shim could not start", remedy_ns, f.err);
+    case ChildStep::nested_userns:
+      return unavailable("user namespaces", "cannot forbid nested user namespaces inside the sandbox (a root caller's "
+                         "nested namespace could write file capabilities valid on the host)",
+                         "run cage as an unprivileged user", f.err);
     case ChildStep::keyring:
       return unavailable("keyring", "the workload's own session keyring could not be made (it would see the caller's keys)",
                          "raise kernel.keys.maxkeys / maxbytes, or end processes holding keys", f.err);

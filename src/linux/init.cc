@@ -117,6 +117,15 @@ void run_init(const ChildContext& c) {
   }
   ::close(c.sync_read);
   c.scope_refused = go == kReleaseFallback;
+  // The limit is the sandbox user namespace's own (kernel/ucount.c: the user.* sysctls show the
+  // reader's namespace, writable with CAP_SYS_RESOURCE in it, which init has), checked for every
+  // namespace created beneath it whatever the filter; written through the host's /proc while it is
+  // still mounted here (the sandbox's /proc/sys is read-only).
+  if (namespaces && c.plan->no_nested_userns) {
+    int fd = ::open("/proc/sys/user/max_user_namespaces", O_WRONLY | O_CLOEXEC);
+    if (fd < 0 || ::write(fd, "0", 1) != 1) child_fail(c, ChildStep::nested_userns, errno);
+    ::close(fd);
+  }
   int idx = -1;
   if (namespaces)
     if (int e = build_root(c, &idx)) child_fail(c, ChildStep::mount_step, e, idx);

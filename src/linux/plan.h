@@ -170,6 +170,10 @@ struct Plan {
   std::string exec_path;  // argv[0] resolved against the sandbox's PATH, as seen inside
   std::string cwd;        // where the workload starts, inside
   std::string hostname;
+  // namespaces, root caller: the sandbox's user namespace allows no nested one (its
+  // user.max_user_namespaces is 0). A nested namespace would regain CAP_SETFCAP with its root mapped
+  // to host uid 0, and a file capability it wrote in a --rw grant would hold on the host.
+  bool no_nested_userns = false;
   policy::Limits limits;
   CgroupPlan cgroup;
 };

@@ -185,7 +185,9 @@ std::string render_text(const Plan& plan) {
   }
   o << "\nenvironment:\n";
   for (const auto& e : plan.env) o << "  " << e << "\n";
-  o << "\nprocess: no_new_privs, all capabilities dropped (bounding, ambient), pid 1 is cage's init\n";
+  o << "\nprocess: no_new_privs, all capabilities dropped (bounding, ambient), pid 1 is cage's init"
+    << (plan.no_nested_userns ? ", no nested user namespace (a root caller's would write host-valid file capabilities)" : "")
+    << "\n";
   if (plan.limits.timeout_ms) o << "timeout: " << *plan.limits.timeout_ms << " ms\n";
   for (const auto& r : plan.limits.rlimits) o << "rlimit: " << r.name << "=" << r.soft << ":" << r.hard << "\n";
   render_cgroup_text(o, plan.cgroup);
