@@ -10,6 +10,9 @@
 # aarch64 is cross-built with Debian's g++-aarch64-linux-gnu against libseccomp-dev:arm64 and
 # libcap-ng-dev:arm64, and its --version is smoke-run under qemu-aarch64-static. Set
 # CAGE_RELEASE_ARCHES="x86_64" to build only the native one.
+# Reuse of earlier builds (the test suite and CI do, so a release check costs no second compile):
+#   CAGE_RELEASE_NATIVE_BUILD=DIR  a Release build directory of this tree whose cage is packed
+#   CAGE_RELEASE_CROSS_DIR=DIR     .ci/cross.sh's build directory (default: a fresh one under work)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 if [ "${1:-}" = "--setup" ]; then
@@ -36,6 +39,11 @@ tar_gz() {  # tar_gz OUT.tar.gz DIR NAME
 [ -f "$top/third_party/mimalloc/src/static.c" ] || bash "$top/packaging/setup-debian.sh"
 
 build_native() {
+  if [ -n "${CAGE_RELEASE_NATIVE_BUILD:-}" ]; then  # an existing Release build: brought up to date
+    ninja -C "$CAGE_RELEASE_NATIVE_BUILD" cage cage_seccomp_gen >/dev/null
+    mkdir -p "$work" && rm -rf "$work/build-x86_64" && ln -s "$(cd "$CAGE_RELEASE_NATIVE_BUILD" && pwd)" "$work/build-x86_64"
+    return
+  fi
   cmake -S "$top" -B "$work/build-x86_64" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCAGE_TESTS=OFF >/dev/null
   ninja -C "$work/build-x86_64" cage cage_seccomp_gen >/dev/null
 }
@@ -82,18 +90,19 @@ stage_common() {  # stage_common DIR
   cp "$top"/profiles/*.toml "$1/profiles/" 2>/dev/null || rmdir "$1/profiles"
 }
 if [ $cross -eq 1 ]; then
-  CAGE_CROSS_BUILD_DIR=$work/cross bash "$top/.ci/cross.sh" | sed 's/^/release.sh: /'
+  cross_dir=${CAGE_RELEASE_CROSS_DIR:-$work/cross}
+  CAGE_CROSS_BUILD_DIR=$cross_dir bash "$top/.ci/cross.sh" | sed 's/^/release.sh: /'
   for t in x86_64-macos:macos-x86_64 aarch64-macos:macos-arm64; do
     name=cage-$version-${t#*:}
     d=$work/stage/$name; rm -rf "$d"; mkdir -p "$d"
-    install -m 0755 "$work/cross/${t%%:*}/cage" "$d/cage"
+    install -m 0755 "$cross_dir/${t%%:*}/cage" "$d/cage"
     stage_common "$d"
     chmod -R u=rwX,go=rX "$d"
     tar_gz "$out/$name.tar.gz" "$work/stage" "$name"
   done
   name=cage-$version-windows-x86_64
   d=$work/stage/$name; rm -rf "$d"; mkdir -p "$d"
-  install -m 0644 "$work/cross/x86_64-windows-gnu/cage.exe" "$d/cage.exe"
+  install -m 0644 "$cross_dir/x86_64-windows-gnu/cage.exe" "$d/cage.exe"
   stage_common "$d"
   # zip: sorted names, fixed times (-X drops extra attributes), so the archive is reproducible.
   find "$d" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +

