@@ -35,19 +35,18 @@ else
   grep -qi "memory\|cannot allocate" "$work/err" || fail "hog was not stopped by RLIMIT_AS: $(cat "$work/err")"
 fi
 
-# Fork bomb: contained, the host keeps forking quickly, and everything is gone afterwards.
+# Fork bomb: contained (it ends on its own, not by --timeout), the host can still fork, and
+# everything is gone afterwards. No wall-clock bound: speed belongs to bench/, not to tests.
 # The function's name is unique to this run: the root and user variants of this test may run at once.
 f="bomb$$"
 bomb="$f() { $f | $f & }; $f; sleep 3"
-start=$(date +%s)
 run --pids 64 --timeout 20 --result "$work/bomb.json" --audit "$work/bomb.log" -- sh -c "$bomb" >/dev/null 2>"$work/err" &
 cage_pid=$!
 sleep 1
-t0=$(date +%s%N); sh -c true || fail "host cannot fork during the bomb"; t1=$(date +%s%N)
-[ $(( (t1 - t0) / 1000000 )) -lt 1000 ] || fail "host fork took $(( (t1 - t0) / 1000000 )) ms during the bomb"
+sh -c true || fail "host cannot fork during the bomb"
 wait "$cage_pid"
-[ $(( $(date +%s) - start )) -lt 20 ] || fail "fork bomb was not contained (ran into the timeout)"
 valid_result "$work/bomb.json"; valid_audit "$work/bomb.log"
+[ "$(json "$work/bomb.json" 'd["class"]')" != timed_out ] || fail "fork bomb was not contained (ran into the timeout)"
 if cgroup_usable pids 64; then
   [ "$(json "$work/bomb.json" 'd["limits"]["pids_refused"] > 0')" = true ] || fail "no refused fork counted"
   # pids_exhausted: the limit refused a fork and the workload did not succeed (here: sh cannot fork).

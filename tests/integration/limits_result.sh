@@ -50,16 +50,18 @@ if [ -s "$work/u.log" ]; then
   grep -q "spawn_sandbox_unavailable: --memory 32M: no cgroup can enforce" "$work/u.err" || fail "refusal message: $(cat "$work/u.err")"
 fi
 
-# --timeout: SIGTERM at 2 s ends sleep at once (no need for the 5 s SIGKILL).
+# --timeout: SIGTERM at 2 s ends sleep at once (no need for the 5 s SIGKILL). The clock only checks
+# that nothing fired early; what ended the run is read from the audit, not from an upper bound.
 start=$(date +%s%N)
 check timeout timed_out 124 -- --timeout 2 -- sleep 60
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
-[ "$ms" -ge 1900 ] && [ "$ms" -lt 7000 ] || fail "--timeout 2 took $ms ms"
+[ "$ms" -ge 1900 ] || fail "--timeout 2 fired after $ms ms"
+! events "$work/timeout.log" killed | grep -q SIGKILL || fail "sleep needed SIGKILL after SIGTERM"
 events "$work/timeout.log" killed | grep -q '"reason":"timeout","signal":"SIGTERM"\|"signal":"SIGTERM".*"reason":"timeout"\|"reason":"timeout"' || fail "no killed/timeout event"
 # A workload ignoring SIGTERM is killed after the grace period.
 start=$(date +%s%N)
 check timeout_kill timed_out 124 -- --timeout 1 -- sh -c 'trap "" TERM; sleep 30'
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
-[ "$ms" -ge 5500 ] && [ "$ms" -lt 12000 ] || fail "SIGKILL after grace took $ms ms"
+[ "$ms" -ge 5500 ] || fail "SIGKILL came before the grace period ended ($ms ms)"
 events "$work/timeout_kill.log" killed | grep -q SIGKILL || fail "no killed/SIGKILL event"
 echo PASS

@@ -50,11 +50,11 @@ sum=$(run --net "127.0.0.1:$port" "${noproxy[@]}" -- sh -c "python3 '$d/get.py' 
   fail "large transparent transfer failed"
 [ "${sum%% *}" = "$(sha256sum < "$d/www/big" | cut -d' ' -f1)" ] || fail "large transparent transfer corrupted"
 # An unlisted port: Landlock refuses the connect at once.
-start=$(date +%s%N)
 if run --net "127.0.0.1:$port" "${noproxy[@]}" -- python3 "$d/get.py" 127.0.0.1 "$closed" /f 2>"$d/err"; then
   fail "unlisted port reached"
 fi
-[ $(( ($(date +%s%N) - start) / 1000000 )) -lt 4000 ] || fail "unlisted port did not fail fast"
+# Refused by the kernel (EACCES or ECONNREFUSED), not a timeout: judged by the error, not a clock.
+grep -Eq "PermissionError|ConnectionRefusedError" "$d/err" || fail "unlisted port not refused at connect: $(tail -n 2 "$d/err")"
 grep -qi "permission denied\|refused" "$d/err" || fail "unlisted port: unexpected error: $(cat "$d/err")"
 # A listed port on an unlisted address: accepted by cage's listener, checked, reset.
 if run --net "127.0.0.1:$port" --net "localhost:$closed" "${noproxy[@]}" -- python3 "$d/get.py" 127.0.0.5 "$port" /f 2>"$d/err"; then

@@ -56,7 +56,8 @@ fi
 grep -q "denied (tcp) 10.77.$net.3:7000" "$d/err" || fail "unlisted address: no tcp denial: $(cat "$d/err")"
 # An address no rule names: no route in the namespace.
 if run --net $tip:7000 -- python3 "$d/tcp.py" 10.78.0.1 7000 echo 2>"$d/err"; then fail "unrouted address reached"; fi
-grep -q "after 0\.[0-9]s\|after 1\.[0-9]s" "$d/err" || fail "unrouted address did not fail fast: $(cat "$d/err")"
+# Refused at connect (no route: OSError ENETUNREACH), not a timeout: judged by the error, not a clock.
+grep -q "^error " "$d/err" && ! grep -qi "timeout" "$d/err" || fail "unrouted address did not fail at connect: $(cat "$d/err")"
 # An unlisted port of a listed host: no listener of cage's on it inside the namespace, refused there.
 if run --net $tip:7000 -- python3 "$d/tcp.py" $tip 8080 /f 2>"$d/err"; then fail "unlisted port reached"; fi
 grep -q "ConnectionRefusedError after 0" "$d/err" || fail "unlisted port: $(cat "$d/err")"
