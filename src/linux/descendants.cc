@@ -9,10 +9,11 @@
 // hold already. Only then is every process held killed, the deepest first, so none of them ever runs
 // again: none sees a parent die (PR_SET_PDEATHSIG, getppid) and reacts. A walk bounded in depth left
 // a chain's bottom running while the levels above it died (found by review: a chain deeper than the
-// bound whose leaf kept forking was never caught). Where the run has a cgroup, the supervisor ends it
-// by cgroup.kill instead, which the kernel makes atomic against fork (cgroup.cc), as runc's
-// signalAllProcesses() prefers cgroup.kill over freezing and signalling each pid when a container
-// has no pid namespace of its own.
+// bound whose leaf kept forking was never caught). This is what freezing a cgroup and then killing
+// its members does (runc's signalAllProcesses() for a container without its own pid namespace, which
+// writes cgroup.kill, atomic against fork, where there is one); the walk needs no cgroup (most hosts
+// of this mechanism give the user none), and where the run has one its removal writes cgroup.kill
+// once more after init is gone (cgroup.cc).
 // Proved by tests/escape/outlive.sh and tests/escape/deep_chain.sh (fallback runs).
 #include <fcntl.h>
 #include <poll.h>
