@@ -75,7 +75,8 @@ void remove_private_dir(const char* path);
 // descendant (descendants.cc) before it exits. Never forwarded to the workload.
 constexpr int kEndRunSignal = SIGPWR;
 // descendants.cc (child, init without a pid namespace): stops and kills every descendant of the
-// calling process and reaps them, until it has no child left. Allocates nothing.
+// calling process and reaps them, until it has no child left. Allocates nothing from the heap (its
+// list of stopped processes is mmap'd).
 void end_descendants();
 // userns.cc (child): brings up `lo` in the new network namespace.
 int bring_up_loopback();

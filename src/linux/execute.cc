@@ -154,6 +154,7 @@ struct Supervise {
   int sigfd, error_read, status_read;
   const Plan& plan;
   const RunHooks& hooks;
+  SavedTerminal& terminal;
   ChildFailure failure{};
   // SIGKILL of a pid namespace's init takes every process of the sandbox with it. Without one, init is
   // asked to end its whole tree first (descendants.cc): a setsid'd daemon must not outlive --timeout.
@@ -170,6 +171,10 @@ struct Supervise {
           exited = true;
           init_status = st;
         }
+        continue;
+      }
+      if (si.ssi_signo == SIGCONT) {  // the caller's job control: `fg` or `bg` after a stop
+        note_continued(terminal);
         continue;
       }
       // A terminal's signals reached the sandbox's process group already; forward what was sent to
@@ -295,7 +300,8 @@ Result<RunOutcome> execute_plan(const Plan& plan, const RunHooks& hooks) {
 
   sigset_t mask, old;
   sigemptyset(&mask);
-  for (int s : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGALRM, SIGPIPE})
+  // SIGCONT still continues cage while blocked; it is read only to learn of the caller's job control.
+  for (int s : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGALRM, SIGPIPE, SIGCONT})
     sigaddset(&mask, s);
   sigprocmask(SIG_BLOCK, &mask, &old);
   UniqueFd sigfd(::signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK));
@@ -376,14 +382,20 @@ Result<RunOutcome> execute_plan(const Plan& plan, const RunHooks& hooks) {
     proxy = std::move(*s);
   }
   // Saved before the workload can touch the terminal, put back however the run ends (terminal_state.h).
-  const SavedTerminal terminal = save_terminal();
+  SavedTerminal terminal = save_terminal();
   if (::write(sync->w.get(), &go, 1) != 1) {
     reap(SIGKILL);
     return Error{ErrorClass::internal_error, "cannot start the sandbox", "", "sync", errno};
   }
   sync->w.reset();
-  Supervise sup{static_cast<int>(pid), sigfd.get(), errp->r.get(), status->r.get(), plan, hooks};
+  Supervise sup{static_cast<int>(pid), sigfd.get(), errp->r.get(), status->r.get(), plan, hooks, terminal};
   sup.run();
+  // A SIGCONT not read yet (`bg` just before the run ended) still counts.
+  sigset_t cont;
+  sigemptyset(&cont);
+  sigaddset(&cont, SIGCONT);
+  struct timespec now {0, 0};
+  if (::sigtimedwait(&cont, nullptr, &now) == SIGCONT) note_continued(terminal);
   restore_terminal(terminal);
   proxy.reset();
   mediator.reset();

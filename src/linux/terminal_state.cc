@@ -1,6 +1,7 @@
 // Saving and restoring the caller's terminal around a run (terminal_state.h).
 #include "linux/terminal_state.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@ namespace cage::lx {
 
 SavedTerminal save_terminal() {
   SavedTerminal s;
+  for (int fd = 0; fd < 3; ++fd) s.flags[fd] = ::fcntl(fd, F_GETFL);
   for (int fd = 0; fd < 3; ++fd)
     if (::isatty(fd) && ::tcgetattr(fd, &s.mode) == 0) {
       s.fd = fd;
@@ -19,6 +21,10 @@ SavedTerminal save_terminal() {
       return s;
     }
   return s;
+}
+
+void note_continued(SavedTerminal& saved) {
+  if (saved.fd >= 0) saved.backgrounded = ::tcgetpgrp(saved.fd) != ::getpgrp();
 }
 
 namespace {
@@ -36,13 +42,27 @@ bool run_holds(pid_t fg) {
   return ::kill(-fg, 0) != 0 && errno == ESRCH;
 }
 
+// O_NONBLOCK lives in the open file description, which fds 0-2 share with the caller's shell (a
+// terminal) or with its other jobs (a CI runner's log pipe): the run's setting is taken back.
+void restore_blocking(int fd, int saved) {
+  int now = ::fcntl(fd, F_GETFL);
+  if (saved >= 0 && now >= 0 && (now & O_NONBLOCK) != (saved & O_NONBLOCK))
+    ::fcntl(fd, F_SETFL, (now & ~O_NONBLOCK) | (saved & O_NONBLOCK));
+}
+
 }  // namespace
 
 void restore_terminal(const SavedTerminal& saved) {
-  if (saved.fd < 0 || saved.foreground != ::getpgrp() || !::isatty(saved.fd)) return;
-  if (!run_holds(::tcgetpgrp(saved.fd))) return;
-  // The workload may have left cage in the background (its own job control): with SIGTTOU blocked
-  // the kernel lets cage change the terminal instead of stopping it.
+  // Cage's own job state decides, not who holds the terminal now: the workload can give the terminal
+  // to the shell's process group (tcsetpgrp), and a restore skipped for that left its modes behind.
+  const bool ours = saved.fd >= 0 && saved.foreground == ::getpgrp() && ::isatty(saved.fd) &&
+                    (!saved.backgrounded || run_holds(::tcgetpgrp(saved.fd)));
+  for (int fd = 0; fd < 3; ++fd)
+    if (ours || !::isatty(fd)) restore_blocking(fd, saved.flags[fd]);
+  if (!ours) return;
+  // The workload may have left cage in the background (its own job control, or the terminal handed to
+  // the shell's group): with SIGTTOU blocked the kernel lets cage take the foreground back and change
+  // the terminal instead of stopping it.
   sigset_t ttou, old;
   sigemptyset(&ttou);
   sigaddset(&ttou, SIGTTOU);

@@ -7,10 +7,13 @@
 # --keys:   after READY (and the resize), these bytes are typed, one write each (03 = Ctrl-C);
 # --tstp:   after READY, Ctrl-Z is typed; the shell sees cage stop and continues it, like `fg`;
 # --term-cage: after READY, cage itself gets SIGTERM (as kill(1) or a CI runner would send).
+# --bg:     after READY, Ctrl-Z is typed; the shell takes the terminal, sets a mode of its own (VERASE
+#   ^H) and continues the job in the background, like `bg`.
 # --ready-fifo PATH: READY is a write to this FIFO (made here) instead of output (for a workload that
 #   stops the terminal's output).
 # Reports: rc, output, inq (bytes waiting in the terminal's input queue: typed-in text), mode_same,
-# size (rows, cols) after, size_start, flowing (a write to the terminal reaches the other side), stopped.
+# size (rows, cols) after, size_start, flowing (a write to the terminal reaches the other side), stopped,
+# nonblock (O_NONBLOCK on the open file description the shell's fds 0-2 share), mode_shell (--bg).
 import argparse, fcntl, json, os, select, signal, struct, sys, termios, time
 
 ap = argparse.ArgumentParser()
@@ -18,6 +21,7 @@ ap.add_argument("--resize", nargs=2, type=int)
 ap.add_argument("--keys", nargs="*", default=[])
 ap.add_argument("--tstp", action="store_true")
 ap.add_argument("--term-cage", action="store_true")
+ap.add_argument("--bg", action="store_true")
 ap.add_argument("--ready-fifo")
 ap.add_argument("cmd", nargs=argparse.REMAINDER)
 a = ap.parse_args()
@@ -31,6 +35,8 @@ if a.ready_fifo:
 master, slave = os.openpty()
 fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
 mode_start = termios.tcgetattr(slave)
+shell_mode = termios.tcgetattr(slave)
+shell_mode[6][termios.VERASE] = b"\x08"
 # A minimal job-control shell, as the caller's: the session leader on the pty runs CMD as the
 # foreground job in its own process group (so Ctrl-Z can stop it: a session leader's own group would be
 # orphaned), waits for it, and after a stop gives it the terminal back and continues it (`fg`).
@@ -58,8 +64,13 @@ if shell == 0:
     while True:
         _, st = os.waitpid(job, os.WUNTRACED)
         if os.WIFSTOPPED(st):
-            os.write(events_w, b"S\n")
-            os.tcsetpgrp(0, job)
+            if a.bg:
+                os.tcsetpgrp(0, os.getpgrp())
+                termios.tcsetattr(0, termios.TCSANOW, shell_mode)
+                os.write(events_w, b"S\n")
+            else:
+                os.write(events_w, b"S\n")
+                os.tcsetpgrp(0, job)
             os.killpg(job, signal.SIGCONT)
             continue
         os._exit(os.WEXITSTATUS(st) if os.WIFEXITED(st) else 128 + os.WTERMSIG(st))
@@ -94,7 +105,7 @@ while status is None and time.monotonic() < deadline:
         acted = True
         if a.resize:
             fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", a.resize[0], a.resize[1], 0, 0))
-        if a.tstp:
+        if a.tstp or a.bg:
             os.write(master, b"\x1a")
             os.set_blocking(events_r, True)
             stopped = os.read(events_r, 8).startswith(b"S")  # the shell saw the job stop and continued it
@@ -112,8 +123,11 @@ if status is None:
 pump(0.1)
 inq = struct.unpack("i", fcntl.ioctl(slave, termios.FIONREAD, b"\0\0\0\0"))[0]
 rows, cols = struct.unpack("HHHH", fcntl.ioctl(slave, termios.TIOCGWINSZ, b"\0" * 8))[:2]
-mode_same = termios.tcgetattr(slave) == mode_start
+mode_now = termios.tcgetattr(slave)
+mode_same = mode_now == mode_start
+mode_shell = mode_now == shell_mode  # --bg: the shell's own mode, left alone
 fl = fcntl.fcntl(slave, fcntl.F_GETFL)
+nonblock = bool(fl & os.O_NONBLOCK)
 fcntl.fcntl(slave, fcntl.F_SETFL, fl | os.O_NONBLOCK)
 try:
     os.write(slave, b"PING-AFTER")
@@ -124,4 +138,5 @@ pump(0.3)
 flowing = b"PING-AFTER" in out[before:]
 rc = os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)
 print(json.dumps({"rc": rc, "output": out.decode("utf-8", "replace"), "inq": inq, "mode_same": mode_same,
-                  "size": [rows, cols], "flowing": flowing, "stopped": stopped}))
+                  "size": [rows, cols], "flowing": flowing, "stopped": stopped, "nonblock": nonblock,
+                  "mode_shell": mode_shell}))
