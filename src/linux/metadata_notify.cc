@@ -374,10 +374,12 @@ int decide(const seccomp_notif& req, int pidfd, const std::vector<std::string>& 
   Copied copied;
   if (int e = copy_args(req, *c, copied)) return e;
   // The cwd, fds and memory read above were the notifying thread's only if it is still waiting in
-  // this call (a thread that left it, and a reused tid, are someone else): so every read of the
-  // workload comes before this last check, and act() uses the copies only. seccomp_unotify(2),
-  // SECCOMP_IOCTL_NOTIF_ID_VALID: check the id after reading the target's memory (/proc/TID/mem) and
-  // before acting on what was read.
+  // this call (a thread that left it, and a reused tid, are someone else). seccomp_unotify(2), under
+  // SECCOMP_IOCTL_NOTIF_ID_VALID, has the supervisor check the id after it got hold of the target
+  // (there: opened /proc/TID/mem, which stays bound to that process); process_vm_readv names the
+  // tid anew on every read, so here every read of the workload comes before this last check, which
+  // vouches for all of them, and act() uses the copies only (never the workload's memory again,
+  // which a sibling thread may change at any time).
   if (!still_waiting(ctx)) return EACCES;
   // Landlock's answer to a write outside the grants.
   if (!writable_by_workload(target.get(), writable)) return EACCES;
