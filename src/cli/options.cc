@@ -271,19 +271,21 @@ Result<Invocation> parse_words(const std::vector<std::string>& words, const std:
 
 // The kernel runs `#!/usr/local/bin/cage --script --ro . -- python3` as
 // [cage, "--script --ro . -- python3", SCRIPT, ARGS...]: everything after the interpreter's path is one
-// argument (fs/binfmt_script.c). Only that explicit form is split, on blanks, as env -S would.
-std::vector<std::string> split_kernel_argument(const std::vector<std::string>& args) {
-  if (args.size() < 2 || args[1].rfind("--script", 0) != 0 || args[1].find_first_of(" \t") == std::string::npos)
-    return args;
-  std::vector<std::string> out{args[0]};
-  for (size_t i = 0; i < args[1].size();) {
-    size_t b = args[1].find_first_not_of(" \t", i);
+// argument (fs/binfmt_script.c). Only that explicit form is split, on blanks, as env -S would
+// (kernel_script_words).
+bool is_kernel_line(const std::vector<std::string>& args) {
+  return args.size() >= 2 && args[1].rfind("--script", 0) == 0 && args[1].find_first_of(" \t") != std::string::npos;
+}
+
+std::vector<std::string> split_blanks(const std::string& line) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < line.size();) {
+    size_t b = line.find_first_not_of(" \t", i);
     if (b == std::string::npos) break;
-    size_t e = std::min(args[1].find_first_of(" \t", b), args[1].size());
-    out.push_back(args[1].substr(b, e - b));
+    size_t e = std::min(line.find_first_of(" \t", b), line.size());
+    out.push_back(line.substr(b, e - b));
     i = e;
   }
-  out.insert(out.end(), args.begin() + 2, args.end());
   return out;
 }
 
@@ -331,6 +333,51 @@ Result<ScriptWords> split_script_words(const std::vector<std::string>& after) {
   return sw;
 }
 
+// The kernel's form (is_kernel_line): the #! line's words after --script are options, then optionally
+// `-- INTERPRETER`; the script is always the kernel's next argument (raw[2]). Read with the general
+// rules, a line ending in an option that takes a value (`--script --rw out --ro`) took the script's
+// path as that value and made the caller's first argument the script, run under the line's options
+// based on that argument's directory (found by review): the script's own line changed how cage read
+// the caller's command line. So the line is read by itself, and an option without its value is an
+// error naming it.
+Result<ScriptWords> kernel_script_words(const std::vector<std::string>& raw) {
+  const std::vector<std::string> line = split_blanks(raw[1]);
+  const char* const form = "#!/path/to/cage --script [OPTIONS] [-- INTERPRETER]";
+  if (line[0].rfind("--script=", 0) == 0)
+    return usage(line[0], "on a #! line the script's path comes from the kernel", form);
+  if (line[0] != "--script") return usage(line[0], "unknown option", "see cage --help");
+  PolicyInput scratch;
+  Bound b;
+  auto app = make_app(scratch, b, "/");
+  size_t i = 1;
+  for (; i < line.size() && line[i] != "--"; ++i) {
+    const std::string& w = line[i];
+    if (w == "--script" || w.rfind("--script=", 0) == 0)
+      return usage(w, "--script is given twice", "give it once, before the script's options");
+    if (w.size() < 2 || w[0] != '-')
+      return usage(w, "unexpected word on the #! line (the script's path comes from the kernel)", form);
+    if (w.find('=') != std::string::npos) continue;
+    const CLI::Option* opt = app->get_option_no_throw(w);
+    if (!opt || opt->get_expected_max() == 0) continue;
+    if (i + 1 >= line.size() || line[i + 1] == "--")
+      return usage(w, "needs a value on the #! line (the script's path is never an option's value)",
+                   "write the value after " + w + " on the #! line");
+    ++i;
+  }
+  ScriptWords sw;
+  sw.options.assign(line.begin() + 1, line.begin() + static_cast<long>(i));
+  if (i < line.size()) {
+    if (i + 2 != line.size())
+      return usage("--script --", i + 1 == line.size() ? "needs an interpreter" : "takes one interpreter word on a #! line",
+                   form);
+    sw.interpreter = line[i + 1];
+  }
+  if (raw.size() < 3 || raw[2].empty()) return usage("--script", "needs the script's path", form);
+  sw.file = raw[2];
+  sw.args.assign(raw.begin() + 3, raw.end());
+  return sw;
+}
+
 std::string script_dir(const std::string& file, const std::string& cwd) {
   std::string abs = policy::lexically_clean(file[0] == '/' ? file : cwd + "/" + file);
   size_t slash = abs.rfind('/');
@@ -352,8 +399,19 @@ bool wants_json_errors(const std::vector<std::string>& args) {
 // never consulted for that. Options before --script are the caller's (relative to the current
 // directory); options after it are the script line's, written by the script's author, and relative
 // to the script's directory, like the paths in its '# /// cage' block.
+namespace {
+Result<Invocation> with_script(Invocation inv, ScriptWords sw, const std::string& argv0, const std::string& cwd);
+}  // namespace
+
 Result<Invocation> parse(const std::vector<std::string>& raw, const std::string& cwd) {
-  const std::vector<std::string> args = split_kernel_argument(raw);
+  if (is_kernel_line(raw)) {
+    auto sw = kernel_script_words(raw);
+    if (!sw) return sw.error();
+    auto inv = parse_words({raw[0]}, cwd);
+    if (!inv) return inv;
+    return with_script(std::move(*inv), std::move(*sw), raw[0], cwd);
+  }
+  const std::vector<std::string>& args = raw;
   // Only among cage's own options: a --script in the command's words is the command's.
   auto end = args.begin() + static_cast<long>(options_end(args, args.empty() ? 0 : 1));
   auto at = std::find_if(args.begin() + (args.empty() ? 0 : 1), end, [](const std::string& w) {
@@ -375,29 +433,38 @@ Result<Invocation> parse(const std::vector<std::string>& raw, const std::string&
     sw.args.assign(at + 1, args.end());
     if (sw.file.empty()) return usage("--script", "needs the script's path", "--script FILE");
   }
-  std::vector<std::string> line_words{args.empty() ? "cage" : args[0]};
+  return with_script(std::move(*inv), std::move(sw), args.empty() ? "cage" : args[0], cwd);
+}
+
+namespace {
+
+// Merges the script line's options (based on the script's directory) under the caller's.
+Result<Invocation> with_script(Invocation inv, ScriptWords sw, const std::string& argv0, const std::string& cwd) {
+  std::vector<std::string> line_words{argv0};
   line_words.insert(line_words.end(), sw.options.begin(), sw.options.end());
   auto line = parse_words(line_words, script_dir(sw.file, cwd));
   if (!line) return line;
-  if (inv->mode == Mode::help) return inv;
-  if (line->mode != Mode::run) inv->mode = line->mode;
-  if (line->mode == Mode::help) inv->help_text = line->help_text;
-  inv->json = inv->json || line->json;
-  inv->json_errors = inv->json_errors || line->json_errors;
-  if (inv->target.empty()) inv->target = line->target;
+  if (inv.mode == Mode::help) return inv;
+  if (line->mode != Mode::run) inv.mode = line->mode;
+  if (line->mode == Mode::help) inv.help_text = line->help_text;
+  inv.json = inv.json || line->json;
+  inv.json_errors = inv.json_errors || line->json_errors;
+  if (inv.target.empty()) inv.target = line->target;
   const std::string dir = script_dir(sw.file, cwd);
   auto line_file = [&dir](const std::string& spec) {
     return spec.empty() || spec[0] == '/' || spec.rfind("fd:", 0) == 0 ? spec : dir + "/" + spec;
   };
-  if (inv->report.result.empty()) inv->report.result = line_file(line->report.result);
-  if (inv->report.audit.empty()) inv->report.audit = line_file(line->report.audit);
-  inv->report.audit_required = inv->report.audit_required || line->report.audit_required;
-  inv->profiles.insert(inv->profiles.begin(), line->profiles.begin(), line->profiles.end());
-  inv->script_line = std::move(line->input);
-  inv->script = sw.file;
-  inv->script_interpreter = sw.interpreter;
-  inv->script_args = std::move(sw.args);
+  if (inv.report.result.empty()) inv.report.result = line_file(line->report.result);
+  if (inv.report.audit.empty()) inv.report.audit = line_file(line->report.audit);
+  inv.report.audit_required = inv.report.audit_required || line->report.audit_required;
+  inv.profiles.insert(inv.profiles.begin(), line->profiles.begin(), line->profiles.end());
+  inv.script_line = std::move(line->input);
+  inv.script = sw.file;
+  inv.script_interpreter = sw.interpreter;
+  inv.script_args = std::move(sw.args);
   return inv;
 }
+
+}  // namespace
 
 }  // namespace cage::cli

@@ -240,9 +240,41 @@ bool writable_by_workload(int fd, const std::vector<std::string>& writable) {
          by_fd.st_dev == by_name.st_dev && by_fd.st_ino == by_name.st_ino;
 }
 
+// What act() uses of the workload's memory, copied before the last ID check (see decide()).
+struct Copied {
+  timespec ts[2] = {};
+  bool now = false;           // utimes with a NULL pointer: "now"
+  char name[256] = {};        // the xattr's name
+  uint64_t size = 0;          // the xattr value's size; the bytes are in value
+  const char* value = nullptr;
+};
+
+int copy_args(const seccomp_notif& req, const Call& c, Copied& out) {
+  const auto* a = req.data.args;
+  const auto tid = static_cast<pid_t>(req.pid);
+  switch (c.op) {
+    case Op::times: return read_times(req, c, out.ts, &out.now);
+    case Op::set_xattr:
+    case Op::remove_xattr: {
+      if (int e = read_path(tid, a[c.value_arg], out.name, sizeof out.name)) return e == ENAMETOOLONG ? ERANGE : e;
+      if (c.op == Op::remove_xattr) return 0;
+      out.size = a[c.value_arg + 2];
+      if (out.size > 65536) return E2BIG;
+      static thread_local char value[65536];
+      if (out.size && read_mem(tid, a[c.value_arg + 1], value, out.size)) return EFAULT;
+      out.value = value;
+      return 0;
+    }
+    case Op::mode:
+    case Op::owner: return 0;  // their values are in the registers (req.data.args), already copied
+  }
+  return ENOSYS;
+}
+
 // Makes the change on the opened file (already the final one: a link only when the workload asked
-// not to follow); the kernel judges ownership with this thread's credentials, which hold no capability.
-int act(const seccomp_notif& req, const Call& c, int target) {
+// not to follow), from the copies only; the kernel judges ownership with this thread's credentials,
+// which hold no capability.
+int act(const seccomp_notif& req, const Call& c, int target, const Copied& in) {
   char self[64];
   std::snprintf(self, sizeof self, "/proc/self/fd/%d", target);
   struct stat st {};
@@ -252,29 +284,45 @@ int act(const seccomp_notif& req, const Call& c, int target) {
     case Op::mode:
       if (S_ISLNK(st.st_mode)) return EOPNOTSUPP;  // what fchmodat2(AT_SYMLINK_NOFOLLOW) answers for a link
       return ::chmod(self, static_cast<mode_t>(a[c.value_arg])) == 0 ? 0 : errno;
-    case Op::times: {
-      timespec ts[2];
-      bool now = false;
-      if (int e = read_times(req, c, ts, &now)) return e;
-      return ::utimensat(target, "", now ? nullptr : ts, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) == 0 ? 0 : errno;
-    }
+    case Op::times:
+      return ::utimensat(target, "", in.now ? nullptr : in.ts, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) == 0 ? 0 : errno;
     case Op::owner:
       return ::fchownat(target, "", static_cast<uid_t>(a[c.value_arg]), static_cast<gid_t>(a[c.value_arg + 1]),
                         AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) == 0 ? 0 : errno;
     case Op::set_xattr:
-    case Op::remove_xattr: {
+    case Op::remove_xattr:
       if (S_ISLNK(st.st_mode)) return EPERM;  // no user xattrs on links; the rest needs capabilities
-      char name[256];
-      if (int e = read_path(static_cast<pid_t>(req.pid), a[c.value_arg], name, sizeof name)) return e == ENAMETOOLONG ? ERANGE : e;
-      if (c.op == Op::remove_xattr) return ::removexattr(self, name) == 0 ? 0 : errno;
-      const uint64_t size = a[c.value_arg + 2];
-      if (size > 65536) return E2BIG;
-      static thread_local char value[65536];
-      if (size && read_mem(static_cast<pid_t>(req.pid), a[c.value_arg + 1], value, size)) return EFAULT;
-      return ::setxattr(self, name, value, size, static_cast<int>(a[c.value_arg + 3])) == 0 ? 0 : errno;
-    }
+      if (c.op == Op::remove_xattr) return ::removexattr(self, in.name) == 0 ? 0 : errno;
+      return ::setxattr(self, in.name, in.value, in.size, static_cast<int>(a[c.value_arg + 3])) == 0 ? 0 : errno;
   }
   return ENOSYS;
+}
+
+// An open file for the ioctl: the workload's own (pidfd_getfd), or where an outer filter refuses that
+// (Docker's default profile without CAP_SYS_PTRACE: chattr in --rw failed in every container) the
+// same file reopened. workload_fd() gives then an O_PATH descriptor of the file the workload's fd
+// holds (/proc/TID/fd/N, behind the same ptrace access check), and ioctl needs a real open file: it
+// is reopened read-only through our own /proc/self/fd/M (the inode the O_PATH one pins, not the name,
+// so no rename or dup2 in the workload can swap it), for regular files and directories only (opening
+// anything else can act, a tty or a FIFO), and must be the same st_dev/st_ino. A file the workload
+// may not read is thus not changed by this route (EACCES).
+int open_for_ioctl(int pidfd, pid_t tid, int fd, UniqueFd& out) {
+  out.reset(workload_fd(pidfd, tid, fd));
+  if (!out.valid()) return errno == EBADF ? EBADF : EACCES;
+  const int fl = ::fcntl(out.get(), F_GETFL);
+  if (fl < 0) return EACCES;
+  if (!(fl & O_PATH)) return 0;
+  struct stat held {}, reopened {};
+  if (::fstat(out.get(), &held) != 0) return EACCES;
+  if (!S_ISREG(held.st_mode) && !S_ISDIR(held.st_mode)) return ENOTTY;
+  char self[64];
+  std::snprintf(self, sizeof self, "/proc/self/fd/%d", out.get());
+  UniqueFd file(::open(self, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  if (!file.valid()) return errno == EACCES || errno == EPERM ? EACCES : EBADF;
+  if (::fstat(file.get(), &reopened) != 0 || reopened.st_dev != held.st_dev || reopened.st_ino != held.st_ino)
+    return EACCES;
+  out = std::move(file);
+  return 0;
 }
 
 // The kernel reads the command as an unsigned int (the filter compares the low 32 bits as well).
@@ -284,12 +332,13 @@ int decide_ioctl(const seccomp_notif& req, int pidfd, const std::vector<std::str
   const Ioctl* i = find_ioctl(cmd);
   if (!i) return ENOTTY;
   if (!i->mediated) return EPERM;
-  UniqueFd file(static_cast<int>(::syscall(SYS_pidfd_getfd, pidfd, static_cast<int>(req.data.args[0]), 0)));
-  if (!file.valid()) return errno == EBADF ? EBADF : EACCES;
-  if (!still_waiting(ctx)) return EACCES;  // the fd number was the notifying thread's only while it waits
-  if (!writable_by_workload(file.get(), writable)) return EACCES;
+  UniqueFd file;
+  if (int e = open_for_ioctl(pidfd, static_cast<pid_t>(req.pid), static_cast<int>(req.data.args[0]), file)) return e;
   alignas(8) char arg[sizeof(struct fsxattr)] = {};
   if (i->size && read_mem(static_cast<pid_t>(req.pid), req.data.args[2], arg, i->size)) return EFAULT;
+  // Last: the fd number and the memory were the notifying thread's only while it waits (decide()).
+  if (!still_waiting(ctx)) return EACCES;
+  if (!writable_by_workload(file.get(), writable)) return EACCES;
   return ::ioctl(file.get(), cmd, i->size ? arg : nullptr) == 0 ? 0 : errno;
 }
 
@@ -322,11 +371,19 @@ int decide(const seccomp_notif& req, int pidfd, const std::vector<std::string>& 
   if (!c) return ENOSYS;
   UniqueFd target;
   if (int e = open_target(req, *c, pidfd, target)) return e;
-  // The cwd and fds were the notifying thread's only if it is still waiting in this call.
+  Copied copied;
+  if (int e = copy_args(req, *c, copied)) return e;
+  // The cwd, fds and memory read above were the notifying thread's only if it is still waiting in
+  // this call (a thread that left it, and a reused tid, are someone else). seccomp_unotify(2), under
+  // SECCOMP_IOCTL_NOTIF_ID_VALID, has the supervisor check the id after it got hold of the target
+  // (there: opened /proc/TID/mem, which stays bound to that process); process_vm_readv names the
+  // tid anew on every read, so here every read of the workload comes before this last check, which
+  // vouches for all of them, and act() uses the copies only (never the workload's memory again,
+  // which a sibling thread may change at any time).
   if (!still_waiting(ctx)) return EACCES;
   // Landlock's answer to a write outside the grants.
   if (!writable_by_workload(target.get(), writable)) return EACCES;
-  return act(req, *c, target.get());
+  return act(req, *c, target.get(), copied);
 }
 
 int drop_effective_capabilities() {

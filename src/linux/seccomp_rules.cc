@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <fcntl.h>
+#include <linux/fscrypt.h>
 #include <linux/kd.h>
 #include <linux/netlink.h>
 #include <linux/vt.h>
@@ -81,6 +82,10 @@ constexpr Constant kConstants[] = {
     {"VT_DISALLOCATE", VT_DISALLOCATE},   {"VT_RESIZE", VT_RESIZE},
     {"VT_RESIZEX", VT_RESIZEX},           {"VT_LOCKSWITCH", VT_LOCKSWITCH},
     {"VT_UNLOCKSWITCH", VT_UNLOCKSWITCH},
+    // fscrypt's filesystem-wide keyring (<linux/fscrypt.h>).
+    {"FS_IOC_ADD_ENCRYPTION_KEY", FS_IOC_ADD_ENCRYPTION_KEY},
+    {"FS_IOC_REMOVE_ENCRYPTION_KEY", FS_IOC_REMOVE_ENCRYPTION_KEY},
+    {"FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS", FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS},
 };
 
 std::string_view trim(std::string_view s) {

@@ -13,6 +13,7 @@ echo data >"$work/ro/f"
 echo data >"$work/rw/g"
 echo data >"$work/rw/h"
 echo data >"$work/rw/i"
+echo data >"$work/rw/j"
 cat >"$work/prog/flags.py" <<'EOF'
 # flags.py OP PATH: OP is get (prints the flags), setflags, fsxattr or file_setattr (adds nodump).
 import ctypes, errno, fcntl, os, struct, sys
@@ -82,5 +83,24 @@ for k in "${!ops[@]}"; do
   fi
   [ "$rc" -eq 0 ] && nodump "$file" && pass "twin: $op in --rw sets nodump on the host" ||
     fail "twin: $op in --rw: exit $rc ($out $err), flags $(flags "$file")"
+done
+# Under an outer filter that refuses pidfd_getfd and process_vm_readv (Docker's default profile
+# without CAP_SYS_PTRACE; tests/escape/outer_filter.py): found, Landlock-only: chattr in --rw failed
+# (EACCES), since the mediator could not take the workload's fd; now it reopens the same file from
+# /proc. The --ro file stays refused, the --rw twin sets nodump on the host.
+outer=("$py" "$escape_dir/outer_filter.py" pidfd_getfd,process_vm_readv,ptrace --)
+for target in "$work/ro/f" "$work/rw/j"; do
+  rc=0
+  "${outer[@]}" "$CAGE" ${mech[@]+"${mech[@]}"} --ro "$work/prog" --ro "$work/ro" --rw "$work/rw" -- \
+    "$py" "$work/prog/flags.py" setflags "$target" </dev/null >"$work/.out" 2>"$work/.err" || rc=$?
+  out=$(cat "$work/.out") err=$(cat "$work/.err")
+  [ "$rc" = 77 ] && { echo "skip: $err" >&2; exit 77; }
+  if [ "$target" = "$work/ro/f" ]; then
+    [ "$rc" -ne 0 ] && [ "$(flags "$target")" = "$before" ] && pass "outer filter: setflags of a --ro file refused ($out)" ||
+      fail "outer filter: setflags of a --ro file: exit $rc ($out $err), flags $(flags "$target")"
+  else
+    [ "$rc" -eq 0 ] && nodump "$target" && pass "outer filter: twin: setflags in --rw sets nodump on the host" ||
+      fail "outer filter: setflags in --rw: exit $rc ($out $err), flags $(flags "$target")"
+  fi
 done
 finish

@@ -67,4 +67,30 @@ expect_rc 0 "--script with the caller's --rw ./build before it"
 [ "$(cat "$proj/build/explicit" 2>/dev/null)" = twin ] && pass "twin: --rw before --script is the caller's" \
   || fail "twin: --rw ./build before --script did not reach proj/build; $err"
 [ -e "$home/explicit" ] && fail "--rw before --script followed the script's build link" || pass "home unchanged"
+# 4. The kernel's form (#!CAGE --script ... reaches cage as one argument): a line ending in an option
+# that takes a value (--ro) took the script's own path as that value, and the caller's first argument
+# (u/arg.sh, a script with its own '# /// cage' block) became the script, run with the line's --rw out
+# based on u/. Expected: the script is always the kernel's next argument; the dangling option is a
+# usage error naming it (exit 125) and nothing runs.
+mkdir -p "$work/s/out" "$work/u/out"
+printf '#!%s --script %s --rw out --ro\necho "tool $1" >"$(dirname "$0")/out/tool"\n' "$CAGE" "${mech[*]+${mech[*]}}" \
+  >"$work/s/tool.sh"
+printf '#!%s --script %s --rw out -- sh\necho "tool $1" >"$(dirname "$0")/out/tool"\n' "$CAGE" "${mech[*]+${mech[*]}}" \
+  >"$work/s/twin.sh"
+printf '# /// cage\n# run = ["sh"]\n# [fs]\n# rw = ["out"]\n# ///\necho pwned >"$(dirname "$0")/out/arg"\n' >"$work/u/arg.sh"
+chmod +x "$work/s/tool.sh" "$work/s/twin.sh"
+rc=0; "$work/s/tool.sh" "$work/u/arg.sh" </dev/null >"$work/.out" 2>"$work/.err" || rc=$?
+err=$(cat "$work/.err"); out=$(cat "$work/.out")
+expect_rc 125 "#! line ending in --ro"
+grep -qF -- "--ro" <<<"$err" && grep -q "value" <<<"$err" && pass "the error names --ro and its missing value" \
+  || fail "the error does not name the option left without a value: $err"
+[ -e "$work/u/out/arg" ] && fail "the caller's argument u/arg.sh ran as the script" || pass "u/arg.sh did not run"
+[ -e "$work/s/out/tool" ] && fail "the script ran despite its broken #! line" || pass "nothing ran"
+rm -f "$work/u/out/arg"
+rc=0; "$work/s/twin.sh" "$work/u/arg.sh" </dev/null >"$work/.out" 2>"$work/.err" || rc=$?
+err=$(cat "$work/.err"); out=$(cat "$work/.out")
+expect_rc 0 "twin: #! line with every value given"
+[ "$(cat "$work/s/out/tool" 2>/dev/null)" = "tool $work/u/arg.sh" ] && pass "twin: the script ran with its argument" \
+  || fail "twin: s/out/tool missing or wrong; $err"
+[ -e "$work/u/out/arg" ] && fail "twin: u/arg.sh ran" || pass "twin: u/arg.sh stays an argument"
 finish

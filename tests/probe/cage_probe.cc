@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
+#include <linux/fscrypt.h>
 #include <linux/seccomp.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -71,6 +72,10 @@ uint64_t value_of(const std::string& s) {
       {"FIONREAD", FIONREAD},           {"PER_LINUX", 0},                 {"PER_LINUX32", 8},
       {"ADDR_NO_RANDOMIZE", 0x0040000}, {"READ_IMPLIES_EXEC", 0x0400000}, {"MMAP_PAGE_ZERO", 0x0100000},
       {"UNAME26", 0x0020000},           {"QUERY", 0xffffffff},
+      {"FS_IOC_ADD_ENCRYPTION_KEY", FS_IOC_ADD_ENCRYPTION_KEY},
+      {"FS_IOC_REMOVE_ENCRYPTION_KEY", FS_IOC_REMOVE_ENCRYPTION_KEY},
+      {"FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS", FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS},
+      {"FS_IOC_GET_ENCRYPTION_KEY_STATUS", FS_IOC_GET_ENCRYPTION_KEY_STATUS},
   };
   uint64_t v = 0;
   size_t start = 0;

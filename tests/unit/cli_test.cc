@@ -92,6 +92,39 @@ TEST(Cli, KernelShebangArgumentIsSplitOnlyAfterScript) {
   EXPECT_EQ(cmd->input.argv, (std::vector<std::string>{"make", "--script", "x"}));
 }
 
+// The kernel's form: the script is the kernel's next argument whatever the #! line ends with. A line
+// ending in an option that takes a value took the script's path as that value and made the caller's
+// first argument the script (found by review); it is an error naming the option.
+TEST(Cli, KernelShebangLineNeverTakesTheScriptAsAValue) {
+  auto attack = parse({"--script --rw out --ro", "/s/tool.sh", "/u/arg.sh"});
+  ASSERT_FALSE(attack);
+  EXPECT_EQ(attack.error().cls, ErrorClass::usage_error);
+  EXPECT_EQ(attack.error().input, "--ro");
+  EXPECT_NE(attack.error().reason.find("value"), std::string::npos) << attack.error().reason;
+  auto before_dash = parse({"--script --rw -- sh", "/s/tool.sh"});
+  ASSERT_FALSE(before_dash);
+  EXPECT_EQ(before_dash.error().input, "--rw");
+  // Twins: the value on the line; a flag (no value) last; the interpreter form.
+  auto twin = parse({"--script --ro /data --rw out", "/s/tool.sh", "/u/arg.sh"});
+  ASSERT_TRUE(twin) << twin.error().reason;
+  EXPECT_EQ(twin->script, "/s/tool.sh");
+  EXPECT_EQ(twin->script_args, (std::vector<std::string>{"/u/arg.sh"}));
+  ASSERT_EQ(twin->script_line.rw.size(), 1u);
+  EXPECT_EQ(twin->script_line.rw[0].base, "/s");
+  auto flag = parse({"--script --rw out --no-cwd", "/s/tool.sh", "x"});
+  ASSERT_TRUE(flag) << flag.error().reason;
+  EXPECT_EQ(flag->script, "/s/tool.sh");
+  auto interp = parse({"--script  --rw=out\t-- sh", "/s/tool.sh"});
+  ASSERT_TRUE(interp) << interp.error().reason;
+  EXPECT_EQ(interp->script_interpreter, "sh");
+  EXPECT_EQ(interp->script, "/s/tool.sh");
+  // The line has no say over which file is the script: no path word, no --script=FILE, one interpreter word.
+  EXPECT_FALSE(parse({"--script --rw out other.sh", "/s/tool.sh"}));
+  EXPECT_FALSE(parse({"--script=other.sh --rw out", "/s/tool.sh"}));
+  EXPECT_FALSE(parse({"--script -- python3 -u", "/s/tool.py"}));
+  EXPECT_FALSE(parse({"--script --ro .", }));  // no script path from the kernel
+}
+
 TEST(Cli, UnknownFlagIsAUsageErrorNamingIt) {
   auto inv = parse({"--rox", "x", "--", "true"});
   ASSERT_FALSE(inv);

@@ -85,7 +85,7 @@ TEST(SeccompData, ArgumentRulesCompareWhatTheKernelReads) {
       EXPECT_TRUE(r.conditions[0].low32);
       EXPECT_EQ(r.conditions[0].arg, 1u);
     }
-  EXPECT_EQ(ioctl_rules, 4 + 37);  // TIOCSTI, TIOCLINUX, TIOCSETD, TIOCEXCL and the console's setters
+  EXPECT_EQ(ioctl_rules, 4 + 37 + 3);  // TIOCSTI, TIOCLINUX, TIOCSETD, TIOCEXCL, the console's setters, fscrypt keys
   p = load("default");
   const Rule* clone = find(p, "clone", Action::eperm);
   ASSERT_NE(clone, nullptr);
