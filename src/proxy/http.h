@@ -77,7 +77,7 @@ class ChunkScanner {
   bool failed() const { return state_ == State::failed; }
 
  private:
-  enum class State { size, ext, size_lf, data, data_cr, data_lf, trailer_start, trailer,
+  enum class State { size, ext, size_lf, data, data_cr, data_lf, trailer_start, trailer, trailer_lf,
                      final_lf, done, failed };
   State state_ = State::size;
   uint64_t remaining_ = 0;

@@ -259,8 +259,12 @@ size_t ChunkScanner::feed(std::string_view data) {
           state_ = State::failed;
         }
         break;
+      // A CR ends a line only before LF: a lone one is a line end to some peers and not to others,
+      // which would frame the body differently on each side of the proxy.
       case State::ext:
-        if (c == '\n') {
+        if (c == '\r') {
+          state_ = State::size_lf;
+        } else if (c == '\n') {
           line_ = 0;
           state_ = remaining_ ? State::data : State::trailer_start;
         }
@@ -282,10 +286,16 @@ size_t ChunkScanner::feed(std::string_view data) {
         state_ = c == '\r' ? State::final_lf : c == '\n' ? State::done : State::trailer;
         break;
       case State::trailer:
-        if (c == '\n') {
+        if (c == '\r') {
+          state_ = State::trailer_lf;
+        } else if (c == '\n') {
           line_ = 0;
           state_ = State::trailer_start;
         }
+        break;
+      case State::trailer_lf:
+        line_ = 0;
+        state_ = c == '\n' ? State::trailer_start : State::failed;
         break;
       case State::final_lf:
         state_ = c == '\n' ? State::done : State::failed;

@@ -93,6 +93,12 @@ TEST(ProxyHttp, ChunkScannerFindsTheEndPiecewise) {
   ChunkScanner bad;
   bad.feed("zz\r\n");
   EXPECT_TRUE(bad.failed());
+  // A lone CR in an extension or a trailer: refused, not read past (peers disagree on it).
+  for (const char* lone : {"5;a\rb\r\nhello\r\n0\r\n\r\n", "0\r\nX: a\rb\r\n\r\n"}) {
+    ChunkScanner s;
+    s.feed(lone);
+    EXPECT_TRUE(s.failed()) << lone;
+  }
 }
 
 }  // namespace
