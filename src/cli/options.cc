@@ -52,11 +52,11 @@ const FlagSpec kFlags[] = {
      &PolicyInput::env_unset, nullptr},
     {"--net", "HOST:PORT", Arity::list, kNet,
      "Allow TCP to HOST:PORT through cage's proxy (*.domain one label, **.domain any depth, IP, CIDR, "
-     "port list a,b or range a-b)",
+     "port list a,b or range a-b; a URL https://HOST[:PORT]/... is read as HOST:443 or HOST:PORT)",
      &PolicyInput::net, nullptr},
     {"--net-mode", "MODE", Arity::scalar, kNet,
      "How --net destinations are reached: proxy (*_PROXY variables), transparent (cage's DNS answers allowed "
-     "names; plain TCP connects work), or both (default)",
+     "names; plain TCP connects work), or both (default); needs --net",
      nullptr, &PolicyInput::net_mode},
     {"--share-net", "", Arity::flag, kNet, "Escape hatch: use the host network unchanged (audited)", nullptr,
      &PolicyInput::share_net},

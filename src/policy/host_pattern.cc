@@ -195,6 +195,33 @@ std::string parse_address_part(std::string_view host, bool bracketed, HostPatter
   return {};
 }
 
+// "https://host[:port][/path]" (what `npm config get registry` prints) -> "host:port", the port
+// from the URL or its scheme's (https 443, http 80). The path does not narrow the rule: inside TLS
+// the proxy never sees it, so it is dropped, not pretended to. Any other scheme, or a URL with
+// credentials, is refused with the HOST:PORT to write instead.
+std::string url_to_host_port(std::string_view url, size_t sep, std::string& out) {
+  std::string scheme = to_lower(url.substr(0, sep));
+  std::string_view rest = url.substr(sep + 3);
+  std::string_view authority = rest.substr(0, rest.find_first_of("/?#"));
+  size_t at = authority.rfind('@');
+  bool credentials = at != std::string_view::npos;
+  if (credentials) authority.remove_prefix(at + 1);  // the hint never repeats a password
+  std::string_view host = authority, port;
+  size_t colon = authority.rfind(':');
+  if (colon != std::string_view::npos && authority.find(']', colon) == std::string_view::npos) {
+    host = authority.substr(0, colon);
+    port = authority.substr(colon + 1);
+  }
+  uint16_t scheme_port = scheme == "https" ? 443 : scheme == "http" ? 80 : 0;
+  std::string hint = std::string(host) + ":" +
+                     (!port.empty() ? std::string(port) : scheme_port ? std::to_string(scheme_port) : "PORT");
+  std::string refusal = "a URL, where --net takes HOST:PORT: write " + hint;
+  if (host.empty() || scheme_port == 0 || credentials || !std::all_of(port.begin(), port.end(), is_digit))
+    return refusal;
+  out = hint;
+  return {};
+}
+
 }  // namespace
 
 bool parse_ip_literal(std::string_view s, std::array<uint8_t, 16>& out, bool& v4) {
@@ -215,6 +242,11 @@ bool parse_ip_literal(std::string_view s, std::array<uint8_t, 16>& out, bool& v4
 
 std::string parse_host_pattern(std::string_view text, HostPattern& out) {
   out = HostPattern{};
+  std::string from_url;
+  if (size_t sep = text.find("://"); sep != std::string_view::npos) {
+    if (std::string err = url_to_host_port(text, sep, from_url); !err.empty()) return err;
+    text = from_url;  // the rule is shown (--dry-run, the audit log) as the host:port it allows
+  }
   out.text = std::string(text);
   if (text.empty()) return "empty pattern (write host:port, e.g. example.com:443)";
   std::string_view host, ports;

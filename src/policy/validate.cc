@@ -267,6 +267,10 @@ Status validate_net(const PolicyInput& in, Policy& p) {
     else if (t == "transparent") p.net_mode = Policy::NetMode::transparent;
     else return invalid(where(*in.net_mode), "unknown network mode '" + t + "'", "use proxy, transparent or both");
   }
+  // A mode with nothing to reach is a mistake (a forgotten --net), not a quiet no-op.
+  if (in.net_mode && p.net.empty())
+    return invalid(where(*in.net_mode), "--net-mode without --net: no destination is allowed, so there is no "
+                   "network to reach", "add --net HOST:PORT for each destination, or drop --net-mode");
   if (p.share_net && !p.net.empty())
     return invalid(in.share_net->origin, "--share-net and --net exclude each other",
                    "use --net HOST:PORT to allow destinations, or --share-net for the whole host network");

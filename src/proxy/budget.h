@@ -13,7 +13,7 @@ namespace cage::proxy {
 // The most one connection can hold in the supervisor's user-space memory: a request head of up to
 // 64 KiB while it arrives (the string never grows past its limit), or, for plain HTTP, kRelayBuf
 // each way, the forwarded head with kRelayBuf of body behind it (96 KiB) and the response head being
-// inspected (96 KiB), plus the connection's own state. A tunnel holds about 1 KiB there; its bytes
+// parsed (64 KiB) with its re-written copy, plus the connection's own state. A tunnel holds about 1 KiB there; its bytes
 // move through two kernel pipes (below).
 inline constexpr size_t kRelayBuf = 32 * 1024;
 inline constexpr size_t kConnCost = 320 * 1024;

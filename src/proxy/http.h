@@ -1,6 +1,7 @@
 // HTTP/1.x proxy request heads (CONNECT authority-form and absolute-form http:// requests), the
-// head we forward upstream, response-head framing and a chunked-body scanner. Pure and bounded;
-// fuzzed by tests/fuzz/http_fuzz.cc, unit-tested by tests/unit/proxy_http_test.cc.
+// head we forward upstream, response heads and their framing (http_response.cc) and a chunked-body
+// scanner. Pure and bounded; fuzzed by tests/fuzz/http_fuzz.cc, unit-tested by
+// tests/unit/proxy_http_test.cc.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -26,6 +27,7 @@ struct HttpRequest {
   bool chunked = false;      // request body uses chunked transfer coding
   bool is_head = false;      // HEAD: the response has no body whatever its headers say
   bool client_close = false; // the client asked to close after this exchange (or spoke HTTP/1.0)
+  bool http10 = false;       // the request line said HTTP/1.0
   std::string proxy_authorization;  // the Proxy-Authorization value (never forwarded)
 };
 
@@ -44,14 +46,27 @@ bool basic_credentials_match(std::string_view header, std::string_view user, std
 bool equal_constant_time(std::string_view a, std::string_view b);  // length may leak, content not
 std::string base64(std::string_view data);
 
-// Whether a response head lets the client find the end of the body on its own (length, chunked,
-// or no body); if not, the client connection must close after it. need_more until the head is in.
-struct ResponseFraming {
+// How the end of a response body is found (RFC 9112 6.3): none (HEAD, 1xx, 204, 304), a
+// Content-Length, the chunked coding, or the server's close (then the client connection closes too).
+enum class BodyFraming { none, length, chunked, until_close };
+
+struct ResponseHead {
   ParseStatus status = ParseStatus::need_more;
   int code = 0;
-  bool self_delimited = false;
+  bool interim = false;      // 1xx (not 101): forwarded, then the real response head follows
+  size_t head_len = 0;       // bytes of the upstream's buffer the head used
+  BodyFraming framing = BodyFraming::until_close;
+  uint64_t length = 0;       // BodyFraming::length
+  bool close_client = false; // the client connection ends after this response
+  std::string forward_head;  // what the client gets: CRLF lines, hop-by-hop fields removed, one
+                             // Content-Length, and a Connection field saying what the proxy will do
+  std::string error;         // status error: why (the proxy answers 502)
 };
-ResponseFraming inspect_response_head(std::string_view buf, bool request_was_head, size_t max_head = 64 * 1024);
+
+// Parses the upstream's response head to `req`. Strict where the framing is at stake: Content-Length
+// with Transfer-Encoding, differing or malformed Content-Lengths, chunked not last, a folded or
+// malformed line, a bare CR or NUL are errors (the exchange ends with 502), never guessed at.
+ResponseHead parse_response_head(std::string_view buf, const HttpRequest& req, const HeadLimits& limits = {});
 
 // Finds the end of a chunked body fed piecewise. feed() returns how many bytes of `data` belong to
 // the body; done() once the last chunk and trailers are through; failed() on malformed framing.
@@ -62,7 +77,7 @@ class ChunkScanner {
   bool failed() const { return state_ == State::failed; }
 
  private:
-  enum class State { size, ext, size_lf, data, data_cr, data_lf, trailer_start, trailer,
+  enum class State { size, ext, size_lf, data, data_cr, data_lf, trailer_start, trailer, trailer_lf,
                      final_lf, done, failed };
   State state_ = State::size;
   uint64_t remaining_ = 0;

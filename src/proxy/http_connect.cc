@@ -8,28 +8,12 @@
 #include "policy/host_pattern.h"
 #include "proxy/allowlist.h"
 #include "proxy/http.h"
+#include "proxy/http_text.h"
 
 namespace cage::proxy {
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string r(s);
-  for (char& c : r)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return r;
-}
-
-bool is_tchar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-         std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
-}
-bool is_token(std::string_view s) { return !s.empty() && std::all_of(s.begin(), s.end(), is_tchar); }
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
+using namespace http_text;
 
 bool parse_port(std::string_view s, uint16_t& port) {
   if (s.empty() || s.size() > 5) return false;
@@ -138,18 +122,6 @@ bool is_hop_by_hop(const std::string& name, const std::vector<std::string>& conn
   return connection_has(conn_tokens, name);
 }
 
-std::vector<std::string> comma_tokens(std::string_view v) {
-  std::vector<std::string> out;
-  while (!v.empty()) {
-    size_t c = v.find(',');
-    std::string_view t = trim(v.substr(0, c));
-    if (!t.empty()) out.push_back(lower(t));
-    if (c == std::string_view::npos) break;
-    v.remove_prefix(c + 1);
-  }
-  return out;
-}
-
 }  // namespace
 
 HttpParse parse_request_head(std::string_view buf, const HeadLimits& limits) {
@@ -190,10 +162,7 @@ HttpParse parse_request_head(std::string_view buf, const HeadLimits& limits) {
       for (auto& t : comma_tokens(h.value)) conn_tokens.push_back(t);
     } else if (name == "content-length") {
       uint64_t v = 0;
-      if (h.value.empty() || h.value.size() > 15 ||
-          !std::all_of(h.value.begin(), h.value.end(), [](char c) { return c >= '0' && c <= '9'; }))
-        return fail(400, "invalid Content-Length");
-      for (char c : h.value) v = v * 10 + static_cast<uint64_t>(c - '0');
+      if (!parse_length(h.value, v)) return fail(400, "invalid Content-Length");
       if (cl_count++ && static_cast<int64_t>(v) != q.content_length) return fail(400, "conflicting Content-Length");
       q.content_length = static_cast<int64_t>(v);
     } else if (name == "transfer-encoding") {
@@ -205,7 +174,7 @@ HttpParse parse_request_head(std::string_view buf, const HeadLimits& limits) {
   }
   if (has_te && cl_count) return fail(400, "both Content-Length and Transfer-Encoding");
   if (host_count > 1) return fail(400, "more than one Host header");
-  bool http10 = version == "HTTP/1.0";
+  bool http10 = q.http10 = version == "HTTP/1.0";
   q.client_close = connection_has(conn_tokens, "close") || (http10 && !connection_has(conn_tokens, "keep-alive"));
 
   if (q.is_connect) {
@@ -252,50 +221,6 @@ HttpParse parse_request_head(std::string_view buf, const HeadLimits& limits) {
   return r;
 }
 
-ResponseFraming inspect_response_head(std::string_view buf, bool request_was_head, size_t max_head) {
-  ResponseFraming out;
-  size_t end = buf.find("\r\n\r\n");
-  size_t end_lf = buf.find("\n\n");
-  end = std::min(end == std::string_view::npos ? end : end + 4, end_lf == std::string_view::npos ? end_lf : end_lf + 2);
-  if (end == std::string_view::npos) {
-    if (buf.size() > max_head) out.status = ParseStatus::error;
-    return out;
-  }
-  out.status = ParseStatus::ok;
-  std::string_view head = buf.substr(0, end);
-  if (head.size() < 12 || head.substr(0, 7) != "HTTP/1." || head[8] != ' ') {
-    out.status = ParseStatus::error;
-    return out;
-  }
-  uint16_t code = 0;
-  if (!parse_port(head.substr(9, 3), code)) {
-    out.status = ParseStatus::error;
-    return out;
-  }
-  out.code = code;
-  if (code < 200) return out;  // interim responses: keep it simple, close after the exchange
-  if (request_was_head || code == 204 || code == 304) {
-    out.self_delimited = true;
-    return out;
-  }
-  size_t pos = head.find('\n') + 1;
-  bool te = false, cl = false;
-  while (pos < head.size()) {
-    size_t nl = head.find('\n', pos);
-    std::string_view l = head.substr(pos, nl - pos);
-    pos = nl + 1;
-    size_t colon = l.find(':');
-    if (colon == std::string_view::npos) continue;
-    std::string name = lower(trim(l.substr(0, colon)));
-    std::string value = lower(trim(trim(l.substr(colon + 1)).substr(0)));
-    if (!value.empty() && value.back() == '\r') value.pop_back();
-    if (name == "transfer-encoding") te = value.size() >= 7 && value.compare(value.size() - 7, 7, "chunked") == 0;
-    if (name == "content-length") cl = true;
-  }
-  out.self_delimited = te || cl;
-  return out;
-}
-
 size_t ChunkScanner::feed(std::string_view data) {
   size_t i = 0;
   auto hex = [](char c) {
@@ -334,8 +259,12 @@ size_t ChunkScanner::feed(std::string_view data) {
           state_ = State::failed;
         }
         break;
+      // A CR ends a line only before LF: a lone one is a line end to some peers and not to others,
+      // which would frame the body differently on each side of the proxy.
       case State::ext:
-        if (c == '\n') {
+        if (c == '\r') {
+          state_ = State::size_lf;
+        } else if (c == '\n') {
           line_ = 0;
           state_ = remaining_ ? State::data : State::trailer_start;
         }
@@ -357,10 +286,16 @@ size_t ChunkScanner::feed(std::string_view data) {
         state_ = c == '\r' ? State::final_lf : c == '\n' ? State::done : State::trailer;
         break;
       case State::trailer:
-        if (c == '\n') {
+        if (c == '\r') {
+          state_ = State::trailer_lf;
+        } else if (c == '\n') {
           line_ = 0;
           state_ = State::trailer_start;
         }
+        break;
+      case State::trailer_lf:
+        line_ = 0;
+        state_ = c == '\n' ? State::trailer_start : State::failed;
         break;
       case State::final_lf:
         state_ = c == '\n' ? State::done : State::failed;

@@ -9,9 +9,11 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <mutex>
 #include <random>
 
 #include "common/json.h"
+#include "proxy/report_limit.h"
 #include "proxy/socket_compat.h"
 
 namespace cage::proxy {
@@ -83,12 +85,25 @@ void LoopbackProxy::stop() {
 }
 
 void print_denials(const NetEvent& e) {
-  if (e.decision != Decision::denied) return;
+  if (e.decision == Decision::allowed) return;
   if (e.status == 407) return;  // a client's first try before it answers the Basic challenge
+  // One line per destination and outcome per ReportLimit::kRepeat, a few a second in all
+  // (report_limit.h): a client retrying a refused host in a loop must not flood the terminal.
+  static std::mutex mu;
+  static ReportLimit limit;
+  size_t held = 0;
+  {
+    std::lock_guard lock(mu);
+    std::string key = std::string(to_string(e.decision)) + " " + host_port_text(e.host, e.port) + " " +
+                      std::to_string(e.status);
+    if (!limit.admit(key, ReportLimit::Clock::now(), held)) return;
+  }
   std::string msg = e.reason.rfind("cage: ", 0) == 0 ? e.reason.substr(6) : e.reason;
+  std::string more = held ? " [" + std::to_string(held) + " more lines held back; all are in --audit]" : "";
   // The host name is the workload's (or a DNS query's) bytes: shown escaped, never sent raw to the
   // caller's terminal (an ESC sequence could retitle it or, on some terminals, answer back input).
-  std::fprintf(stderr, "cage: net: denied (%s) %s\n", e.protocol.c_str(), printable(msg).c_str());
+  std::fprintf(stderr, "cage: net: %s (%s) %s%s\n", std::string(to_string(e.decision)).c_str(),
+               e.protocol.c_str(), printable(msg).c_str(), more.c_str());
 }
 
 }  // namespace cage::proxy

@@ -39,7 +39,9 @@ class LoopbackProxy {
 };
 
 // The default event sink for an interactive run: quiet except denials, which a user must see to fix
-// the allowlist ("cage: net: denied (connect) evil.com:443 is not in the --net allowlist ...").
+// the allowlist ("cage: net: denied (connect) evil.com:443 is not in the --net allowlist ..."), and
+// failures ("cage: net: failed (connect) connecting to a.com:443 failed: Connection refused"),
+// rate-limited (report_limit.h).
 void print_denials(const NetEvent& e);
 
 }  // namespace cage::proxy

@@ -33,6 +33,7 @@ std::string_view to_string(Decision d) {
 
 enum class Stage { sniff, http_head, socks_greeting, socks_auth, socks_request, resolving, connecting, tunnel, plain, closing };
 enum class Proto { unknown, connect, http, socks5, transparent };
+enum class Resp { head, body, done };  // how far a plain-HTTP response has been framed
 
 struct Conn {
   uint64_t id = 0;
@@ -51,9 +52,14 @@ struct Conn {
   HttpRequest req;
   int64_t body_left = 0;
   ChunkScanner chunks;
-  bool body_done = false, up_eof = false, got_response = false, inspected = false, self_delimited = false;
+  bool body_done = false, up_eof = false, got_response = false;
+  std::string resp;  // upstream bytes not yet framed: a response head still arriving
+  Resp resp_state = Resp::head;
+  BodyFraming framing = BodyFraming::until_close;
+  uint64_t resp_left = 0;
+  ChunkScanner resp_chunks;
+  bool close_client = false;  // the response said the client connection ends after it
   int response_code = 0;
-  std::string probe;
   uint64_t bytes_up = 0, bytes_down = 0;
   Clock::time_point started{}, deadline = Clock::time_point::max();
 };
@@ -572,8 +578,9 @@ void Server::on_connected(Conn& c) {
     c.body_left = c.req.chunked ? 0 : c.req.content_length;
     c.chunks = ChunkScanner{};
     c.body_done = !c.req.chunked && c.req.content_length == 0;
-    c.up_eof = c.got_response = c.inspected = c.self_delimited = false;
-    c.probe.clear();
+    c.up_eof = c.got_response = c.close_client = false;
+    c.resp.clear();
+    c.resp_state = Resp::head;
     c.stage = Stage::plain;
     c.deadline = Clock::now() + opt_.response_timeout;
     return;
@@ -624,25 +631,16 @@ bool Server::drive_plain(Conn& c) {
   int w = write_from(c.upstream.get(), c.up_out, &c.bytes_up);
   if (w < 0) c.up_out.clear();  // the server stopped reading; its answer may still come
   progress |= w > 0;
-  if (!c.up_eof && c.out.size() < kBuf) {
-    size_t before = c.out.size();
-    int r = read_into(c.upstream.get(), c.out, kBuf);
-    if (c.out.size() > before) {
-      if (!c.got_response) c.deadline = Clock::time_point::max();
+  if (!c.up_eof && c.resp_state != Resp::done && c.out.size() < kBuf) {
+    size_t before = c.resp.size();
+    int r = read_into(c.upstream.get(), c.resp, c.resp_state == Resp::head ? opt_.limits.max_head + 1 : kBuf);
+    if (c.resp.size() > before && !c.got_response) {
+      c.deadline = Clock::time_point::max();
       c.got_response = true;
-      if (!c.inspected) {
-        append_bounded(c.probe, c.out.data() + before, c.out.size() - before, opt_.limits.max_head + kBuf);
-        ResponseFraming f = inspect_response_head(c.probe, c.req.is_head);
-        if (f.status != ParseStatus::need_more) {
-          c.inspected = true;
-          c.self_delimited = f.status == ParseStatus::ok && f.self_delimited;
-          c.response_code = f.code;
-          c.probe.clear();
-        }
-      }
     }
     if (r < 0) c.up_eof = true;
     progress |= r != 0;
+    if (!frame_response(c)) return true;
   }
   w = write_from(c.client.get(), c.out, &c.bytes_down);
   if (w < 0) {
@@ -651,23 +649,74 @@ bool Server::drive_plain(Conn& c) {
     return false;
   }
   progress |= w > 0;
+  if (c.resp_state == Resp::done && c.out.empty()) {  // complete: never wait for the server's close
+    finish_exchange(c);
+    return true;
+  }
   if (c.up_eof && c.out.empty()) {
-    if (!c.got_response) {
+    if (c.resp_state == Resp::head) {  // nothing, a piece of a head, or only 1xx heads
       refuse(c, 502, 0, "cage: " + host_port_text(c.host, c.port) + " closed the connection without a response",
              Decision::failed);
       return true;
     }
-    finish_exchange(c);
+    finish_exchange(c);  // the end of a body read until close, or a truncated one: the client closes
     return true;
   }
   return progress;
+}
+
+// Moves the upstream's bytes from c.resp to c.out as far as the response's framing reaches: heads
+// (1xx ones forwarded and followed by the real one) re-written by parse_response_head, then the body
+// up to its end. Bytes past that end are dropped with the upstream connection: they could only be
+// read by the client as the answer to its next request, which goes to a host of its own. false:
+// the exchange ended here (502 for a refused head, a close for a broken chunked body).
+bool Server::frame_response(Conn& c) {
+  while (c.resp_state == Resp::head) {
+    ResponseHead h = parse_response_head(c.resp, c.req, opt_.limits);
+    if (h.status == ParseStatus::need_more) return true;
+    if (h.status == ParseStatus::error) {
+      refuse(c, 502, 0, h.error + " (from " + host_port_text(c.host, c.port) + ")", Decision::failed);
+      return false;
+    }
+    c.resp.erase(0, h.head_len);
+    c.out += h.forward_head;
+    c.response_code = h.code;
+    if (h.interim) continue;
+    c.framing = h.framing;
+    c.resp_left = h.length;
+    c.close_client = h.close_client;
+    c.resp_chunks = ChunkScanner{};
+    bool empty = h.framing == BodyFraming::none || (h.framing == BodyFraming::length && h.length == 0);
+    c.resp_state = empty ? Resp::done : Resp::body;
+  }
+  if (c.resp_state == Resp::body) {
+    size_t take = c.resp.size();
+    if (c.framing == BodyFraming::length) {
+      take = static_cast<size_t>(std::min<uint64_t>(c.resp_left, take));
+      c.resp_left -= take;
+      if (c.resp_left == 0) c.resp_state = Resp::done;
+    } else if (c.framing == BodyFraming::chunked) {
+      take = c.resp_chunks.feed(c.resp);
+      if (c.resp_chunks.failed()) {  // the client has part of the body already: only a close is left
+        emit(c, Decision::failed, c.response_code,
+             "cage: " + host_port_text(c.host, c.port) + " sent a malformed chunked body");
+        close_conn(c.id);
+        return false;
+      }
+      if (c.resp_chunks.done()) c.resp_state = Resp::done;
+    }
+    c.out.append(c.resp, 0, take);
+    c.resp.erase(0, take);
+  }
+  if (c.resp_state == Resp::done) c.resp.clear();
+  return true;
 }
 
 void Server::finish_exchange(Conn& c) {
   emit(c, Decision::allowed, c.response_code, {});
   poller_.remove(c.upstream.get());
   c.upstream.reset();
-  bool keep = c.self_delimited && c.body_done && !c.req.client_close && !c.client_eof;
+  bool keep = c.resp_state == Resp::done && !c.close_client && c.body_done && !c.client_eof;
   c.bytes_up = c.bytes_down = 0;
   c.started = Clock::now();
   c.rule = nullptr;

@@ -86,6 +86,7 @@ class Server {
   void try_connect(Conn& c);
   void on_connected(Conn& c);
   bool drive_plain(Conn& c);
+  bool frame_response(Conn& c);
   void refuse(Conn& c, int http_status, uint8_t socks_code, const std::string& msg, Decision d);
   void finish_exchange(Conn& c);
   void close_conn(uint64_t id);

@@ -117,4 +117,26 @@ TEST(HostPattern, IpLiteralParser) {
   EXPECT_FALSE(cage::policy::parse_ip_literal("2130706433", a, v4));
 }
 
+// A URL pasted as is (`--net "$(npm config get registry)"`) is read as its host and port; what
+// cannot be read that way is refused with the exact HOST:PORT to write.
+TEST(HostPattern, UrlsAreReadAsHostAndPort) {
+  auto p = P("https://Registry.example.org/");
+  EXPECT_EQ(p.text, "Registry.example.org:443");
+  EXPECT_TRUE(host_pattern_matches(p, "registry.example.org", 443));
+  EXPECT_FALSE(host_pattern_matches(p, "registry.example.org", 80));
+  EXPECT_EQ(P("http://mirror.example.org/debian?x#y").text, "mirror.example.org:80");
+  EXPECT_EQ(P("HTTPS://a.example:8443/simple").text, "a.example:8443");
+  EXPECT_EQ(P("https://[2001:db8::1]/").text, "[2001:db8::1]:443");
+  EXPECT_EQ(P("http://[2001:db8::1]:8080").text, "[2001:db8::1]:8080");
+  EXPECT_EQ(P("https://10.0.0.1").text, "10.0.0.1:443");
+  EXPECT_EQ(E("ftp://files.example.org/pub"), "a URL, where --net takes HOST:PORT: write files.example.org:PORT");
+  EXPECT_EQ(E("git://code.example.org:9418/x"), "a URL, where --net takes HOST:PORT: write code.example.org:9418");
+  EXPECT_EQ(E("https://user:pw@a.example/"), "a URL, where --net takes HOST:PORT: write a.example:443");
+  EXPECT_NE(E("https://"), "");
+  EXPECT_NE(E("https:///path"), "");
+  EXPECT_NE(E("https://a.example:x/"), "");
+  EXPECT_NE(E("https://a.example:0/"), "");
+  EXPECT_NE(E("https://*/"), "");
+}
+
 }  // namespace

@@ -80,15 +80,6 @@ TEST(ProxyHttp, ConnectionCloseAndHttp10) {
   EXPECT_TRUE(parse_request_head("GET http://a.com/ HTTP/1.1\r\nConnection: close\r\n\r\n").req.client_close);
 }
 
-TEST(ProxyHttp, ResponseFraming) {
-  EXPECT_TRUE(inspect_response_head("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc", false).self_delimited);
-  EXPECT_TRUE(inspect_response_head("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", false).self_delimited);
-  EXPECT_FALSE(inspect_response_head("HTTP/1.0 200 OK\r\nServer: x\r\n\r\nabc", false).self_delimited);
-  EXPECT_TRUE(inspect_response_head("HTTP/1.1 200 OK\r\n\r\n", true).self_delimited);
-  EXPECT_EQ(inspect_response_head("HTTP/1.1 200 OK\r\n", false).status, ParseStatus::need_more);
-  EXPECT_EQ(inspect_response_head("garbage\r\n\r\n", false).status, ParseStatus::error);
-}
-
 TEST(ProxyHttp, ChunkScannerFindsTheEndPiecewise) {
   std::string body = "5\r\nhello\r\n1;ext=1\r\n!\r\n0\r\nTrailer: x\r\n\r\n";
   std::string all = body + "GET next";
@@ -102,6 +93,12 @@ TEST(ProxyHttp, ChunkScannerFindsTheEndPiecewise) {
   ChunkScanner bad;
   bad.feed("zz\r\n");
   EXPECT_TRUE(bad.failed());
+  // A lone CR in an extension or a trailer: refused, not read past (peers disagree on it).
+  for (const char* lone : {"5;a\rb\r\nhello\r\n0\r\n\r\n", "0\r\nX: a\rb\r\n\r\n"}) {
+    ChunkScanner s;
+    s.feed(lone);
+    EXPECT_TRUE(s.failed()) << lone;
+  }
 }
 
 }  // namespace

@@ -185,6 +185,96 @@ TEST_F(ProxyServer, PlainHttpKeepAliveChecksEveryRequest) {
   EXPECT_EQ(r.rfind("HTTP/1.1 403", 0), 0u) << r;
 }
 
+// Reads one response head and `body` bytes after it; "" if the proxy ended the connection first.
+// SO_RCVTIMEO turns a proxy that waits for the upstream's close into a failure, not a hang.
+std::string read_response(int fd, size_t body) {
+  timeval tv{10, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  std::string r = read_head(fd);
+  std::string b(body, '\0');
+  if (body && recv(fd, b.data(), body, MSG_WAITALL) != static_cast<ssize_t>(body)) return "";
+  return r + b;
+}
+
+// Issue 19 item 3: an upstream that keeps its connection open after a response of known length
+// (whatever "Connection: close" said). Each response ends where its framing says, while the
+// upstream socket is still open, and the next request on the client connection is served; bytes
+// the upstream sends past a response's end never reach the client as the next answer.
+TEST_F(ProxyServer, ResponsesEndByTheirFramingNotTheUpstreamClose) {
+  uint16_t up_port;
+  UniqueFd up(listen_any(up_port));
+  std::string hp = "127.0.0.1:" + std::to_string(up_port);
+  start({hp});
+  UniqueFd c(client());
+  std::string get = "GET http://" + hp + "/ HTTP/1.1\r\nHost: " + hp + "\r\n\r\n";
+  const std::pair<std::string, std::string> answers[] = {
+      {"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nKeep-Alive: timeout=30\r\n\r\nok"
+       "HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nforged",  // past the end: dropped
+       "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"},
+      {"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n",
+       "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n"},
+      {"HTTP/1.1 204 No Content\r\n\r\n", "HTTP/1.1 204 No Content\r\n\r\n"},
+      {"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 304 Not Modified\r\nContent-Length: 9\r\n\r\n",
+       "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 304 Not Modified\r\nContent-Length: 9\r\n\r\n"},
+  };
+  std::vector<UniqueFd> held;  // every upstream connection stays open until the end
+  for (const auto& [sent, expected] : answers) {
+    write_all(c.get(), get);
+    held.emplace_back(accept4(up.get(), nullptr, nullptr, SOCK_CLOEXEC));
+    read_head(held.back().get());
+    write_all(held.back().get(), sent);
+    std::string got = expected.rfind("HTTP/1.1 100", 0) == 0 ? read_response(c.get(), 0) : "";
+    got += read_response(c.get(), expected.size() - expected.find("\r\n\r\n", got.size()) - 4);
+    EXPECT_EQ(got, expected);
+  }
+  // A response that has no framing ends at the close, and says so to the client.
+  write_all(c.get(), get);
+  UniqueFd u(accept4(up.get(), nullptr, nullptr, SOCK_CLOEXEC));
+  read_head(u.get());
+  write_all(u.get(), "HTTP/1.1 200 OK\r\n\r\nuntil close");
+  u.reset();
+  EXPECT_EQ(read_all(c.get()), "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nuntil close");
+}
+
+// Pipelined requests and a request body that spells another request: each request is checked by
+// its own target, and a body is only ever forwarded as a body (to the host its request named).
+TEST_F(ProxyServer, PipelinedAndSmuggledRequestsAreCheckedOneByOne) {
+  uint16_t up_port;
+  UniqueFd up(listen_any(up_port));
+  std::string hp = "127.0.0.1:" + std::to_string(up_port);
+  start({hp});
+  UniqueFd c(client());
+  std::string smuggled = "GET http://evil.com/ HTTP/1.1\r\nHost: evil.com\r\n\r\n";
+  write_all(c.get(), "POST http://" + hp + "/ HTTP/1.1\r\nHost: " + hp + "\r\nContent-Length: " +
+                         std::to_string(smuggled.size()) + "\r\n\r\n" + smuggled + smuggled);
+  UniqueFd u(accept4(up.get(), nullptr, nullptr, SOCK_CLOEXEC));
+  std::string head = read_head(u.get());
+  std::string body(smuggled.size(), '\0');
+  ASSERT_EQ(recv(u.get(), body.data(), body.size(), MSG_WAITALL), static_cast<ssize_t>(body.size()));
+  EXPECT_EQ(body, smuggled);
+  write_all(u.get(), "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+  EXPECT_EQ(read_response(c.get(), 0), "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+  std::string r = read_all(c.get());  // the pipelined second request: its own check
+  EXPECT_EQ(r.rfind("HTTP/1.1 403", 0), 0u) << r;
+  EXPECT_NE(r.find("evil.com:80 is not in the --net allowlist"), std::string::npos) << r;
+}
+
+// A response whose framing is ambiguous is not passed on (502), and nothing after it either.
+TEST_F(ProxyServer, AmbiguousResponseFramingIs502) {
+  uint16_t up_port;
+  UniqueFd up(listen_any(up_port));
+  std::string hp = "127.0.0.1:" + std::to_string(up_port);
+  start({hp});
+  UniqueFd c(client());
+  write_all(c.get(), "GET http://" + hp + "/ HTTP/1.1\r\nHost: " + hp + "\r\n\r\n");
+  UniqueFd u(accept4(up.get(), nullptr, nullptr, SOCK_CLOEXEC));
+  read_head(u.get());
+  write_all(u.get(), "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n");
+  std::string r = read_all(c.get());
+  EXPECT_EQ(r.rfind("HTTP/1.1 502", 0), 0u) << r;
+  EXPECT_NE(r.find("both Content-Length and Transfer-Encoding"), std::string::npos) << r;
+}
+
 TEST_F(ProxyServer, StalledUpstreamIs504) {
   uint16_t up_port;
   UniqueFd up(listen_any(up_port));

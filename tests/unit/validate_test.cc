@@ -158,6 +158,21 @@ TEST(Validate, NetRulesAndShareNetExcludeEachOther) {
   expect_invalid(b, "--net no-port");
 }
 
+TEST(Validate, NetModeNeedsNet) {
+  auto in = with_cmd();
+  in.net_mode = v("proxy", "--net-mode");
+  expect_invalid(in, "--net-mode proxy");
+  auto p = validate(in, ctx());
+  ASSERT_FALSE(p);
+  EXPECT_NE(p.error().reason.find("--net-mode without --net"), std::string::npos) << p.error().reason;
+  in.net = {v("https://registry.example.org/", "--net")};  // twin: with a destination (a URL) it holds
+  auto ok = validate(in, ctx());
+  ASSERT_TRUE(ok);
+  ASSERT_EQ(ok->net.size(), 1u);
+  EXPECT_EQ(ok->net[0].pattern.text, "registry.example.org:443");
+  EXPECT_EQ(ok->net[0].origin, "--net https://registry.example.org/");
+}
+
 TEST(Validate, HostnameAndChdir) {
   auto in = with_cmd();
   in.hostname = v("box-1", "--hostname");

@@ -1,0 +1,150 @@
+// The upstream's response heads, read so the proxy knows where each response ends (RFC 9112 6.3)
+// and a kept-alive client connection goes on to its next request as soon as the response is
+// complete, not when the server closes (issue 19 item 3: a server that ignores "Connection: close"
+// held each client for its idle timeout). The client gets the head re-written from what was parsed,
+// so it frames the body exactly as the proxy did; anything ambiguous is an error (502), never a guess.
+// Pure; fuzzed by tests/fuzz/http_fuzz.cc, unit-tested by tests/unit/proxy_http_test.cc.
+#include <vector>
+
+#include "proxy/http.h"
+#include "proxy/http_text.h"
+
+namespace cage::proxy {
+namespace {
+
+using namespace http_text;
+
+ResponseHead bad(std::string why) {
+  ResponseHead r;
+  r.status = ParseStatus::error;
+  r.error = "cage: the upstream's response was refused: " + std::move(why);
+  return r;
+}
+
+// The head's lines without line ends, up to the blank line. need_more until it is in.
+ResponseHead split_lines(std::string_view buf, const HeadLimits& lim, std::vector<std::string_view>& lines) {
+  size_t pos = 0;
+  while (true) {
+    size_t nl = buf.find('\n', pos);
+    size_t line_len = (nl == std::string_view::npos ? buf.size() : nl) - pos;
+    if (line_len > lim.max_line || (nl == std::string_view::npos ? buf.size() : nl + 1) > lim.max_head)
+      return bad("its head is larger than the proxy's limit");
+    if (nl == std::string_view::npos) return ResponseHead{};
+    std::string_view line = buf.substr(pos, line_len);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    // A lone CR ends a line for some clients and not for others: the client and the proxy would
+    // frame the body differently (response splitting). RFC 9112 2.2.
+    if (line.find_first_of(std::string_view("\r\0", 2)) != std::string_view::npos)
+      return bad("a bare CR or a NUL in its head");
+    pos = nl + 1;
+    if (line.empty()) {
+      if (lines.empty()) return bad("no status line");
+      ResponseHead r;
+      r.status = ParseStatus::ok;
+      r.head_len = pos;
+      return r;
+    }
+    lines.push_back(line);
+  }
+}
+
+// "HTTP/1.x NNN[ reason]" -> the code, or 0.
+int status_code(std::string_view l) {
+  if (l.size() < 12 || (l.substr(0, 9) != "HTTP/1.1 " && l.substr(0, 9) != "HTTP/1.0 ")) return 0;
+  if (l.size() > 12 && l[12] != ' ') return 0;
+  if (l[9] < '1' || l[9] > '9' || l[10] < '0' || l[10] > '9' || l[11] < '0' || l[11] > '9') return 0;
+  return (l[9] - '0') * 100 + (l[10] - '0') * 10 + (l[11] - '0');
+}
+
+// Fields that describe one connection, not the message (RFC 9110 7.6.1); the proxy's own
+// Connection field replaces them. Transfer-Encoding stays: the chunked body is passed on as it is.
+bool is_hop_by_hop(const std::string& name) {
+  return name == "connection" || name == "keep-alive" || name == "proxy-connection" || name == "te" ||
+         name == "upgrade";
+}
+
+}  // namespace
+
+ResponseHead parse_response_head(std::string_view buf, const HttpRequest& req, const HeadLimits& limits) {
+  std::vector<std::string_view> lines;
+  ResponseHead r = split_lines(buf, limits, lines);
+  if (r.status != ParseStatus::ok) return r;
+  r.code = status_code(lines[0]);
+  if (r.code == 0) return bad("malformed status line '" + std::string(lines[0].substr(0, 100)) + "'");
+  // The proxy strips Upgrade from requests, so a 101 answers a question nobody asked.
+  if (r.code == 101) return bad("101 Switching Protocols without an Upgrade request");
+  bool http10 = lines[0][7] == '0';
+
+  struct Field {
+    std::string name;  // lower-case
+    std::string_view raw_name, value;
+  };
+  std::vector<Field> fields;
+  std::vector<std::string> conn_tokens, codings;
+  int cl_count = 0;
+  bool has_te = false;
+  for (size_t i = 1; i < lines.size(); ++i) {
+    std::string_view l = lines[i];
+    if (l.front() == ' ' || l.front() == '\t') return bad("a folded header line");
+    size_t colon = l.find(':');
+    // No space before the colon either (RFC 9112 5.1): "Content-Length :" is a different field to some.
+    if (colon == std::string_view::npos || !is_token(l.substr(0, colon))) return bad("a malformed header line");
+    Field f{lower(l.substr(0, colon)), l.substr(0, colon), trim(l.substr(colon + 1))};
+    if (f.name == "connection") {
+      for (auto& t : comma_tokens(f.value)) conn_tokens.push_back(t);
+    } else if (f.name == "content-length") {
+      uint64_t v = 0;
+      if (!parse_length(f.value, v)) return bad("an invalid Content-Length");
+      if (cl_count++ && v != r.length) return bad("differing Content-Length values");
+      r.length = v;
+    } else if (f.name == "transfer-encoding") {
+      has_te = true;
+      for (auto& t : comma_tokens(f.value)) codings.push_back(t);
+    }
+    fields.push_back(std::move(f));
+  }
+  // Both length fields: which one ends the body is exactly what a smuggling attack plays on
+  // (RFC 9112 6.3 item 3: "ought to be handled as an error").
+  if (has_te && cl_count) return bad("both Content-Length and Transfer-Encoding");
+  if (has_te) {
+    if (http10) return bad("Transfer-Encoding in an HTTP/1.0 response");
+    long chunked = std::count(codings.begin(), codings.end(), "chunked");
+    if (codings.empty() || chunked > 1 || (chunked == 1 && codings.back() != "chunked"))
+      return bad("chunked missing as the last transfer coding, or applied twice");
+  }
+  r.interim = r.code < 200;
+  if (r.interim || req.is_head || r.code == 204 || r.code == 304)
+    r.framing = BodyFraming::none;
+  else if (has_te)
+    r.framing = codings.back() == "chunked" ? BodyFraming::chunked : BodyFraming::until_close;
+  else if (cl_count)
+    r.framing = BodyFraming::length;
+  else
+    r.framing = BodyFraming::until_close;
+  r.close_client = !r.interim && (r.framing == BodyFraming::until_close || req.client_close);
+
+  std::string& out = r.forward_head;
+  out.reserve(r.head_len + 32);
+  out.append(lines[0]).append("\r\n");
+  bool cl_written = false;
+  for (const auto& f : fields) {
+    if (is_hop_by_hop(f.name)) continue;
+    if (f.name == "content-length") {
+      if (!cl_written) out.append("Content-Length: ").append(std::to_string(r.length)).append("\r\n");
+      cl_written = true;
+      continue;
+    }
+    // A field the server named in Connection is hop-by-hop too, but never the framing one.
+    if (f.name != "transfer-encoding" && std::find(conn_tokens.begin(), conn_tokens.end(), f.name) != conn_tokens.end())
+      continue;
+    out.append(f.raw_name).append(": ").append(f.value).append("\r\n");
+  }
+  if (!r.interim && r.close_client)
+    out.append("Connection: close\r\n");
+  else if (!r.interim && (req.http10 || http10))  // HTTP/1.0 persists only when told (RFC 9112 9.3)
+    out.append("Connection: keep-alive\r\n");
+  out.append("\r\n");
+  return r;
+}
+
+}  // namespace cage::proxy
