@@ -109,6 +109,7 @@ int Session::run(const Plan& plan, const policy::Policy& pol, bool json_errors) 
     return fail(invalid(where, "the sandbox could rewrite or truncate this record",
                         "write it outside the --rw grants, or to fd:N"),
                 json_errors);
+  if (!plan.cwd_note.empty() && !opts_.quiet) std::cerr << "cage: note: " << printable(plan.cwd_note) << "\n";
   facts_.unenforced = plan.cgroup.unenforced;
   facts_.layers = layers_in_force(plan);
   for (const auto& u : plan.cgroup.unenforced) {
