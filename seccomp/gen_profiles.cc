@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
     << "#include \"linux/seccomp_profiles.h\"\n\n"
     << "#if !(" << guard << ")\n#error \"seccomp profiles were generated for " << target << "\"\n#endif\n\n"
     << "namespace cage::lx::seccomp {\nnamespace {\n";
-  std::vector<std::string> names;
+  std::vector<std::string> names, killers;  // killers[i]: what profile names[i] kills, for the death note
   Profile floor;
   bool have_floor = false;
   for (int i = 3; i < argc; ++i) {
@@ -75,12 +75,26 @@ int main(int argc, char** argv) {
     }
     o << "};\n";
     names.push_back(name);
+    // The calls this filter answers with SIGSYS, in file order, each once: the parent of a process the
+    // filter killed learns no syscall number, so this list is what cage can tell the user (report.cc).
+    std::string kills;
+    for (const auto& r : profile->rules)
+      if (r.action == Action::kill && (" " + kills + ",").find(" " + r.name + ",") == std::string::npos)
+        kills += (kills.empty() ? "" : ", ") + r.name;
+    const char* compat = target == "aarch64" || target == "arm64" ? "any 32-bit (arm) entry point"
+                                                                   : "any 32-bit or x32 entry point";
+    if (profile->compat == Compat::deny) kills += (kills.empty() ? "" : ", ") + std::string(compat);
+    killers.push_back(kills);
   }
   o << "}  // namespace\n\nstd::span<const sock_filter> embedded_filter(policy::SeccompProfile p) {\n"
     << "  switch (p) {\n";
   for (const auto& n : names) o << "    case policy::SeccompProfile::" << enumerator(n) << ": return k_" << n << ";\n";
   o << "  }\n  return {};\n}\n\n"
     << "std::string_view embedded_arch() { return \"" << target << "\"; }\n\n"
+    << "std::string_view killing_calls(policy::SeccompProfile p) {\n  switch (p) {\n";
+  for (size_t i = 0; i < names.size(); ++i)
+    o << "    case policy::SeccompProfile::" << enumerator(names[i]) << ": return \"" << killers[i] << "\";\n";
+  o << "  }\n  return {};\n}\n\n"
     << "}  // namespace cage::lx::seccomp\n";
   std::ofstream out(out_path);
   out << o.str();

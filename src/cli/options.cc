@@ -89,7 +89,7 @@ const FlagSpec kFlags[] = {
 
 struct Bound {
   bool dry_run = false, check = false, self_test = false, version = false, json = false, json_errors = false;
-  bool audit_required = false;
+  bool audit_required = false, quiet = false;
   std::string result, audit;
   bool print_profile = false;
   std::string target;
@@ -150,6 +150,10 @@ void bind_modes(CLI::App& app, Bound& b) {
   app.add_flag("--json", b.json, "Machine-readable output for --dry-run and --check")->group(g);
   app.add_flag("--json-errors", b.json_errors, "Print errors as one JSON object on stderr")->group(g);
   app.add_flag("-V,--version", b.version, "Print the version and exit")->group(g);
+  app.add_flag("-q,--quiet", b.quiet,
+               "No notes of cage's own on stderr (what killed the command, an ungranted working directory); "
+               "errors and warnings still print")
+      ->group(g);
   const char* r = "Result and audit";
   app.add_option("--result", b.result, "Write the run's result as one JSON object (cage.result/1) to FILE or fd:N")
       ->type_name("FILE|fd:N")
@@ -231,7 +235,7 @@ Result<Invocation> parse_words(const std::vector<std::string>& words, const std:
   }
   inv.json = b.json;
   inv.json_errors = b.json_errors;
-  inv.report = ReportOptions{b.result, b.audit, b.audit_required};
+  inv.report = ReportOptions{b.result, b.audit, b.audit_required, b.quiet};
   inv.target = b.target;
   for (const auto& ref : b.profiles) inv.profiles.push_back(Value{ref, "--profile", cwd});
   inv.input.argv = b.command;
@@ -457,6 +461,7 @@ Result<Invocation> with_script(Invocation inv, ScriptWords sw, const std::string
   if (inv.report.result.empty()) inv.report.result = line_file(line->report.result);
   if (inv.report.audit.empty()) inv.report.audit = line_file(line->report.audit);
   inv.report.audit_required = inv.report.audit_required || line->report.audit_required;
+  inv.report.quiet = inv.report.quiet || line->report.quiet;
   inv.profiles.insert(inv.profiles.begin(), line->profiles.begin(), line->profiles.end());
   inv.script_line = std::move(line->input);
   inv.script = sw.file;

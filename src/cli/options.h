@@ -15,6 +15,7 @@ enum class Mode { run, dry_run, check, self_test, version, help, print_profile }
 struct ReportOptions {
   std::string result, audit;
   bool audit_required = false;
+  bool quiet = false;  // --quiet: no notes of cage's own on stderr (why the command died, ...); errors still
 };
 
 struct Invocation {

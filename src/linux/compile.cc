@@ -29,6 +29,23 @@ bool cwd_too_wide(const std::string& cwd, const std::string& home) {
   return cwd.rfind("/run/user/", 0) == 0 && cwd.find('/', 10) == std::string::npos;  // /run/user/N
 }
 
+Error nothing_to_hide(const policy::Grant& g, int err) {
+  return Error{ErrorClass::invalid_policy, "there is nothing to hide at this path",
+               "check the spelling; in a profile, { path = \"...\", optional = true } skips a path that may "
+               "be absent",
+               g.origin, err};
+}
+
+std::string cwd_not_granted_note(const std::string& cwd, const std::string& home) {
+  const char* why = cwd == "/"                                     ? "it is the root"
+                    : cwd == home                                   ? "it is $HOME"
+                    : !home.empty() && policy::is_beneath(home, cwd) ? "it holds $HOME"
+                                                                    : "every program shares it";
+  return "the working directory " + cwd + " is not granted (" + why +
+         "): its host content is not shown; grant what it needs, e.g. --ro " +
+         (cwd == "/" ? "/PATH" : cwd + "/PATH") + ", or run from a project directory";
+}
+
 // A path that resolves through a link inside a --rw grant names whatever the workload (or any other
 // writer there) last pointed that link at: refused, the real path must be granted. Both mechanisms.
 Status refuse_link_inside_rw(const policy::Policy& p, const HostView& host, const policy::Grant& g, const std::string& real) {
@@ -105,7 +122,7 @@ Status Compiler::resolve(const Grant& g, MountKind kind) {
   auto real = host.realpath(g.path);
   FileInfo fi = real ? host.stat(*real) : host.stat(g.path);
   if (!real || fi.kind == FileKind::missing) {
-    if (kind == MountKind::hide) return Ok{};  // nothing there: nothing to mask
+    if (kind == MountKind::hide) return nothing_to_hide(g, fi.err);
     if (kind == MountKind::tmpfs && fi.kind == FileKind::missing) {
       user.push_back(MountStep{kind, "", g.path, "", true, false, g.origin});
       return Ok{};
@@ -318,6 +335,12 @@ Status Compiler::home_and_cwd() {
     user.push_back(MountStep{MountKind::tmpfs, "", home, "", true, false, "private empty $HOME"});
   if (show_cwd)
     user.push_back(MountStep{MountKind::bind_ro, *cwd, *cwd, "", true, false, "current directory (read-only)"});
+  auto bound = [this](const std::string& path) {  // shown from the host (a tmpfs, such as the private $HOME, is empty)
+    return std::any_of(user.begin(), user.end(), [&](const MountStep& s) {
+      return (s.kind == MountKind::bind_ro || s.kind == MountKind::bind_rw) && is_beneath(path, s.target);
+    });
+  };
+  if (p.cwd_visible && too_wide && !bound(*cwd)) plan.cwd_note = cwd_not_granted_note(*cwd, home);
   return Ok{};
 }
 

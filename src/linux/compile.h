@@ -19,7 +19,12 @@ toml::table render_table(const Plan& plan);
 // compile_landlock.cc: the view where user namespaces are blocked (Landlock + seccomp alone).
 Status compile_landlock_view(const policy::Policy& p, const HostView& host, Plan& plan);
 bool is_private_dir_rule(const LandlockRule& r);
+// A --hide of a path that does not exist hides nothing: a typo (--hide ./.evn) would leave the real
+// secret (./.env) in view, so it is refused. A profile marks a path that may be absent optional.
+Error nothing_to_hide(const policy::Grant& g, int err);
 bool cwd_too_wide(const std::string& cwd, const std::string& home);
+// Plan::cwd_note for a working directory cwd_too_wide() kept out and no grant covers.
+std::string cwd_not_granted_note(const std::string& cwd, const std::string& home);
 Status refuse_link_inside_rw(const policy::Policy& p, const HostView& host, const policy::Grant& g,
                              const std::string& real);
 // The /etc entries of the default view (compile.cc).

@@ -35,6 +35,8 @@ Status compile_landlock_view(const Policy& p, const HostView& host, Plan& plan) 
   plan.mechanism = Mechanism::landlock_only;
   // First: below its minimum ABI no --allow-degraded makes this mechanism possible (layers.cc).
   if (auto s = check_landlock_only_abi(host); !s) return s;
+  for (const auto& h : p.hide)  // a typo is refused here as under namespaces (compile.cc)
+    if (FileInfo fi = host.lstat(h.path); fi.kind == FileKind::missing) return nothing_to_hide(h, fi.err);
   // What Landlock alone cannot give, and whether the user accepted each loss.
   struct Loss {
     const char* element;
@@ -171,6 +173,10 @@ Status compile_landlock_view(const Policy& p, const HostView& host, Plan& plan) 
   std::string home = p.home.empty() ? "" : host.realpath(p.home).value_or(p.home);
   bool too_wide = cwd_too_wide(*cwd, home);
   if (p.cwd_visible && !too_wide) plan.landlock.rules.push_back(LandlockRule{*cwd, Access::read_exec, true, "current directory (read-only)"});
+  bool cwd_granted = std::any_of(plan.landlock.rules.begin(), plan.landlock.rules.end(), [&](const LandlockRule& r) {
+    return (r.access == Access::read_exec || r.access == Access::write) && is_beneath(*cwd, r.path);
+  });
+  if (p.cwd_visible && too_wide && !cwd_granted) plan.cwd_note = cwd_not_granted_note(*cwd, home);
   plan.landlock.rules.push_back(LandlockRule{kPrivateDir, Access::write, true, "private HOME and TMPDIR"});
   plan.landlock.deny_all_tcp = !p.share_net;
   if (plan.loopback_proxy)

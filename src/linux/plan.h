@@ -169,6 +169,7 @@ struct Plan {
   std::vector<std::string> argv;
   std::string exec_path;  // argv[0] resolved against the sandbox's PATH, as seen inside
   std::string cwd;        // where the workload starts, inside
+  std::string cwd_note;   // set when the implicit cwd grant skipped cwd ($HOME, /tmp...) and no grant covers it
   std::string hostname;
   // namespaces, root caller: the sandbox's user namespace allows no nested one (its
   // user.max_user_namespaces is 0). A nested namespace would regain CAP_SETFCAP with its root mapped

@@ -144,6 +144,7 @@ std::string render_text(const Plan& plan) {
   o << "command:  " << quoted_argv(plan.argv) << "\n";
   o << "exec:     " << plan.exec_path << "\n";
   o << "cwd:      " << plan.cwd << "\n";
+  if (!plan.cwd_note.empty()) o << "note:     " << plan.cwd_note << "\n";
   o << "ids:      uid " << plan.ids.outer_uid << " -> " << plan.ids.inner_uid << ", gid " << plan.ids.outer_gid
     << " -> " << plan.ids.inner_gid << "\n";
   o << "hostname: " << plan.hostname << "\n";
@@ -236,7 +237,7 @@ toml::table render_table(const Plan& plan) {
   for (const auto& l : layers_in_force(plan)) layers.push_back(l);
   for (const auto& d : plan.degraded) degraded.push_back(d);
   for (const auto& n : plan.notes) notes.push_back(n);
-  return toml::table{
+  toml::table t{
       {"platform", "linux"},
       {"mechanism", plan.mechanism == Mechanism::landlock_only ? "landlock_only" : "namespaces"},
       {"degraded", std::move(degraded)},
@@ -266,6 +267,8 @@ toml::table render_table(const Plan& plan) {
       {"env", std::move(env)},
       {"limits", std::move(limits)},
   };
+  if (!plan.cwd_note.empty()) t.insert("cwd_note", plan.cwd_note);
+  return t;
 }
 
 }  // namespace cage::lx

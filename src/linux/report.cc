@@ -4,6 +4,7 @@
 #include "linux/report.h"
 
 #include "linux/compile.h"
+#include "linux/seccomp_profiles.h"
 #include "proxy/loopback.h"
 
 #include <sys/resource.h>
@@ -108,6 +109,7 @@ int Session::run(const Plan& plan, const policy::Policy& pol, bool json_errors) 
     return fail(invalid(where, "the sandbox could rewrite or truncate this record",
                         "write it outside the --rw grants, or to fd:N"),
                 json_errors);
+  if (!plan.cwd_note.empty() && !opts_.quiet) std::cerr << "cage: note: " << printable(plan.cwd_note) << "\n";
   facts_.unenforced = plan.cgroup.unenforced;
   facts_.layers = layers_in_force(plan);
   for (const auto& u : plan.cgroup.unenforced) {
@@ -172,6 +174,8 @@ int Session::run(const Plan& plan, const policy::Policy& pol, bool json_errors) 
   toml::table ex{{"class", std::string(to_string(cls))}, {"exit_code", out->exit_status}, {"wall_ms", facts_.wall_ms}};
   if (int sig = signal_of(facts_)) ex.insert("signal", signal_name(sig));
   emit("exit", std::move(ex));
+  if (std::string note = death_note(cls, pol, seccomp::killing_calls(pol.seccomp)); !note.empty() && !opts_.quiet)
+    std::cerr << note << std::endl;
   if (facts_.error) std::cerr << render_error_text(*facts_.error) << std::endl;
   finish(json_errors);
   if (opts_.audit_required && !facts_.audit_ok) return 125;

@@ -55,6 +55,58 @@ RunClass classify(const RunFacts& f) {
   return RunClass::completed;
 }
 
+namespace {
+
+std::string human_ms(uint64_t ms) {
+  if (ms % 3600000 == 0) return std::to_string(ms / 3600000) + "h";
+  if (ms % 60000 == 0) return std::to_string(ms / 60000) + "m";
+  if (ms % 1000 == 0) return std::to_string(ms / 1000) + "s";
+  return std::to_string(ms) + "ms";
+}
+
+std::string human_bytes(uint64_t b) {
+  for (auto [unit, shift] : {std::pair{"G", 30}, std::pair{"M", 20}, std::pair{"K", 10}})
+    if (b % (1ULL << shift) == 0) return std::to_string(b >> shift) + unit;
+  return std::to_string(b);
+}
+
+// Each death cage can explain, once: what killed the command and what to change.
+struct DeathNote {
+  RunClass cls;
+  const char* what;    // "{}" is replaced by the detail built below
+  const char* remedy;
+};
+constexpr DeathNote kDeathNotes[] = {
+    {RunClass::seccomp_killed, "killed by the seccomp filter (SIGSYS, exit 159): {}",
+     "if the command needs that call, run it with --seccomp relaxed"},
+    {RunClass::timed_out, "stopped by {} (exit 124)",
+     "give it longer with --timeout"},
+    {RunClass::oom_killed, "killed by the kernel's OOM killer: the sandbox reached {} (SIGKILL, exit 137)",
+     "raise --memory"},
+};
+
+}  // namespace
+
+std::string death_note(RunClass cls, const policy::Policy& p, std::string_view killing_calls) {
+  const std::string profile(policy::to_string(p.seccomp));
+  std::string detail;
+  if (cls == RunClass::seccomp_killed)
+    detail = killing_calls.empty() ? "a system call the '" + profile + "' profile forbids, or a SIGSYS sent to it"
+                                   : "a system call the '" + profile + "' profile kills: one of " +
+                                         std::string(killing_calls) + " (cage cannot tell which)";
+  else if (cls == RunClass::timed_out)
+    detail = p.limits.timeout_ms ? "--timeout " + human_ms(*p.limits.timeout_ms) : "--timeout";
+  else if (cls == RunClass::oom_killed)
+    detail = p.limits.memory_bytes ? "--memory " + human_bytes(*p.limits.memory_bytes) : "its memory limit";
+  for (const auto& n : kDeathNotes)
+    if (n.cls == cls) {
+      std::string what = n.what;  // every entry has one "{}"
+      what.replace(what.find("{}"), 2, detail);
+      return "cage: the command was " + what + "; " + n.remedy;
+    }
+  return {};
+}
+
 toml::table error_fields(const Error& e) {
   toml::table t{{"class", std::string(cage::to_string(e.cls))}, {"reason", e.reason}, {"input", e.input}};
   if (!e.remedy.empty()) t.insert("remedy", e.remedy);

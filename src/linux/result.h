@@ -50,6 +50,13 @@ RunClass classify(const RunFacts& f);
 int signal_of(const RunFacts& f);  // the signal the workload died of, or 0
 std::string signal_name(int sig);  // "SIGKILL"
 
+// The one line cage prints on stderr (unless --quiet) when the run died of something cage or the
+// kernel did to it, naming what and the remedy: seccomp_killed, timed_out, oom_killed; empty for
+// every other class. `killing_calls` is seccomp::killing_calls(p.seccomp): the parent of a process
+// SECCOMP_RET_KILL_PROCESS killed learns no syscall number (only the dying thread's siginfo and the
+// kernel's audit log carry it), so the note names the calls the profile kills instead.
+std::string death_note(RunClass cls, const policy::Policy& p, std::string_view killing_calls);
+
 toml::table result_table(const RunFacts& f);
 // What the plan enforces: "namespaces" or "landlock", and the element of each accepted loss.
 policy::Enforcement enforcement_of(const Plan& plan);

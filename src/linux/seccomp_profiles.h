@@ -15,5 +15,8 @@ namespace cage::lx::seccomp {
 std::span<const sock_filter> embedded_filter(policy::SeccompProfile p);
 // The architecture the filters were generated for ("x86_64", "aarch64").
 std::string_view embedded_arch();
+// The calls the profile's filter kills (SIGSYS) rather than refuses, comma-separated, from
+// seccomp/*.txt ("iopl, ioperm, ..., any 32-bit or x32 entry point"); empty if it kills none.
+std::string_view killing_calls(policy::SeccompProfile p);
 
 }  // namespace cage::lx::seccomp

@@ -152,10 +152,31 @@ Result<bool> parse_bool(const Value& v) {
   return invalid(where(v), "not a boolean", "write true or false");
 }
 
-Status add_grants(const std::vector<Value>& in, std::vector<Grant>& out, const Context& ctx) {
+// A relative --rw grant ("." in a profile, "..") that lands on $HOME, an ancestor of it, the root or
+// a system root writes far more than a project: `cd ~ && cage --profile npm` made all of $HOME
+// writable. The implicit cwd grant skips these directories (compile.cc cwd_too_wide) for the same
+// reason. Named absolutely ("--rw ~", "--rw /srv") the grant stays the caller's explicit choice.
+// Lexical (validate() makes no system calls): a symlinked project directory is judged by its name.
+Status refuse_wide_relative_rw(const Value& v, const std::string& abs, const Context& ctx) {
+  if (v.text[0] == '/' || v.text[0] == '~') return Ok{};
+  const std::string real = resolve_dot_dot(abs);
+  std::string what;
+  if (real == "/") what = "the root";
+  else if (!ctx.home.empty() && is_beneath(ctx.home, real)) what = real == ctx.home ? "$HOME (" + real + ")" : real + ", which holds $HOME";
+  for (const char* sys : {"/bin", "/boot", "/etc", "/home", "/lib", "/lib32", "/lib64", "/opt", "/root", "/run", "/sbin",
+                          "/srv", "/tmp", "/usr", "/usr/local", "/var", "/var/tmp", "/dev/shm"})
+    if (what.empty() && real == sys) what = "the system directory " + real;
+  if (what.empty()) return Ok{};
+  return invalid(v.origin + " " + v.text, "this relative path resolves to " + what + ": writing all of it is refused",
+                 "grant a specific subdirectory (--rw ./project), or name it absolutely if you mean it (--rw " + real + ")");
+}
+
+Status add_grants(const std::vector<Value>& in, std::vector<Grant>& out, const Context& ctx, bool write = false) {
   for (const auto& v : in) {
     auto p = absolute_path(v, ctx.home);
     if (!p) return p.error();
+    if (write)
+      if (auto s = refuse_wide_relative_rw(v, *p, ctx); !s) return s;
     if (std::none_of(out.begin(), out.end(), [&](const Grant& g) { return g.path == *p; }))
       out.push_back(Grant{*p, v.origin + " " + v.text});
   }
@@ -164,7 +185,7 @@ Status add_grants(const std::vector<Value>& in, std::vector<Grant>& out, const C
 
 Status validate_grants(const PolicyInput& in, const Context& ctx, Policy& p) {
   if (auto s = add_grants(in.ro, p.ro, ctx); !s) return s;
-  if (auto s = add_grants(in.rw, p.rw, ctx); !s) return s;
+  if (auto s = add_grants(in.rw, p.rw, ctx, true); !s) return s;
   if (auto s = add_grants(in.tmpfs, p.tmpfs, ctx); !s) return s;
   if (auto s = add_grants(in.hide, p.hide, ctx); !s) return s;
   // One path, one meaning: the same path granted two ways is ambiguous, so it is refused.

@@ -155,3 +155,27 @@ TEST(ResultTable, CarriesTheRequiredFields) {
 
 }  // namespace
 }  // namespace cage::testing
+
+// Issue 20, point 4: one line for each death cage can explain, naming the cause and the remedy;
+// nothing for the others.
+TEST(DeathNote, NamesCauseAndRemedyForItsThreeClassesOnly) {
+  using cage::lx::report::death_note;
+  using cage::lx::report::RunClass;
+  cage::policy::Policy p;
+  p.limits.timeout_ms = 90000;
+  p.limits.memory_bytes = 32ull << 20;
+  std::string sys = death_note(RunClass::seccomp_killed, p, "iopl, settimeofday");
+  EXPECT_NE(sys.find("seccomp filter (SIGSYS, exit 159)"), std::string::npos) << sys;
+  EXPECT_NE(sys.find("one of iopl, settimeofday"), std::string::npos) << sys;
+  EXPECT_NE(sys.find("--seccomp relaxed"), std::string::npos) << sys;
+  EXPECT_NE(death_note(RunClass::seccomp_killed, p, "").find("forbids"), std::string::npos);
+  std::string to = death_note(RunClass::timed_out, p, "");
+  EXPECT_NE(to.find("--timeout 90s (exit 124)"), std::string::npos) << to;
+  std::string oom = death_note(RunClass::oom_killed, p, "");
+  EXPECT_NE(oom.find("--memory 32M"), std::string::npos) << oom;
+  EXPECT_NE(oom.find("raise --memory"), std::string::npos) << oom;
+  for (auto c : {RunClass::completed, RunClass::signaled, RunClass::pids_exhausted, RunClass::exec_failed,
+                 RunClass::sandbox_unavailable})
+    EXPECT_EQ(death_note(c, p, "iopl"), "");
+  for (const auto& s : {sys, to, oom}) EXPECT_EQ(s.find('\n'), std::string::npos);
+}

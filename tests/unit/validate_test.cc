@@ -49,6 +49,32 @@ TEST(Validate, BadPathsAreRefused) {
   }
 }
 
+// Issue 20, point 2: a relative --rw landing on $HOME, an ancestor, / or a system directory is
+// refused; the same directory named absolutely, a project beneath it, or --ro of it is accepted.
+TEST(Validate, WideRelativeRwIsRefusedAbsoluteIsNot) {
+  auto at = [](std::string text, std::string base) { return Value{std::move(text), "--rw", std::move(base)}; };
+  for (auto [text, base] : std::initializer_list<std::pair<const char*, const char*>>{
+           {".", "/home/ann"}, {"..", "/home/ann/proj"}, {"ann", "/home"}, {".", "/home"}, {".", "/"},
+           {".", "/usr"}, {"..", "/usr/share"}, {"./etc/", "/"}, {"tmp", "/"}}) {
+    auto in = with_cmd();
+    in.rw = {at(text, base)};
+    auto p = validate(in, ctx());
+    ASSERT_FALSE(p) << "accepted --rw " << text << " from " << base;
+    EXPECT_EQ(p.error().cls, ErrorClass::invalid_policy);
+    EXPECT_NE(p.error().remedy.find("absolutely"), std::string::npos);
+  }
+  for (auto [text, base] : std::initializer_list<std::pair<const char*, const char*>>{
+           {"/home/ann", "/w"}, {"~", "/w"}, {"/usr", "/w"}, {".", "/home/ann/proj"}, {"proj", "/home/ann"},
+           {"local/x", "/usr"}}) {
+    auto in = with_cmd();
+    in.rw = {at(text, base)};
+    EXPECT_TRUE(validate(in, ctx())) << "refused --rw " << text << " from " << base;
+  }
+  auto in = with_cmd();
+  in.ro = {Value{".", "--ro", "/home/ann"}};
+  EXPECT_TRUE(validate(in, ctx()));
+}
+
 TEST(Validate, SamePathTwoWaysIsRefused) {
   auto in = with_cmd();
   in.ro = {v("out", "--ro")};
