@@ -70,7 +70,7 @@ function(cage_script_tests dir label)
       set(test ${label}.${who}.${name})
       add_test(NAME ${test} COMMAND ${CMAKE_SOURCE_DIR}/tests/as-${who}.sh bash ${script})
       set_tests_properties(${test} PROPERTIES LABELS "${label};${who}" SKIP_RETURN_CODE 77
-        TIMEOUT 120 ENVIRONMENT "${CAGE_TEST_ENV}")
+        TIMEOUT 240 ENVIRONMENT "${CAGE_TEST_ENV}")
     endforeach()
   endforeach()
 endfunction()
@@ -85,7 +85,7 @@ set_tests_properties(integration.root.fault_eintr integration.user.fault_eintr P
 foreach(who root user)
   add_test(NAME integration.${who}.self_test COMMAND ${CMAKE_SOURCE_DIR}/tests/as-${who}.sh $<TARGET_FILE:cage> --self-test)
   set_tests_properties(integration.${who}.self_test PROPERTIES LABELS "integration;${who}" SKIP_RETURN_CODE 77
-    TIMEOUT 120 ENVIRONMENT "${CAGE_TEST_ENV}")
+    TIMEOUT 240 ENVIRONMENT "${CAGE_TEST_ENV}")
 endforeach()
 cage_script_tests(escape escape)
 
@@ -99,7 +99,7 @@ foreach(script ${cage_escape_scripts})
     set(test escape.fallback.${who}.${name})
     add_test(NAME ${test} COMMAND ${CMAKE_SOURCE_DIR}/tests/as-${who}.sh bash ${script})
     set_tests_properties(${test} PROPERTIES LABELS "escape;${who};fallback" SKIP_RETURN_CODE 77
-      TIMEOUT 120 ENVIRONMENT "${CAGE_TEST_ENV};CAGE_FALLBACK=1")
+      TIMEOUT 240 ENVIRONMENT "${CAGE_TEST_ENV};CAGE_FALLBACK=1")
   endforeach()
 endforeach()
 
