@@ -9,9 +9,7 @@ set -u
 fail() { echo "FAIL: $*" >&2; exit 1; }
 CAGE=${CAGE:?}; PROBE=${CAGE_PROBE:?}
 . "$(dirname "$0")/net_lib.bash"
-d=$(mktemp -d); pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$d"; }
-trap cleanup EXIT
+net_test_begin
 command -v curl >/dev/null || { echo "skip: curl missing"; exit 77; }
 nol() { timeout 60 "$PROBE" no-landlock "$CAGE" "$@"; }
 chmod 755 "$d"; mkdir "$d/src" "$d/out" "$d/www"; echo secret > "$d/secret"; echo hello > "$d/www/f"

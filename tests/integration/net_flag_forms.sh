@@ -8,9 +8,7 @@ set -u
 fail() { echo "FAIL: $*" >&2; exit 1; }
 CAGE=${CAGE:?}
 . "$(dirname "$0")/net_lib.bash"
-d=$(mktemp -d); pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$d"; }
-trap cleanup EXIT
+net_test_begin
 command -v curl >/dev/null && command -v python3 >/dev/null || { echo "skip: curl/python3 missing"; exit 77; }
 chmod 755 "$d"; mkdir "$d/www" "$d/out"; echo hello > "$d/www/f"; chmod -R a+rwX "$d"
 start_loopback_server http "$d/www"; pids+=("$server_pid")

@@ -5,6 +5,12 @@
 #   start_loopback_server listen     accepts nothing, only listens on 127.0.0.1
 # Sets server_pid (the python process itself: it can be signalled and killed by pid) and
 # server_port; the caller kills server_pid on EXIT. Fails (returns 1) if no port was reported.
+# The common start of a network test: a private directory $d, and the pids a test appends to
+# `pids` (its servers) are killed and $d removed when the script exits, also on failure.
+net_test_begin() {
+  d=$(mktemp -d); pids=()
+  trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$d"' EXIT
+}
 start_loopback_server() {
   local mode=$1 dir=${2:-.} portfile
   portfile=$(mktemp) || return 1

@@ -9,9 +9,7 @@ set -u
 fail() { echo "FAIL: $*" >&2; exit 1; }
 CAGE=${CAGE:?}
 . "$(dirname "$0")/net_lib.bash"
-d=$(mktemp -d); pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$d"; }
-trap cleanup EXIT
+net_test_begin
 py=/usr/bin/python3
 [ -x "$py" ] && command -v curl >/dev/null || { echo "skip: /usr/bin/python3 or curl missing"; exit 77; }
 chmod 755 "$d"

@@ -9,9 +9,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 CAGE=${CAGE:?}
 . "$(dirname "$0")/net_lib.bash"
 command -v curl >/dev/null && command -v python3 >/dev/null || { echo "skip: curl/python3 missing"; exit 77; }
-d=$(mktemp -d); pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$d"; }
-trap cleanup EXIT
+net_test_begin
 mkdir "$d/www"; head -c 3000000 /dev/urandom > "$d/www/big"; echo hello > "$d/www/f"
 start_loopback_server http "$d/www"; pids+=("$server_pid")
 port=$server_port; [ -n "$port" ] || fail "the test's web server did not start"
