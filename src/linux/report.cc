@@ -11,6 +11,7 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <csignal>
 #include <cstdlib>
@@ -109,7 +110,9 @@ int Session::run(const Plan& plan, const policy::Policy& pol, bool json_errors) 
     return fail(invalid(where, "the sandbox could rewrite or truncate this record",
                         "write it outside the --rw grants, or to fd:N"),
                 json_errors);
-  if (!plan.cwd_note.empty() && !opts_.quiet) std::cerr << "cage: note: " << printable(plan.cwd_note) << "\n";
+  // Said to a person (stderr a terminal), not into a script's or an agent's captured stderr, where
+  // --dry-run carries it.
+  if (!plan.cwd_note.empty() && !opts_.quiet && ::isatty(STDERR_FILENO)) std::cerr << "cage: note: " << printable(plan.cwd_note) << "\n";
   facts_.unenforced = plan.cgroup.unenforced;
   facts_.layers = layers_in_force(plan);
   for (const auto& u : plan.cgroup.unenforced) {

@@ -60,20 +60,28 @@ for flag in --ro --rw; do
   [ "$rc" -eq 125 ] && grep -q -- "$flag $work/proj/typo" <<<"$err" || fail "$flag of a missing path: exit $rc, err '$err'"
 done
 
-# the working directory: from $HOME one line at start and a note in --dry-run; --quiet drops the line
+# the working directory: from $HOME one line at start on a terminal (a person reads it; a script's
+# stderr stays the command's own) and a note in --dry-run; --quiet drops the line
 cwd_run() { local dir=$1; shift; (cd "$dir" && HOME="$work/home" "$CAGE" "$@" >"$work/out" 2>"$work/err"); rc=$?; out=$(cat "$work/out"); err=$(cat "$work/err"); }
+tty_run() {  # tty_run DIR ARGS...: cage on a pty (script(1)), its output (stdout and stderr) in $tty
+  local dir=$1; shift
+  tty=$(cd "$dir" && HOME="$work/home" script -qec "$(printf '%q ' "$CAGE" "$@")" /dev/null </dev/null | tr -d '\r')
+}
+command -v script >/dev/null || { echo "skip: script(1) missing" >&2; exit 77; }
+tty_run "$work/home" -- true
+[ "$(grep -c . <<<"$tty")" -eq 1 ] && grep -q "^cage: note: the working directory $work/home is not granted (it is \$HOME)" <<<"$tty" ||
+  fail "from \$HOME on a terminal: '$tty'"
 cwd_run "$work/home" -- true
-[ "$rc" -eq 0 ] && [ "$(wc -l <"$work/err")" -eq 1 ] && grep -q "^cage: note: the working directory $work/home is not granted (it is \$HOME)" <<<"$err" ||
-  fail "from \$HOME: exit $rc, err '$err'"
-cwd_run "$work/home" --quiet -- true
-[ "$rc" -eq 0 ] && [ -z "$err" ] || fail "--quiet from \$HOME: exit $rc, err '$err'"
+[ "$rc" -eq 0 ] && [ -z "$err" ] || fail "from \$HOME, stderr not a terminal: exit $rc, err '$err'"
+tty_run "$work/home" --quiet -- true
+[ -z "$tty" ] || fail "--quiet from \$HOME: '$tty'"
 cwd_run "$work/home" --dry-run -- true
 grep -q "^note: .*working directory $work/home is not granted" <<<"$out" || fail "--dry-run from \$HOME: $out"
 cwd_run "$work/home" --dry-run --json -- true
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if "not granted" in d.get("cwd_note","") else 1)' "$work/out" ||
   fail "--dry-run --json from \$HOME has no cwd_note"
-cwd_run /tmp -- true
-grep -q "working directory /tmp is not granted" <<<"$err" || fail "from /tmp: err '$err'"
+tty_run /tmp -- true
+grep -q "working directory /tmp is not granted" <<<"$tty" || fail "from /tmp: '$tty'"
 # twins: a project directory is granted read-only and nothing is said; nor when $HOME is granted
 cwd_run "$work/proj" -- cat .env
 [ "$rc" -eq 0 ] && [ "$out" = SECRET ] && [ -z "$err" ] || fail "from a project: exit $rc, out '$out', err '$err'"
