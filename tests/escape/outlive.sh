@@ -72,8 +72,10 @@ expect_rc 0 "setsid'd daemon, workload exits"
 grows "$work/rw/a"
 check_gone "setsid'd daemon after a normal exit"
 
-cage_run --timeout 1 --ro "$work/prog" --rw "$work/rw" -- bash -c \
-  'trap "" TERM; bash "$1" "$2" "$3"; while :; do sleep 1; done' _ "$work/prog/daemon.sh" "$marker" "$work/rw/b"
+# The workload waits for the daemon's first write (an event, not a race with the clock), then
+# ignores SIGTERM until --timeout's SIGKILL; 5 s leave an emulated guest time to start the daemon.
+cage_run --timeout 5 --ro "$work/prog" --rw "$work/rw" -- bash -c \
+  'trap "" TERM; bash "$1" "$2" "$3"; until [ -s "$3" ]; do sleep 0.05; done; while :; do sleep 1; done' _ "$work/prog/daemon.sh" "$marker" "$work/rw/b"
 expect_rc 124 "setsid'd daemon, workload ignores SIGTERM, --timeout"
 [ -s "$work/rw/b" ] && pass "twin: the daemon wrote inside the sandbox" || fail "twin: the daemon never wrote"
 grows "$work/rw/b"
