@@ -5,7 +5,7 @@
 #   quick: the README quick-start, --self-test and a core subset of the integration and escape suites
 #   ci:    the README quick-start and the tests whose outcome depends on the kernel (Landlock ABI,
 #          mount API, Landlock as a layer, --net with a local server, the seccomp floor, process
-#          lifetime, file capabilities through nested user namespaces), as root and the test user:
+#          lifetime), as root and the test user:
 #          what CI runs on 6.1, where the whole suite under emulation would not fit CI's time
 #   none:  nothing (boot, facts, and the entry's --run script only)
 # quick: 6.12 has Landlock ABI 6, so the Landlock-only mechanism (escape.fallback.*) runs there.
@@ -14,7 +14,7 @@
 # Tests that assert wall-clock bounds (limits_cgroup's fork latency, net_loopback's fail-fast) are
 # left to the full set: emulation is several times slower than the host they were tuned on.
 quick_tests='^(integration\.(root|user)\.(self_test|net_own_loopback)|escape\.(root|user)\.(write_outside|read_host_files|processes)|escape\.fallback\.(root|user)\.(write_outside|processes|network))$'
-ci_tests='^(integration\.(root|user)\.(self_test|net_own_loopback|check_layers)|escape\.(root|user)\.(write_outside|read_host_files|processes|network|nested_rename|mount_propagation|kernel_interfaces|setid_create|terminal_inject|outlive|file_caps))$'
+ci_tests='^(integration\.(root|user)\.(self_test|net_own_loopback|check_layers)|escape\.(root|user)\.(write_outside|read_host_files|processes|network|nested_rename|mount_propagation|kernel_interfaces|setid_create|terminal_inject|outlive))$'
 
 run_ctest() {
   # Software emulation runs several times slower than the host the time limits were set for: scale
