@@ -6,11 +6,9 @@
 # with --ro, --rw and --net still enforced by the namespaces, a loopback server works under --net,
 # and --self-test passes; the Landlock-only mechanism is refused there, by name.
 set -u
-fail() { echo "FAIL: $*" >&2; exit 1; }
-CAGE=${CAGE:?}; PROBE=${CAGE_PROBE:?}
+PROBE=${CAGE_PROBE:?}
 . "$(dirname "$0")/net_lib.bash"
-net_test_begin
-command -v curl >/dev/null || { echo "skip: curl missing"; exit 77; }
+net_test_begin curl
 nol() { timeout 60 "$PROBE" no-landlock "$CAGE" "$@"; }
 chmod 755 "$d"; mkdir "$d/src" "$d/out" "$d/www"; echo secret > "$d/secret"; echo hello > "$d/www/f"
 start_loopback_server http "$d/www"; pids+=("$server_pid")

@@ -5,11 +5,8 @@
 # HOST:PORT to write; --net-mode (flag or profile net.mode) without --net is an error naming it.
 # Each refusal: exit 125, the command never started; each next to its allowed twin.
 set -u
-fail() { echo "FAIL: $*" >&2; exit 1; }
-CAGE=${CAGE:?}
 . "$(dirname "$0")/net_lib.bash"
-net_test_begin
-command -v curl >/dev/null && command -v python3 >/dev/null || { echo "skip: curl/python3 missing"; exit 77; }
+net_test_begin curl python3
 chmod 755 "$d"; mkdir "$d/www" "$d/out"; echo hello > "$d/www/f"; chmod -R a+rwX "$d"
 start_loopback_server http "$d/www"; pids+=("$server_pid")
 port=$server_port; [ -n "$port" ] || fail "the test's web server did not start"

@@ -7,12 +7,9 @@
 # The proof is an order of events, not a time bound: every response arrived, on one connection,
 # while the server still held all its connections open (it logs when its idle timeout closes one).
 set -u
-fail() { echo "FAIL: $*" >&2; exit 1; }
-CAGE=${CAGE:?}
 . "$(dirname "$0")/net_lib.bash"
-net_test_begin
+net_test_begin curl /usr/bin/python3
 py=/usr/bin/python3
-[ -x "$py" ] && command -v curl >/dev/null || { echo "skip: /usr/bin/python3 or curl missing"; exit 77; }
 chmod 755 "$d"
 
 cat > "$d/server.py" <<'PY'

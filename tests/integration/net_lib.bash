@@ -5,9 +5,15 @@
 #   start_loopback_server listen     accepts nothing, only listens on 127.0.0.1
 # Sets server_pid (the python process itself: it can be signalled and killed by pid) and
 # server_port; the caller kills server_pid on EXIT. Fails (returns 1) if no port was reported.
-# The common start of a network test: a private directory $d, and the pids a test appends to
-# `pids` (its servers) are killed and $d removed when the script exits, also on failure.
+# The common start of a network test: net_test_begin [TOOL...]. Needs $CAGE; skips (77) naming a
+# TOOL (a command name or a path) that is missing; defines fail (print, exit 1); a private directory
+# $d, and the pids a test appends to `pids` (its servers) are killed and $d removed when the script
+# exits, also on failure.
 net_test_begin() {
+  : "${CAGE:?CAGE must point at the cage binary}"
+  local t
+  for t in "$@"; do command -v "$t" >/dev/null || { echo "skip: $t missing"; exit 77; }; done
+  fail() { echo "FAIL: $*" >&2; exit 1; }
   d=$(mktemp -d); pids=()
   trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$d"' EXIT
 }

@@ -3,11 +3,8 @@
 # reachable through the proxy only when listed, by HTTP, CONNECT and SOCKS5; denials answer 403 /
 # SOCKS 0x02 and are reported on stderr; without --net the sandbox has only its own loopback.
 set -u
-fail() { echo "FAIL: $*" >&2; exit 1; }
-CAGE=${CAGE:?}
 . "$(dirname "$0")/net_lib.bash"
-net_test_begin
-command -v curl >/dev/null && command -v python3 >/dev/null || { echo "skip: curl/python3 missing"; exit 77; }
+net_test_begin curl python3
 mkdir "$d/www"; head -c 3000000 /dev/urandom > "$d/www/big"; echo hello > "$d/www/f"
 start_loopback_server http "$d/www"; pids+=("$server_pid")
 port=$server_port; [ -n "$port" ] || fail "the test's web server did not start"

@@ -6,12 +6,9 @@
 # what answers, and only listed hosts are reached through the proxy. (Until Landlock's TCP rules
 # were dropped under namespaces, every bind and connect here failed with EACCES.)
 set -u
-fail() { echo "FAIL: $*" >&2; exit 1; }
-CAGE=${CAGE:?}
 . "$(dirname "$0")/net_lib.bash"
-net_test_begin
+net_test_begin curl /usr/bin/python3
 py=/usr/bin/python3
-[ -x "$py" ] && command -v curl >/dev/null || { echo "skip: /usr/bin/python3 or curl missing"; exit 77; }
 chmod 755 "$d"
 mkdir "$d/www" "$d/inside"; echo host > "$d/www/f"; echo inside > "$d/inside/f"
 chmod -R a+rX "$d"

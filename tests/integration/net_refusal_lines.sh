@@ -4,11 +4,8 @@
 # (runs as root and as an unprivileged user; issue 19 item 2). A client retrying in a loop gets one
 # line, not one per try; a failed upstream (nothing listening) is a line too, not a bare 502.
 set -u
-fail() { echo "FAIL: $*" >&2; exit 1; }
-CAGE=${CAGE:?}
 . "$(dirname "$0")/net_lib.bash"
-net_test_begin
-command -v curl >/dev/null && command -v python3 >/dev/null || { echo "skip: curl/python3 missing"; exit 77; }
+net_test_begin curl python3
 chmod 755 "$d"; mkdir "$d/www"; echo hello > "$d/www/f"; chmod -R a+rX "$d"
 start_loopback_server http "$d/www"; pids+=("$server_pid")
 port=$server_port; [ -n "$port" ] || fail "the test's web server did not start"

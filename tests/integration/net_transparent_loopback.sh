@@ -5,11 +5,8 @@
 # at once (Landlock), an unlisted name gets NXDOMAIN (reported as a dns denial), an unlisted address
 # on a listed port is reset; the proxy keeps working alongside.
 set -u
-fail() { echo "FAIL: $*" >&2; exit 1; }
-CAGE=${CAGE:?}
 . "$(dirname "$0")/net_lib.bash"
-command -v curl >/dev/null && command -v python3 >/dev/null || { echo "skip: curl/python3 missing"; exit 77; }
-net_test_begin
+net_test_begin curl python3
 mkdir "$d/www"; head -c 3000000 /dev/urandom > "$d/www/big"; echo hello > "$d/www/f"
 start_loopback_server http "$d/www"; pids+=("$server_pid")
 port=$server_port; [ -n "$port" ] || fail "the test's web server did not start"
