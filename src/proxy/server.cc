@@ -705,8 +705,12 @@ bool Server::frame_response(Conn& c) {
       }
       if (c.resp_chunks.done()) c.resp_state = Resp::done;
     }
-    c.out.append(c.resp, 0, take);
-    c.resp.erase(0, take);
+    if (c.out.empty() && take == c.resp.size()) {
+      std::swap(c.out, c.resp);  // the usual case, a whole read of body: no second copy
+    } else {
+      c.out.append(c.resp, 0, take);
+      c.resp.erase(0, take);
+    }
   }
   if (c.resp_state == Resp::done) c.resp.clear();
   return true;
