@@ -3,7 +3,7 @@
 # built cage in the host's build directory (shared read-only), one guest at a time. See README.md.
 # Usage: run.sh [--build DIR] [--run SCRIPT] [--timeout SECONDS] [ENTRY...]
 #   ENTRY = SERIES:SET[:VARIANT[,VARIANT...]]   (default: 6.1:ci 6.12:quick, as CI runs it)
-#   SERIES 6.1 | 6.12; SET full | kernel | ci | quick | none; VARIANT nolandlock | nouserns | systemd
+#   SERIES 6.1 | 6.12; SET full | kernel | ci | quick | select | none; VARIANT nolandlock | nouserns | systemd
 # Prints one line per entry and exits non-zero if any entry had a failure or did not finish.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -90,7 +90,7 @@ for entry in "$@"; do
   scale=1
   [ "$accel" = kvm ] || scale=${CAGE_MATRIX_TIMEOUT_SCALE:-4}
   printf '%s=%q\n' ACCEL "$accel" TIMEOUT_SCALE "$scale" INIT "$init" BUILD "$build" SRC "$src" GUEST "$here/guest.sh" SET "$set" \
-    VARIANTS "$variants" RUN "$run" TEST_USER "$user" >"$res/job.env"
+    VARIANTS "$variants" RUN "$run" TEST_USER "$user" TESTS "${CAGE_MATRIX_TESTS:-}" >"$res/job.env"
   echo "== kernel matrix: $ver ($set, $variants), accel $accel, results in $res"
   t0=$SECONDS
   boot "$accel" "$limit" "$kroot/boot/vmlinuz-$ver" "$res" "$cmdline"
