@@ -10,10 +10,12 @@
 # rule) and the host's tmpfs stays empty. Twins: the write into --rw lands; the host's mount works.
 # As the unprivileged user, who cannot mount on the real host, the host side is a user and mount
 # namespace of that user: cage runs there without capabilities, as on the host, and nothing touches
-# the real mount table. As root the mounts are made on the host and removed on exit.
-if [ "$(id -u)" -ne 0 ] && [ "${CAGE_PROPAGATION_NS:-0}" != 1 ]; then
+# the real mount table. As root the mounts are made on the host and removed on exit; root without
+# CAP_SYS_ADMIN (a container's root) takes the unprivileged user's way.
+mounts_here() { [ "$(id -u)" -eq 0 ] && (( (0x$(sed -n 's/^CapEff:[[:space:]]*//p' /proc/self/status) >> 21) & 1 )); }
+if ! mounts_here && [ "${CAGE_PROPAGATION_NS:-0}" != 1 ]; then
   if ! unshare -U -m -c --keep-caps true 2>/dev/null; then
-    echo "skip: this user cannot create a user and mount namespace to mount in (unshare -U -m failed)" >&2
+    echo "skip: this caller can neither mount here (CAP_SYS_ADMIN) nor create a user and mount namespace to mount in (unshare -U -m failed)" >&2
     exit 77
   fi
   CAGE_PROPAGATION_NS=1 exec unshare -U -m -c --keep-caps "$0" "$@"
