@@ -5,6 +5,9 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <functional>
+#include <sstream>
+
+#include "cli/suggest.h"
 
 namespace cage::cli {
 
@@ -200,6 +203,49 @@ std::unique_ptr<CLI::App> make_app(PolicyInput& in, Bound& b, const std::string&
 
 size_t options_end(const std::vector<std::string>& words, size_t from);
 
+// CLI11 (2.1) prints each description on one line and adds a usage line of its own: the lines are
+// wrapped here at 100 columns, continued under the description column, and its usage line dropped
+// (the description's names the "--").
+std::string fit_help(const std::string& text) {
+  constexpr size_t width = 100, column = 34;
+  std::istringstream in(text);
+  std::string out;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("Usage: cage [OPTIONS] [command...]", 0) == 0) continue;
+    while (line.size() > width) {
+      size_t cut = line.rfind(' ', width);
+      if (cut == std::string::npos || cut <= column) break;
+      out += line.substr(0, cut) + "\n";
+      line = std::string(column, ' ') + line.substr(cut + 1);
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+Error unknown_option(const std::string& word, const CLI::App& app) {
+  std::vector<std::string> known;
+  for (const CLI::Option* o : app.get_options())
+    for (const auto& n : o->get_lnames()) known.push_back("--" + n);
+  return usage(option_name(word), "unknown option", unknown_option_remedy(word, known));
+}
+
+// CLI11's exceptions in cage's words: the option at fault is the input, no exception's class name.
+Error parse_error(const CLI::ParseError& e, const CLI::App& app) {
+  const std::string msg = e.what();
+  if (dynamic_cast<const CLI::ExtrasError*>(&e)) {  // "The following argument was not expected: WORD ..."
+    auto colon = msg.find(": ");
+    std::string word = colon == std::string::npos ? msg : msg.substr(colon + 2);
+    return unknown_option(word.substr(0, word.find(' ')), app);
+  }
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&e)) {  // "--rw: 1 required PATH missing"
+    const std::string name = msg.substr(0, msg.find(':'));
+    if (const CLI::Option* o = app.get_option_no_throw(name))
+      return usage(name, "needs a value (" + o->get_type_name() + ")", "give it as " + name + " " + o->get_type_name());
+  }
+  return usage("cage", msg, "see cage --help");
+}
+
 // One run of CLI11 over cage's words, every relative path based on `base`. The --script split is
 // done by parse() before this is called, so the words here hold no --script.
 Result<Invocation> parse_words(const std::vector<std::string>& words, const std::string& base) {
@@ -228,10 +274,10 @@ Result<Invocation> parse_words(const std::vector<std::string>& words, const std:
     app->parse(rest);
   } catch (const CLI::CallForHelp&) {
     inv.mode = Mode::help;
-    inv.help_text = app->help();
+    inv.help_text = fit_help(app->help());
     return inv;
   } catch (const CLI::ParseError& e) {
-    return usage(e.get_name(), e.what(), "see cage --help");
+    return parse_error(e, *app);
   }
   inv.json = b.json;
   inv.json_errors = b.json_errors;
@@ -247,7 +293,7 @@ Result<Invocation> parse_words(const std::vector<std::string>& words, const std:
       return usage(inv.input.argv[0], "unexpected word before --", "put the command after --, options before it");
     inv.input.argv = command;
   } else if (!inv.input.argv.empty() && inv.input.argv[0].size() > 1 && inv.input.argv[0][0] == '-') {
-    return usage(inv.input.argv[0], "unknown option", "see cage --help");
+    return unknown_option(inv.input.argv[0], *app);
   }
   if (b.version) {
     inv.mode = Mode::version;

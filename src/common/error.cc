@@ -40,7 +40,7 @@ std::string render_error_json(const Error& e) {
   }
   inner.insert("exit_status", exit_status_of(e));
   toml::table outer{{"error", std::move(inner)}};
-  return to_json(outer);
+  return to_json_line(outer);
 }
 
 int exit_status_of(const Error& e) {

@@ -2,6 +2,7 @@
 // and tests/integration/net_invalid_names.sh (a host name with 0xff and ESC through the proxy).
 #include "common/json.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 #include <vector>
@@ -66,6 +67,13 @@ std::string to_json(const toml::table& t) {
   std::ostringstream out;
   out << toml::json_formatter{copy, toml::format_flags::quote_dates_and_times};
   return json_astral_escapes(out.str());
+}
+
+std::string to_json_line(const toml::table& t) {
+  std::string s = to_json(t);
+  // Strings escape their own newlines (\n), so every newline byte left is the formatter's layout.
+  s.erase(std::remove(s.begin(), s.end(), '\n'), s.end());
+  return s;
 }
 
 long next_code_point(std::string_view s, size_t& i) {

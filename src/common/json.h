@@ -12,6 +12,8 @@
 namespace cage {
 
 std::string to_json(const toml::table& t);
+// The same on one line (--json-errors: one error, one line, for a caller reading stderr by lines).
+std::string to_json_line(const toml::table& t);
 
 // One code point decoded from s at i (advancing i), or -1 for a byte that starts no valid UTF-8
 // sequence (overlong forms, surrogates and values past U+10FFFF included), which advances i by one.

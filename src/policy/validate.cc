@@ -30,21 +30,19 @@ bool parse_u64(std::string_view s, uint64_t& out) {
   return ec == std::errc() && p == s.data() + s.size();
 }
 
-// "512M", "1G", "1.5G", "4096" (bytes); binary units.
+// "512M", "1G", "1.5G", "2GiB", "512MB", "4096" (bytes); units are binary whichever way written.
 Result<uint64_t> parse_size(const Value& v) {
   std::string s = v.text;
   uint64_t mult = 1;
+  auto last = [&s] { return static_cast<char>(std::toupper(static_cast<unsigned char>(s.back()))); };
+  const std::string units = "KMGT";
+  if (s.size() > 1 && last() == 'B') s.pop_back();                                    // 2GB, 2GiB
+  if (s.size() > 2 && last() == 'I' && units.find(static_cast<char>(std::toupper(static_cast<unsigned char>(s[s.size() - 2])))) != std::string::npos)
+    s.pop_back();                                                                      // 2Gi
   if (!s.empty()) {
-    char u = static_cast<char>(std::toupper(static_cast<unsigned char>(s.back())));
-    if (u == 'B' && s.size() > 1) {
-      s.pop_back();
-      u = static_cast<char>(std::toupper(static_cast<unsigned char>(s.back())));
-    }
-    const std::string units = "KMGT";
-    if (auto i = units.find(u); i != std::string::npos) {
+    if (auto i = units.find(last()); i != std::string::npos) {
       mult = 1ULL << (10 * (i + 1));
       s.pop_back();
-      if (!s.empty() && (s.back() == 'i' || s.back() == 'I')) s.pop_back();
     }
   }
   char* end = nullptr;
@@ -58,32 +56,31 @@ Result<uint64_t> parse_size(const Value& v) {
   return static_cast<uint64_t>(bytes);
 }
 
-// "30s", "2m", "1h", "500ms", "1.5s", "90" (seconds).
+// "30s", "2m", "1h", "500ms", "1.5s", "90" (seconds), and sums of them: "1m30s", "1h30m", "2h5m10s".
 Result<uint64_t> parse_duration_ms(const Value& v) {
-  std::string s = v.text;
-  double mult = 1000;
-  auto ends = [&s](const char* suf) {
-    std::string_view sv(suf);
-    return s.size() > sv.size() && s.compare(s.size() - sv.size(), sv.size(), sv) == 0;
-  };
-  if (ends("ms")) {
-    mult = 1;
-    s.resize(s.size() - 2);
-  } else if (ends("s")) {
-    s.pop_back();
-  } else if (ends("m")) {
-    mult = 60e3;
-    s.pop_back();
-  } else if (ends("h")) {
-    mult = 3600e3;
-    s.pop_back();
+  const std::string& s = v.text;
+  auto bad = [&v] { return invalid(where(v), "not a duration", "write a positive duration such as 30s, 500ms, 1m30s or 1h"); };
+  double ms = 0;
+  size_t i = 0;
+  while (i < s.size()) {
+    size_t start = i;
+    while (i < s.size() && ((s[i] >= '0' && s[i] <= '9') || s[i] == '.')) ++i;
+    if (i == start) return bad();
+    char* end = nullptr;
+    errno = 0;
+    const std::string num = s.substr(start, i - start);
+    double d = std::strtod(num.c_str(), &end);
+    if (errno != 0 || *end != '\0' || std::isinf(d)) return bad();
+    double mult;
+    if (s.compare(i, 2, "ms") == 0) mult = 1, i += 2;
+    else if (i < s.size() && s[i] == 's') mult = 1000, ++i;
+    else if (i < s.size() && s[i] == 'm') mult = 60e3, ++i;
+    else if (i < s.size() && s[i] == 'h') mult = 3600e3, ++i;
+    else if (i == s.size() && start == 0) mult = 1000;  // a bare number: seconds
+    else return bad();
+    ms += d * mult;
   }
-  char* end = nullptr;
-  errno = 0;
-  double d = s.empty() ? -1 : std::strtod(s.c_str(), &end);
-  if (s.empty() || errno != 0 || *end != '\0' || !(d > 0) || std::isinf(d) || s[0] == '-' || s[0] == '+')
-    return invalid(where(v), "not a duration", "write a positive duration such as 30s, 500ms, 2m or 1h");
-  double ms = d * mult;
+  if (s.empty() || !(ms > 0)) return bad();
   if (ms < 1) return invalid(where(v), "duration is below 1ms");
   if (ms > 365.0 * 24 * 3600e3) return invalid(where(v), "duration is longer than a year");
   return static_cast<uint64_t>(ms);

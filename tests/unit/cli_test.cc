@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "cli/options.h"
 #include "fake_host_view.h"
 
@@ -138,6 +140,34 @@ TEST(Cli, MissingValueIsAUsageError) {
   auto inv = parse({"--ro"});
   ASSERT_FALSE(inv);
   EXPECT_EQ(inv.error().cls, ErrorClass::usage_error);
+  EXPECT_EQ(inv.error().input, "--ro");
+  EXPECT_EQ(inv.error().reason, "needs a value (PATH)");  // not CLI11's "ArgumentMismatch: ..."
+}
+
+// A flag from bwrap, firejail or docker run gets cage's way of doing it; a near miss "did you mean".
+TEST(Cli, UnknownFlagGetsCagesEquivalentOrANearMiss) {
+  auto remedy = [](std::vector<std::string> words) {
+    auto inv = parse(std::move(words));
+    EXPECT_FALSE(inv);
+    return inv ? std::string() : inv.error().input + " | " + inv.error().remedy;
+  };
+  EXPECT_EQ(remedy({"--ro-bind", "/a", "/a", "--", "true"}).rfind("--ro-bind | cage grants a path at the same path", 0), 0u);
+  EXPECT_NE(remedy({"--unshare-net", "--", "true"}).find("no network by default"), std::string::npos);
+  EXPECT_NE(remedy({"--private=/tmp/x", "--", "true"}).find("--private | not needed: the home directory is private"),
+            std::string::npos);
+  EXPECT_EQ(remedy({"--blacklist=/x", "true"}), "--blacklist | --hide PATH");
+  EXPECT_EQ(remedy({"--timout", "5", "--", "true"}), "--timout | did you mean --timeout?");
+  EXPECT_EQ(remedy({"--net-mod", "proxy", "--", "true"}), "--net-mod | did you mean --net-mode?");
+  EXPECT_EQ(remedy({"--mem", "1G", "--", "true"}), "--mem | did you mean --memory?");
+  EXPECT_EQ(remedy({"--frobnicate", "--", "true"}), "--frobnicate | see cage --help");
+}
+
+TEST(Cli, HelpFitsOneHundredColumns) {
+  auto inv = parse({"--help"});
+  ASSERT_TRUE(inv);
+  std::istringstream lines(inv->help_text);
+  for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 100u) << line;
+  EXPECT_NE(inv->help_text.find("--allow-degraded"), std::string::npos);
 }
 
 TEST(Cli, ModesAreRecognised) {

@@ -116,7 +116,15 @@ TEST(Validate, TimeoutAndRlimits) {
   EXPECT_EQ(*p->limits.timeout_ms, 1500u);
   ASSERT_EQ(p->limits.rlimits.size(), 2u);  // the later nofile replaces the earlier one
   EXPECT_EQ(p->limits.rlimits[1].soft, 128u);
-  for (const char* bad : {"0", "-1s", "abc", "5x", "", "1e400"}) {
+  for (auto [text, ms] : std::vector<std::pair<const char*, uint64_t>>{
+           {"90", 90000}, {"500ms", 500}, {"2m", 120000}, {"1m30s", 90000}, {"1h30m", 5400000}, {"2h5m10s", 7510000}}) {
+    auto d = with_cmd();
+    d.timeout = v(text, "--timeout");
+    auto pd = validate(d, ctx());
+    ASSERT_TRUE(pd) << text;
+    EXPECT_EQ(*pd->limits.timeout_ms, ms) << text;
+  }
+  for (const char* bad : {"0", "-1s", "abc", "5x", "", "1e400", "1m30", "s", "1.2.3s", "1m-5s", "0s0m"}) {
     auto b = with_cmd();
     b.timeout = v(bad, "--timeout");
     expect_invalid(b, "--timeout");
@@ -144,7 +152,15 @@ TEST(Validate, SizesPidsCpu) {
   EXPECT_EQ(*p->limits.memory_bytes, 512ull << 20);
   EXPECT_EQ(*p->limits.pids, 64u);
   EXPECT_DOUBLE_EQ(*p->limits.cpu, 1.5);
-  for (const char* bad : {"12Q", "0", "-5M", "10"}) {
+  for (auto [text, bytes] : std::vector<std::pair<const char*, uint64_t>>{
+           {"2GiB", 2ull << 30}, {"512MiB", 512ull << 20}, {"512MB", 512ull << 20}, {"1.5g", 3ull << 29}}) {
+    auto s = with_cmd();
+    s.memory = v(text, "--memory");
+    auto psz = validate(s, ctx());
+    ASSERT_TRUE(psz) << text;
+    EXPECT_EQ(*psz->limits.memory_bytes, bytes) << text;
+  }
+  for (const char* bad : {"12Q", "0", "-5M", "10", "2iB", "2Gi B", "GiB"}) {
     auto b = with_cmd();
     b.memory = v(bad, "--memory");
     expect_invalid(b, "--memory");
