@@ -18,6 +18,7 @@ leftovers() {
 }
 private_left() { compgen -G "/tmp/cage-private.$1.*" >/dev/null; }
 for m in namespaces landlock; do
+  if [ "$m" = landlock ] && ! landlock_mechanism; then echo "note: the Landlock-only mechanism does not start on this kernel: its half not run"; continue; fi
   args=(--mechanism "$m")
   [ "$m" = landlock ] && args+=(--allow-degraded pid)
   # A tree the workload makes: a child in its own session, a grandchild, files in the private dirs.
