@@ -73,8 +73,9 @@ grows "$work/rw/a"
 check_gone "setsid'd daemon after a normal exit"
 
 # The workload waits for the daemon's first write (an event, not a race with the clock), then
-# ignores SIGTERM until --timeout's SIGKILL; 5 s leave an emulated guest time to start the daemon.
-cage_run --timeout 5 --ro "$work/prog" --rw "$work/rw" -- bash -c \
+# ignores SIGTERM until --timeout's SIGKILL; 5 s (times CAGE_TEST_TIME_SCALE, 4 under emulation,
+# where Debian's 6.1 guest had not started the daemon within 5 s) leave time to start the daemon.
+cage_run --timeout $((5 * ${CAGE_TEST_TIME_SCALE:-1})) --ro "$work/prog" --rw "$work/rw" -- bash -c \
   'trap "" TERM; bash "$1" "$2" "$3"; until [ -s "$3" ]; do sleep 0.05; done; while :; do sleep 1; done' _ "$work/prog/daemon.sh" "$marker" "$work/rw/b"
 expect_rc 124 "setsid'd daemon, workload ignores SIGTERM, --timeout"
 [ -s "$work/rw/b" ] && pass "twin: the daemon wrote inside the sandbox" || fail "twin: the daemon never wrote"

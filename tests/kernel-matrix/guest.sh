@@ -8,6 +8,8 @@ R=/run/cage-matrix
 set -a
 . "$R/job.env"
 set +a
+# Tests that give a run a head start before a deadline (outlive's --timeout) scale it by this.
+export CAGE_TEST_TIME_SCALE=$TIMEOUT_SCALE
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8
 exec >>"$R/guest.log" 2>&1
 here=$(dirname "$GUEST")
