@@ -50,10 +50,7 @@ require_sandbox() {
   fi
 }
 is_root() { [ "$(id -u)" -eq 0 ]; }
-# The Landlock-only mechanism starts on this kernel: it needs Landlock ABI 6 (6.12); below, cage
-# refuses it as a whole (fallback_landlock checks that refusal), so a test's Landlock-only half says
-# so and runs what it can.
-landlock_mechanism() { "$CAGE" --mechanism landlock --allow-degraded pid --no-cwd -- true 2>/dev/null; }
+. "$escape_dir/mechanism.bash"  # landlock_mechanism
 finish() {
   if [ "$failures" -ne 0 ]; then echo "$failures failure(s)" >&2; exit 1; fi
   echo "all ok"

@@ -7,10 +7,11 @@
 set -u
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 . "$(dirname "$0")/seccomp_lib.bash"
+. "$(dirname "$0")/../escape/mechanism.bash"
 require_sandbox default
 # Both mechanisms where the Landlock-only one starts (Landlock ABI 6).
 landlock=("--mechanism landlock --allow-degraded pid")
-"$CAGE" --mechanism landlock --allow-degraded pid --no-cwd -- true 2>/dev/null ||
+landlock_mechanism ||
   { landlock=(); echo "note: the Landlock-only mechanism does not start on this kernel: namespaces only"; }
 
 # pty_run CMD...: runs CMD with a fresh pty as stdin and controlling terminal; prints its exit

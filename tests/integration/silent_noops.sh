@@ -33,7 +33,8 @@ run --ro "$work/proj" --hide "$work/proj/.env" -- cat "$work/proj/.env"
 
 # the same refusal where only Landlock confines (--hide there needs --allow-degraded hide)
 L=(--mechanism landlock --allow-degraded pid,hide --ro "$work/proj")
-if "$CAGE" "${L[@]}" -- true 2>/dev/null; then
+. "$(dirname "$0")/../escape/mechanism.bash"
+if landlock_mechanism; then
   run "${L[@]}" --hide "$work/proj/.evn" -- true
   [ "$rc" -eq 125 ] && grep -q "nothing to hide" <<<"$err" || fail "landlock: --hide of a missing path: exit $rc, err '$err'"
   run "${L[@]}" --hide "$work/proj/.env" -- true

@@ -22,7 +22,8 @@ grep -qx "via-console" <<<"$out" || fail "write to /dev/console did not reach th
 [ "$(grep -c '^/dev/console$' <<<"$out")" = 2 ] || fail "ttyname(3): $out"
 # Landlock-only (where it starts: Landlock ABI 6): the caller's own pty reopens by name; another pty
 # of the same user does not.
-if "$CAGE" --mechanism landlock --allow-degraded pid --no-cwd -- true 2>/dev/null; then
+. "$(dirname "$0")/../escape/mechanism.bash"
+if landlock_mechanism; then
   python3 -c "import os, pty, sys, time
 m, s = pty.openpty()
 open(sys.argv[1], 'w').write(os.ttyname(s))
