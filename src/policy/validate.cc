@@ -34,13 +34,14 @@ bool parse_u64(std::string_view s, uint64_t& out) {
 Result<uint64_t> parse_size(const Value& v) {
   std::string s = v.text;
   uint64_t mult = 1;
-  auto last = [&s] { return static_cast<char>(std::toupper(static_cast<unsigned char>(s.back()))); };
+  auto upper = [&s](size_t from_end) {
+    return static_cast<char>(std::toupper(static_cast<unsigned char>(s[s.size() - from_end])));
+  };
   const std::string units = "KMGT";
-  if (s.size() > 1 && last() == 'B') s.pop_back();                                    // 2GB, 2GiB
-  if (s.size() > 2 && last() == 'I' && units.find(static_cast<char>(std::toupper(static_cast<unsigned char>(s[s.size() - 2])))) != std::string::npos)
-    s.pop_back();                                                                      // 2Gi
+  if (s.size() > 1 && upper(1) == 'B') s.pop_back();  // 2GB, 2GiB
+  if (s.size() > 2 && upper(1) == 'I' && units.find(upper(2)) != std::string::npos) s.pop_back();  // 2Gi
   if (!s.empty()) {
-    if (auto i = units.find(last()); i != std::string::npos) {
+    if (auto i = units.find(upper(1)); i != std::string::npos) {
       mult = 1ULL << (10 * (i + 1));
       s.pop_back();
     }
@@ -59,7 +60,9 @@ Result<uint64_t> parse_size(const Value& v) {
 // "30s", "2m", "1h", "500ms", "1.5s", "90" (seconds), and sums of them: "1m30s", "1h30m", "2h5m10s".
 Result<uint64_t> parse_duration_ms(const Value& v) {
   const std::string& s = v.text;
-  auto bad = [&v] { return invalid(where(v), "not a duration", "write a positive duration such as 30s, 500ms, 1m30s or 1h"); };
+  auto bad = [&v] {
+    return invalid(where(v), "not a duration", "write a positive duration such as 30s, 500ms, 1m30s or 1h");
+  };
   double ms = 0;
   size_t i = 0;
   while (i < s.size()) {
