@@ -25,7 +25,10 @@ openssl req -x509 -newkey rsa:2048 -nodes -keyout "$d/key.pem" -out "$d/cert.pem
   -subj "/CN=$tip" -addext "subjectAltName=IP:$tip" >/dev/null 2>&1 || fail "cert"
 inns() { ip netns exec "$ns" "$@"; }
 (cd "$d/www" && exec ip netns exec "$ns" python3 -m http.server 8080 --bind $tip >/dev/null 2>&1) &
-inns socat TCP-LISTEN:7000,bind=$tip,fork,reuseaddr EXEC:cat >/dev/null 2>&1 &
+# socat -t 30: after one side's EOF socat waits this long (default 0.5 s) for the other side's
+# data; cat, started per connection, exits at EOF, so the wait ends at once unless the host is slow
+# (Debian's 6.1 under emulation did not start cat within 0.5 s and the echo came back empty).
+inns socat -t 30 TCP-LISTEN:7000,bind=$tip,fork,reuseaddr EXEC:cat >/dev/null 2>&1 &
 inns openssl s_server -quiet -accept 8443 -cert "$d/cert.pem" -key "$d/key.pem" -www >/dev/null 2>&1 &
 # A stalled upstream: a listener that never accepts, its backlog filled so SYNs are dropped.
 inns python3 -c "import socket,time;s=socket.socket();s.bind(('$tip',9000));s.listen(0);time.sleep(600)" &
@@ -61,7 +64,7 @@ code=$(run --net 10.77.0.0/16:8080 -- curl -s -x $P -o /dev/null -w '%{http_code
 code=$(run --net 10.78.0.0/16:8080 -- curl -s -x $P -o /dev/null -w '%{http_code}' http://$tip:8080/f)
 [ "$code" = 403 ] || fail "CIDR rule allowed an outside address ($code)"
 # Raw TCP echo through CONNECT (socat speaks PROXY CONNECT).
-out=$(run --net $tip:7000 -- sh -c "echo ping | socat - PROXY:127.0.0.1:$tip:7000,proxyport=3128") || fail "echo"
+out=$(run --net $tip:7000 -- sh -c "echo ping | socat -t 30 - PROXY:127.0.0.1:$tip:7000,proxyport=3128") || fail "echo"
 [ "$out" = ping ] || fail "echo returned '$out'"
 # A wildcard rule: a matching name goes on to resolution (here it cannot resolve: 502, naming
 # the name), a non-matching one is refused (403). Rebinding into private addresses: unit tests.

@@ -22,7 +22,10 @@ ip addr add $hip/24 dev "$vh"; ip link set "$vh" up
 ip -n "$ns" addr add $tip/24 dev "$vn"; ip -n "$ns" link set "$vn" up; ip -n "$ns" link set lo up
 mkdir "$d/www"; head -c 20000000 /dev/urandom > "$d/www/big"; echo hello > "$d/www/f"
 (cd "$d/www" && exec ip netns exec "$ns" python3 -m http.server 8080 --bind $tip >/dev/null 2>&1) &
-ip netns exec "$ns" socat TCP-LISTEN:7000,bind=$tip,fork,reuseaddr EXEC:cat >/dev/null 2>&1 &
+# socat -t 30: after one side's EOF socat waits this long (default 0.5 s) for the other side's
+# data; cat, started per connection, exits at EOF, so the wait ends at once unless the host is slow
+# (Debian's 6.1 under emulation did not start cat within 0.5 s and the echo came back empty).
+ip netns exec "$ns" socat -t 30 TCP-LISTEN:7000,bind=$tip,fork,reuseaddr EXEC:cat >/dev/null 2>&1 &
 for _ in $(seq 50); do python3 -c "import socket;socket.create_connection(('$tip',8080),1)" 2>/dev/null && break; sleep 0.1; done
 cat > "$d/tcp.py" <<'PY'
 import socket, sys, time
