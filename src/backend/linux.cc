@@ -1,5 +1,6 @@
 // The Linux backend behind src/main.cc: namespaces, Landlock and seccomp (src/linux/), with the report
 // session (--result, --audit) around the run.
+#include <csignal>
 #include <cstring>
 #include <iostream>
 #include <memory>
@@ -27,6 +28,15 @@ int internal_entry(int argc, char** argv) {
 
 Status open_report(const cli::ReportOptions& opts, bool for_run) {
   if (!for_run) return Ok{};
+  // From here to the end of the run a termination signal waits, blocked, for the supervisor: its
+  // signalfd (linux/execute.cc) reads one sent during start-up too, forwards it and writes the
+  // result. Before, a SIGTERM or Ctrl-C in start-up killed cage by default action between creating
+  // the --result file (left empty) and the first moment it handled signals. Every thread cage starts
+  // blocks all signals, and its children set their own masks (init, the sentinel).
+  sigset_t term;
+  sigemptyset(&term);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&term, sig);
+  sigprocmask(SIG_BLOCK, &term, nullptr);
   auto s = lx::report::Session::open(opts);
   if (!s) return s.error();
   g_session = std::move(*s);
