@@ -11,6 +11,7 @@ check() {  # check NAME CLASS EXPECTED_EXIT -- cage args...
   local name=$1 cls=$2 want=$3; shift 4
   run --result "$work/$name.json" --audit "$work/$name.log" "$@" >/dev/null 2>"$work/$name.err"
   local rc=$?
+  [ -s "$work/$name.json" ] || fail "$name: no result written (exit $rc): $(cat "$work/$name.err")"
   valid_result "$work/$name.json"; valid_audit "$work/$name.log"
   [ "$(json "$work/$name.json" 'd["class"]')" = "$cls" ] || fail "$name: expected $cls: $(cat "$work/$name.json")"
   [ "$rc" -eq "$want" ] || fail "$name: exit $rc, expected $want"
