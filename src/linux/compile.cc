@@ -466,7 +466,7 @@ void Compiler::landlock_rules() {
 Status Compiler::environment(const std::vector<std::pair<std::string, std::string>>& caller_env) {
   std::vector<std::pair<std::string, std::string>> forced = {
       {"HOME", p.home.empty() ? "/" : p.home}, {"USER", user_name}, {"LOGNAME", user_name},
-      {"SHELL", shell}, {"PWD", plan.cwd}};
+      {"SHELL", shell}, {"PWD", plan.cwd}, {policy::kInsideMarker, "1"}};
   if (plan.mechanism == Mechanism::landlock_only) {
     forced[0].second = "<private>/home";
     forced.emplace_back("TMPDIR", "<private>/tmp");
@@ -541,6 +541,20 @@ static std::string runtime_dir_of(const std::vector<std::pair<std::string, std::
   return "";
 }
 
+// A cage started by a confined program (a shebang wrapper run inside cage): the outer sandbox
+// refuses new user namespaces, so the refusal would list every loss of Landlock alone; say where
+// the command is instead. Only the wording depends on the marker.
+static Error nested_in_cage(Error e, const std::vector<std::pair<std::string, std::string>>& caller_env) {
+  const bool inside = std::any_of(caller_env.begin(), caller_env.end(),
+                                  [](const auto& kv) { return kv.first == policy::kInsideMarker; });
+  if (!inside || e.cls != ErrorClass::spawn_sandbox_unavailable) return e;
+  return unavailable("already inside cage",
+                     "this command runs inside a cage sandbox, which lets no program create the user "
+                     "namespaces of a nested one",
+                     "run the command directly (it is already confined), or nest a Landlock-only sandbox "
+                     "with --mechanism landlock --allow-degraded=pid");
+}
+
 Result<Plan> compile(const Policy& p, const HostView& host,
                      const std::vector<std::pair<std::string, std::string>>& caller_env) {
   Compiler c{p, host, {}, {}, {}};
@@ -551,10 +565,11 @@ Result<Plan> compile(const Policy& p, const HostView& host,
   c.plan.limits = p.limits;
   const bool userns = host.user_namespaces_allowed();
   if (p.mechanism == Policy::Mechanism::namespaces && !userns)
-    return unavailable("--mechanism namespaces", "this host does not let cage create user namespaces",
-                       "see cage --check; or use --mechanism auto to fall back to Landlock alone");
+    return nested_in_cage(unavailable("--mechanism namespaces", "this host does not let cage create user namespaces",
+                       "see cage --check; or use --mechanism auto to fall back to Landlock alone"), caller_env);
   if (p.mechanism == Policy::Mechanism::landlock || (p.mechanism == Policy::Mechanism::automatic && !userns)) {
-    if (auto s = compile_landlock_view(p, host, c.plan); !s) return s.error();
+    if (auto s = compile_landlock_view(p, host, c.plan); !s)
+      return p.mechanism == Policy::Mechanism::automatic ? nested_in_cage(s.error(), caller_env) : s.error();
     if (auto s = c.environment(caller_env); !s) return s.error();
     if (auto s = c.resolve_command(); !s) return s.error();
     if (auto s = compile_cgroups(c.plan, host, runtime_dir_of(caller_env)); !s) return s.error();

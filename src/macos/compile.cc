@@ -255,7 +255,8 @@ Result<MacPlan> compile(const policy::Policy& p, const MacHostFacts& facts,
   if (p.limits.strict && !plan.unenforced.empty())
     return unavailable("--strict-limits", plan.unenforced.front(), "drop the limit or --strict-limits");
   std::vector<std::pair<std::string, std::string>> forced = {{"HOME", p.home.empty() ? "/" : p.home},
-                                                              {"PWD", plan.cwd}};
+                                                              {"PWD", plan.cwd},
+                                                              {policy::kInsideMarker, "1"}};
   if (!facts.private_tmp.empty()) forced.emplace_back("TMPDIR", facts.private_tmp);
   // The proxy listens on the host's loopback, where any local process could reach it: at run time
   // the URLs carry the run's secret (dry-run shows where it goes).

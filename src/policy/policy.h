@@ -121,5 +121,9 @@ std::vector<std::string> build_environment(const EnvPolicy& env,
                                            const std::vector<std::pair<std::string, std::string>>& host,
                                            const std::vector<std::pair<std::string, std::string>>& forced);
 extern const char* const kDefaultPassedEnv[];
+// Set to "1" in every workload's environment (--unsetenv drops it): tools and scripts can tell they
+// run confined, and a cage started inside a cage says so instead of listing what it cannot enforce.
+// It only changes wording, never a decision: any process could set it.
+inline constexpr const char* kInsideMarker = "CAGE_SANDBOX";
 
 }  // namespace cage::policy

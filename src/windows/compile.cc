@@ -322,7 +322,8 @@ Result<WinPlan> compile(const policy::Policy& p, const WinHostFacts& facts,
   std::string profile = facts.userprofile;
   if (!p.home.empty())
     if (auto h = to_windows_path(p.home, facts, "HOME"); h) profile = *h;
-  std::vector<std::pair<std::string, std::string>> forced = {{"USERPROFILE", profile}};
+  std::vector<std::pair<std::string, std::string>> forced = {{"USERPROFILE", profile},
+                                                              {policy::kInsideMarker, "1"}};
   forced.emplace_back("TEMP", plan.temp.path);
   forced.emplace_back("TMP", plan.temp.path);
   if (plan.proxy)

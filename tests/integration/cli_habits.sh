@@ -50,4 +50,17 @@ refused "--memory 2GiBB: not a size" --memory 2GiBB
 long=$(awk 'length > 100' "$work/help")
 [ -z "$long" ] && grep -q -- "--allow-degraded" "$work/help" && pass "--help fits 100 columns" || fail "--help lines over 100: $long"
 [ "$(grep -c '^Usage:' "$work/help")" -eq 1 ] && pass "--help has one usage line" || fail "usage lines: $(grep '^Usage:' "$work/help")"
+# A shebang wrapper run by a confined program: one line saying where it is, not the list of what
+# Landlock alone could not enforce; the wrapper itself runs outside cage (the twin). The marker is
+# in the workload's environment and --unsetenv drops it.
+printf '#!/usr/bin/env -S %s --script -- sh\necho wrapped\n' "$CAGE" >"$work/dir/wrap.sh"
+chmod +x "$work/dir/wrap.sh"
+[ "$("$work/dir/wrap.sh" 2>&1)" = wrapped ] && pass "twin: the wrapper runs from outside cage" || fail "wrapper outside"
+cage_run --ro "$(dirname "$CAGE")" --ro "$work/dir" -- "$work/dir/wrap.sh"
+if [ "$rc" -eq 125 ] && [ "$(wc -l <<<"$err")" -eq 1 ] && grep -qF "spawn_sandbox_unavailable: already inside cage:" <<<"$err" &&
+  ! grep -q wrapped <<<"$out"; then pass "wrapper inside cage: $err"; else fail "wrapper inside cage: $rc $out $err"; fi
+cage_run -- sh -c 'echo "marker=$CAGE_SANDBOX"'
+[ "$out" = "marker=1" ] && pass "CAGE_SANDBOX=1 inside" || fail "marker: $out $err"
+cage_run --unsetenv CAGE_SANDBOX -- sh -c 'echo "marker=${CAGE_SANDBOX-unset}"'
+[ "$out" = "marker=unset" ] && pass "--unsetenv CAGE_SANDBOX drops it" || fail "marker unset: $out $err"
 finish

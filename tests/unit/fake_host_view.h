@@ -119,10 +119,13 @@ class FakeHostView : public lx::HostView {
   uint32_t uid() const override { return uid_; }
   uint32_t gid() const override { return 1000; }
   int landlock_abi() const override { return abi_; }
+  bool user_namespaces_allowed() const override { return userns_; }
+  void set_user_namespaces(bool allowed) { userns_ = allowed; }
 
   mutable std::vector<std::string> asked;
 
  private:
+  bool userns_ = true;
   struct Node {
     lx::FileKind kind;
     uint32_t mode;

@@ -124,5 +124,36 @@ TEST(Fallback, ShareNetKeepsTheHostNetwork) {
   EXPECT_FALSE(plan->landlock.deny_all_tcp);
 }
 
+// A cage started inside a cage (no user namespaces there, the marker in its environment) says so in
+// one short refusal; the same host without the marker gets the list of losses.
+TEST(Fallback, InsideCageIsSaidInsteadOfTheLosses) {
+  FakeHostView host;
+  host.set_user_namespaces(false);
+  auto pol = policy_of({"--", "make"});
+  auto inside = lx::compile(pol, host, {{"PATH", "/usr/bin:/bin"}, {"CAGE_SANDBOX", "1"}});
+  ASSERT_FALSE(inside);
+  EXPECT_EQ(inside.error().cls, ErrorClass::spawn_sandbox_unavailable);
+  EXPECT_EQ(inside.error().input, "already inside cage");
+  EXPECT_NE(inside.error().remedy.find("--mechanism landlock --allow-degraded=pid"), std::string::npos);
+  auto outside = lx::compile(pol, host, {{"PATH", "/usr/bin:/bin"}});
+  ASSERT_FALSE(outside);
+  EXPECT_EQ(outside.error().input, "user namespaces");
+  EXPECT_NE(outside.error().reason.find("pid:"), std::string::npos);
+  // Asked for explicitly, the Landlock-only refusal stays the detailed one.
+  auto explicit_ll = lx::compile(policy_of({"--mechanism", "landlock", "--", "make"}), host,
+                                 {{"PATH", "/usr/bin:/bin"}, {"CAGE_SANDBOX", "1"}});
+  ASSERT_FALSE(explicit_ll);
+  EXPECT_EQ(explicit_ll.error().input, "user namespaces");
+}
+
+TEST(Fallback, WorkloadCarriesTheInsideMarker) {
+  auto plan = fallback({"--allow-degraded", "pid", "--", "make"});
+  ASSERT_TRUE(plan) << plan.error().reason;
+  EXPECT_TRUE(has_env(*plan, "CAGE_SANDBOX=1"));
+  auto unset = fallback({"--allow-degraded", "pid", "--unsetenv", "CAGE_SANDBOX", "--", "make"});
+  ASSERT_TRUE(unset) << unset.error().reason;
+  EXPECT_FALSE(has_env_name(*unset, "CAGE_SANDBOX"));
+}
+
 }  // namespace
 }  // namespace cage::testing
