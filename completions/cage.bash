@@ -4,7 +4,7 @@
 
 _cage_profiles() {
   local d f
-  printf '%s\n' npm pip cargo go git-https build
+  printf '%s\n' npm pip cargo go git-https build shell
   for d in "${XDG_CONFIG_HOME:-$HOME/.config}/cage/profiles" /etc/cage/profiles /usr/share/cage/profiles; do
     for f in "$d"/*; do
       [ -f "$f" ] || continue

@@ -57,7 +57,7 @@ function __cage_complete_command
 end
 
 function __cage_profiles
-    printf '%s\n' npm pip cargo go git-https build
+    printf '%s\n' npm pip cargo go git-https build shell
     set -l config $HOME/.config
     set -q XDG_CONFIG_HOME; and set config $XDG_CONFIG_HOME
     for d in $config/cage/profiles /etc/cage/profiles /usr/share/cage/profiles

@@ -51,7 +51,7 @@ $script:CageValues = @{
     '--target'  = @('linux', 'macos', 'windows')
     '--rlimit'  = @('as=', 'core=', 'cpu=', 'data=', 'fsize=', 'memlock=', 'msgqueue=', 'nice=', 'nofile=',
                     'nproc=', 'rss=', 'rtprio=', 'rttime=', 'sigpending=', 'stack=')
-    '--profile' = @('npm', 'pip', 'cargo', 'go', 'git-https', 'build')
+    '--profile' = @('npm', 'pip', 'cargo', 'go', 'git-https', 'build', 'shell')
     '--mechanism' = @('auto', 'namespaces', 'landlock')
     '--net-mode' = @('proxy', 'transparent', 'both')
     '--allow-degraded' = @('pid', 'hide', 'tmpfs', 'hostname', 'nested-ro', 'metadata', 'pid,metadata', 'pid,hide', 'pid,tmpfs', 'pid,hide,tmpfs')

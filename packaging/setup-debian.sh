@@ -11,7 +11,8 @@ pkgs=(build-essential g++ cmake ninja-build pkg-config dpkg-dev file
       libcli11-dev libtomlplusplus-dev libseccomp-dev libcap-ng-dev
       libgtest-dev libgmock-dev bats mandoc bubblewrap iproute2 util-linux
       python3 curl socat procps strace git make gcc netcat-openbsd openssl clang-14 libclang-rt-14-dev
-      man-db zsh fish lintian rpm ruby python3-yaml fakeroot)  # packaging and docs tests (tests/packaging)
+      man-db zsh fish lintian rpm ruby python3-yaml fakeroot  # packaging and docs tests (tests/packaging)
+      xvfb x11-utils weston wayland-utils)  # the GUI recipe (tests/integration/recipe_gui.sh)
 missing=()
 for p in "${pkgs[@]}"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p"); done
 

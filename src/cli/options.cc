@@ -170,7 +170,7 @@ void bind_modes(CLI::App& app, Bound& b) {
   const char* p = "Profiles";
   app.add_option("--profile", b.profiles,
                  "Load a TOML profile: a FILE, or a NAME from ~/.config/cage/profiles, /etc/cage/profiles or "
-                 "the built-ins (build cargo git-https go npm pip); repeatable, later sources and then flags win")
+                 "the built-ins (build cargo git-https go npm pip shell); repeatable, later sources and then flags win")
       ->type_name("FILE|NAME")
       ->group(p)
       ->allow_extra_args(false)

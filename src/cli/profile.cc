@@ -447,7 +447,7 @@ Result<Layer> Loader::load_ref(const Value& ref, bool from_include) {
       if (text.empty())
         return fail("no profile named '" + ref.text + "'",
                     "looked in " + (ctx_.user_dir.empty() ? std::string("$XDG_CONFIG_HOME/cage/profiles") : ctx_.user_dir) +
-                        ", " + ctx_.system_dir + " and the built-ins (build cargo git-https go npm pip)");
+                        ", " + ctx_.system_dir + " and the built-ins (build cargo git-https go npm pip shell)");
       identity = display = "builtin:" + ref.text;
       base = ctx_.cwd;  // built-ins describe "the project you are in"
     }
