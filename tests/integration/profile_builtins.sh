@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The built-in profiles, each running its real tool offline: build (make + gcc on a tiny C project:
 # out/ writable, the sources read-only, no network), npm (--version, config, an offline pack into the
-# project), pip (python3 -m pip --version), git-https (init and commit in the project), cargo and go
+# project; install scripts not run unless opted in), pip (python3 -m pip --version; wheels preferred), git-https (init and commit in the project), cargo and go
 # (--version, skipped when not installed). Nothing here contacts a registry.
 set -u
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -34,6 +34,16 @@ if command -v npm >/dev/null; then
   grep -q '^https\?://' "$d/out" || fail "npm config get registry printed: $(cat "$d/out")"
   "$CAGE" --profile npm -- npm pack --offline >"$d/out" 2>"$d/err" || fail "npm pack: $(cat "$d/err")"
   [ -f cage-profile-test-1.0.0.tgz ] || fail "npm pack wrote nothing into the project"
+  # Lifecycle scripts are not run, even when the caller's environment asks for them; a script
+  # named on the command line still runs; the documented opt-out (a flag) runs them.
+  printf '{"name":"cage-scripts-test","version":"1.0.0","scripts":{"preinstall":"echo x > pre.txt","postinstall":"echo x > post.txt","test":"echo x > test.txt"}}\n' >package.json
+  npm_config_ignore_scripts=false "$CAGE" --profile npm -- sh -c 'npm install --offline && npm test' >"$d/out" 2>&1 ||
+    fail "npm install/test: $(cat "$d/out")"
+  [ ! -e pre.txt ] && [ ! -e post.txt ] || fail "npm profile ran install scripts (caller had npm_config_ignore_scripts=false)"
+  [ -e test.txt ] || fail "npm test did not run the test script under the npm profile"
+  "$CAGE" --profile npm --setenv npm_config_ignore_scripts=false -- npm install --offline >"$d/out" 2>&1 ||
+    fail "npm install with the opt-out: $(cat "$d/out")"
+  [ -e pre.txt ] && [ -e post.txt ] || fail "opt-out --setenv npm_config_ignore_scripts=false did not run install scripts"
 else
   skipped+=(npm)
 fi
@@ -43,6 +53,8 @@ if [ -x /usr/bin/python3 ] && /usr/bin/python3 -m pip --version >/dev/null 2>&1;
   mkdir -p "$d/p" && cd "$d/p" || fail "cd"
   "$CAGE" --profile pip -- /usr/bin/python3 -m pip --version >"$d/out" 2>"$d/err" || fail "pip: $(cat "$d/err")"
   grep -q '^pip ' "$d/out" || fail "pip --version printed: $(cat "$d/out")"
+  "$CAGE" --profile pip -- /usr/bin/python3 -m pip config debug >"$d/out" 2>&1
+  grep -q "PIP_PREFER_BINARY='1'" "$d/out" || fail "pip profile: PIP_PREFER_BINARY not seen by pip: $(cat "$d/out")"
 else
   skipped+=(pip)
 fi
