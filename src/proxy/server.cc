@@ -191,6 +191,11 @@ int Server::run() {
     live_ = conns_.size();
   }
   for (auto& [id, c] : conns_) {  // stopped: every open connection ends now, not at destruction
+    if (c->stage == Stage::tunnel && !c->dead) {  // its event would come at its close: record it now
+      c->bytes_up += c->up.bytes;
+      c->bytes_down = c->down.bytes;
+      emit(*c, Decision::allowed, c->proto == Proto::socks5 ? 0 : 200, "still open when the run ended");
+    }
     if (c->client.valid()) poller_.remove(c->client.get());
     if (c->upstream.valid()) poller_.remove(c->upstream.get());
     drop_attempts(*c);
