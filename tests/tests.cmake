@@ -18,6 +18,7 @@ add_executable(cage_unit_tests
   tests/unit/proxy_relay_copy_test.cc
   tests/unit/proxy_loopback_test.cc
   tests/unit/proxy_dns_test.cc
+  tests/unit/proxy_dial_test.cc
   tests/unit/proxy_transparent_test.cc
   tests/unit/linux_fallback_test.cc
   tests/unit/linux_transparent_test.cc

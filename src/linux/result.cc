@@ -240,6 +240,7 @@ toml::table net_fields(const proxy::NetEvent& e) {
                 {"duration_ms", static_cast<int64_t>(e.duration.count())}};
   if (!e.rule.empty()) t.insert("rule", e.rule);
   if (!e.reason.empty()) t.insert("reason", e.reason);
+  if (!e.address.empty()) t.insert("address", e.address);
   if (e.status) t.insert("status", e.status);
   return t;
 }

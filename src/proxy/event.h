@@ -19,6 +19,7 @@ struct NetEvent {
   Decision decision = Decision::denied;
   std::string rule;      // origin of the rule that allowed it ("--net api.github.com:443")
   std::string reason;    // denial or failure text, as sent to the client
+  std::string address;   // the upstream address connected to (of those the name led to), if any
   int status = 0;        // HTTP status sent (200, 403, 502, 504) or 0x00/0x02... for SOCKS
   uint64_t bytes_up = 0, bytes_down = 0;  // client->upstream, upstream->client
   std::chrono::milliseconds duration{0};

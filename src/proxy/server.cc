@@ -4,9 +4,11 @@
 // timeouts 504. Proven by tests/unit/proxy_server_test.cc and tests/integration/net_*.sh.
 #include "proxy/server.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
+#include "proxy/dial.h"
 #include "proxy/env.h"
 #include "proxy/relay.h"
 #include "proxy/socket_compat.h"
@@ -45,9 +47,16 @@ struct Conn {
   std::string host;
   uint16_t port = 0;
   const policy::NetRule* rule = nullptr;
-  std::vector<Address> addrs;
-  size_t next_addr = 0;
+  std::vector<Address> addrs;  // screened, in dial_order
+  struct Attempt {
+    UniqueSocket s;
+    size_t addr;
+  };
+  std::vector<Attempt> attempts;  // connects in flight (dial.h), all under the token of side 1
+  Dial dial;
   int last_connect_errno = 0;
+  std::string peer;  // the address that answered, for the events
+  Clock::time_point dial_wake = Clock::time_point::max();  // the dial timer last queued
   Leg up, down;
   HttpRequest req;
   int64_t body_left = 0;
@@ -148,7 +157,7 @@ int Server::run() {
   std::vector<PollEvent> events;
   auto next_tick = Clock::now();
   while (!stopping_) {
-    int n = poller_.wait(events, 250);
+    int n = poller_.wait(events, poll_timeout());
     if (n < 0 && n != -EINTR) return -n;
     for (const auto& e : events) {
       if (e.token == kWake) {
@@ -172,6 +181,7 @@ int Server::run() {
         on_event(e.token, e.readable || e.hangup || e.error, e.writable || e.error);
       }
     }
+    fire_dial_timers();
     if (Clock::now() >= next_tick) {
       check_timers();
       next_tick = Clock::now() + std::chrono::milliseconds(250);
@@ -181,8 +191,14 @@ int Server::run() {
     live_ = conns_.size();
   }
   for (auto& [id, c] : conns_) {  // stopped: every open connection ends now, not at destruction
+    if (c->stage == Stage::tunnel && !c->dead) {  // its event would come at its close: record it now
+      c->bytes_up += c->up.bytes;
+      c->bytes_down = c->down.bytes;
+      emit(*c, Decision::allowed, c->proto == Proto::socks5 ? 0 : 200, "still open when the run ended");
+    }
     if (c->client.valid()) poller_.remove(c->client.get());
     if (c->upstream.valid()) poller_.remove(c->upstream.get());
+    drop_attempts(*c);
   }
   conns_.clear();
   doomed_.clear();
@@ -288,6 +304,7 @@ void Server::close_conn(uint64_t id) {
   bulk_slots_ += (c.up.grown ? 1 : 0) + (c.down.grown ? 1 : 0);
   if (c.client.valid()) poller_.remove(c.client.get());
   if (c.upstream.valid()) poller_.remove(c.upstream.get());
+  drop_attempts(c);
   doomed_.push_back(id);
 }
 
@@ -303,6 +320,7 @@ void Server::emit(Conn& c, Decision d, int status, const std::string& reason) {
   e.decision = d;
   e.rule = c.rule ? c.rule->origin : std::string();
   e.reason = reason;
+  e.address = c.peer;
   e.status = status;
   e.bytes_up = c.bytes_up;
   e.bytes_down = c.bytes_down;
@@ -312,6 +330,7 @@ void Server::emit(Conn& c, Decision d, int status, const std::string& reason) {
 
 void Server::refuse(Conn& c, int http_status, uint8_t socks_code, const std::string& msg, Decision d) {
   emit(c, d, c.proto == Proto::socks5 ? socks_code : http_status, msg);
+  drop_attempts(c);
   if (c.upstream.valid()) {
     poller_.remove(c.upstream.get());
     c.upstream.reset();
@@ -340,23 +359,9 @@ void Server::drive(Conn& c) {
         break;
       case Stage::resolving:
         return;
-      case Stage::connecting: {
-        int err = pending_socket_error(c.upstream.get());
-        if (err == 0) {
-          sockaddr_storage peer;
-          socklen_t plen = sizeof peer;
-          if (getpeername(c.upstream.get(), reinterpret_cast<sockaddr*>(&peer), &plen) != 0) return;  // pending
-          on_connected(c);
-        } else {
-          c.last_connect_errno = err;
-          poller_.remove(c.upstream.get());
-          c.upstream.reset();
-          ++c.next_addr;
-          try_connect(c);
-        }
-        progress = true;
+      case Stage::connecting:
+        progress = poll_attempts(c);
         break;
-      }
       case Stage::tunnel:
         pump(c.up);
         pump(c.down);
@@ -486,6 +491,9 @@ bool Server::handle_socks(Conn& c) {
 
 void Server::decide(Conn& c) {
   c.rule = allow_.match(c.host, c.port);
+  c.peer.clear();
+  c.addrs.clear();
+  c.dial = Dial();
   if (!c.rule) {
     refuse(c, 403, static_cast<uint8_t>(SocksReply::not_allowed), denial_message(c.host, c.port), Decision::denied);
     return;
@@ -524,51 +532,123 @@ void Server::on_resolved(Conn& c, std::vector<Address> addrs, int error) {
            Decision::denied);
     return;
   }
-  c.next_addr = 0;
+  c.addrs = dial_order(c.addrs);
+  c.dial = Dial(c.addrs.size());
+  c.stage = Stage::connecting;
   try_connect(c);
 }
 
+// Starts every attempt that is due (dial.h: one per kAttemptDelay, the next at once after a
+// failure). With nothing in flight and no address left, the connection is answered with the last
+// error; otherwise a timer wakes the loop when the next attempt is due.
 void Server::try_connect(Conn& c) {
-  for (; c.next_addr < c.addrs.size(); ++c.next_addr) {
-    const Address& a = c.addrs[c.next_addr];
-    sockaddr_storage ss{};
-    socklen_t len;
-    static constexpr uint8_t kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-    if (std::memcmp(a.data(), kMapped, 12) == 0) {
-      auto* s4 = reinterpret_cast<sockaddr_in*>(&ss);
-      s4->sin_family = AF_INET;
-      s4->sin_port = htons(c.port);
-      std::memcpy(&s4->sin_addr, a.data() + 12, 4);
-      len = sizeof *s4;
-    } else {
-      auto* s6 = reinterpret_cast<sockaddr_in6*>(&ss);
-      s6->sin6_family = AF_INET6;
-      s6->sin6_port = htons(c.port);
-      std::memcpy(&s6->sin6_addr, a.data(), 16);
-      len = sizeof *s6;
-    }
-    UniqueSocket s(open_stream_socket(ss.ss_family));
-    if (!s.valid()) {
-      c.last_connect_errno = last_socket_error();
-      continue;
-    }
-    set_nodelay(s.get());
-    if (int e = connect_nonblocking(s.get(), reinterpret_cast<sockaddr*>(&ss), len); e != 0) {
+  auto now = Clock::now();
+  while (auto i = c.dial.start(now)) {
+    if (int e = start_attempt(c, *i); e != 0) {
       c.last_connect_errno = e;
-      continue;
+      c.dial.failed();
     }
-    if (int e = poller_.add(s.get(), token(c.id, 1)); e != 0) {
-      c.last_connect_errno = -e;
-      continue;
-    }
-    c.upstream = std::move(s);
-    c.stage = Stage::connecting;
+  }
+  if (c.dial.exhausted()) {
+    int e = c.last_connect_errno;
+    uint8_t code = e == ECONNREFUSED ? 0x05 : e == ENETUNREACH ? 0x03 : e == ETIMEDOUT ? 0x06 : 0x04;
+    refuse(c, e == ETIMEDOUT ? 504 : 502, code,
+           "cage: connecting to " + host_port_text(c.host, c.port) + " failed: " + std::strerror(e) + tried(c),
+           Decision::failed);
     return;
   }
-  int e = c.last_connect_errno;
-  uint8_t code = e == ECONNREFUSED ? 0x05 : e == ENETUNREACH ? 0x03 : e == ETIMEDOUT ? 0x06 : 0x04;
-  refuse(c, e == ETIMEDOUT ? 504 : 502, code,
-         "cage: connecting to " + host_port_text(c.host, c.port) + " failed: " + std::strerror(e), Decision::failed);
+  auto at = c.dial.wake_at();
+  if (at != Clock::time_point::max() && at != c.dial_wake) dial_timers_.emplace(c.dial_wake = at, c.id);
+}
+
+// One non-blocking connect to c.addrs[i], watched under the connection's upstream token. 0 or errno.
+int Server::start_attempt(Conn& c, size_t i) {
+  const Address& a = c.addrs[i];
+  sockaddr_storage ss{};
+  socklen_t len;
+  if (is_ipv4(a)) {
+    auto* s4 = reinterpret_cast<sockaddr_in*>(&ss);
+    s4->sin_family = AF_INET;
+    s4->sin_port = htons(c.port);
+    std::memcpy(&s4->sin_addr, a.data() + 12, 4);
+    len = sizeof *s4;
+  } else {
+    auto* s6 = reinterpret_cast<sockaddr_in6*>(&ss);
+    s6->sin6_family = AF_INET6;
+    s6->sin6_port = htons(c.port);
+    std::memcpy(&s6->sin6_addr, a.data(), 16);
+    len = sizeof *s6;
+  }
+  UniqueSocket s(open_stream_socket(ss.ss_family));
+  if (!s.valid()) return last_socket_error();
+  set_nodelay(s.get());
+  if (int e = connect_nonblocking(s.get(), reinterpret_cast<sockaddr*>(&ss), len); e != 0) return e;
+  if (int e = poller_.add(s.get(), token(c.id, 1)); e != 0) return -e;
+  c.attempts.push_back({std::move(s), i});
+  return 0;
+}
+
+// Looks at every attempt in flight: the first connected one becomes the upstream and the others are
+// closed; a failed one is dropped and the next address tried at once. true: the stage changed.
+bool Server::poll_attempts(Conn& c) {
+  for (size_t k = 0; k < c.attempts.size();) {
+    int fd = c.attempts[k].s.get();
+    if (int err = pending_socket_error(fd); err != 0) {
+      c.last_connect_errno = err;
+      poller_.remove(fd);
+      c.attempts.erase(c.attempts.begin() + static_cast<std::ptrdiff_t>(k));
+      c.dial.failed();
+      continue;
+    }
+    sockaddr_storage peer;
+    socklen_t plen = sizeof peer;
+    if (getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &plen) != 0) {  // still pending
+      ++k;
+      continue;
+    }
+    c.upstream = std::move(c.attempts[k].s);
+    c.peer = address_text(c.addrs[c.attempts[k].addr]);
+    c.attempts.erase(c.attempts.begin() + static_cast<std::ptrdiff_t>(k));
+    drop_attempts(c);
+    on_connected(c);
+    return true;
+  }
+  try_connect(c);
+  return c.stage != Stage::connecting;
+}
+
+void Server::drop_attempts(Conn& c) {
+  for (auto& a : c.attempts) poller_.remove(a.s.get());
+  c.attempts.clear();
+}
+
+// " (tried A, B)": the addresses a name led to that were dialled; nothing for an address literal.
+std::string Server::tried(const Conn& c) const {
+  Address a;
+  bool v4 = false;
+  if (c.dial.started() == 0 || policy::parse_ip_literal(c.host, a, v4)) return {};
+  std::string s = " (tried ";
+  for (size_t i = 0; i < c.dial.started(); ++i) s += (i ? ", " : "") + address_text(c.addrs[i]);
+  return s + ")";
+}
+
+// The loop's wait ends in time for the next attempt that is due (at most 250 ms, check_timers' tick).
+int Server::poll_timeout() const {
+  constexpr int kTick = 250;
+  if (dial_timers_.empty()) return kTick;
+  auto left = std::chrono::ceil<std::chrono::milliseconds>(dial_timers_.top().first - Clock::now()).count();
+  return static_cast<int>(std::clamp<decltype(left)>(left, 0, kTick));
+}
+
+void Server::fire_dial_timers() {
+  auto now = Clock::now();
+  while (!dial_timers_.empty() && dial_timers_.top().first <= now) {
+    uint64_t id = dial_timers_.top().second;
+    dial_timers_.pop();
+    auto it = conns_.find(id);
+    if (it == conns_.end() || it->second->dead || it->second->stage != Stage::connecting) continue;
+    drive(*it->second);
+  }
 }
 
 void Server::on_connected(Conn& c) {
@@ -743,7 +823,8 @@ void Server::check_timers() {
       case Stage::resolving:
       case Stage::connecting:
         refuse(c, 504, static_cast<uint8_t>(SocksReply::ttl_expired),
-               "cage: connecting to " + host_port_text(c.host, c.port) + " timed out after " + secs(opt_.connect_timeout),
+               "cage: connecting to " + host_port_text(c.host, c.port) + " timed out after " +
+                   secs(opt_.connect_timeout) + tried(c),
                Decision::failed);
         drive(c);
         break;

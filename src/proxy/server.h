@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <queue>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -84,6 +85,12 @@ class Server {
   void decide(Conn& c);
   void on_resolved(Conn& c, std::vector<Address> addrs, int error);
   void try_connect(Conn& c);
+  int start_attempt(Conn& c, size_t i);
+  bool poll_attempts(Conn& c);
+  void drop_attempts(Conn& c);
+  std::string tried(const Conn& c) const;
+  int poll_timeout() const;
+  void fire_dial_timers();
   void on_connected(Conn& c);
   bool drive_plain(Conn& c);
   bool frame_response(Conn& c);
@@ -108,6 +115,9 @@ class Server {
   uint64_t next_id_ = 1;
   std::unordered_map<uint64_t, std::unique_ptr<Conn>> conns_;
   std::vector<uint64_t> doomed_;
+  // When a connection's next upstream attempt is due (dial.h), soonest first; stale entries are skipped.
+  using DialTimer = std::pair<std::chrono::steady_clock::time_point, uint64_t>;
+  std::priority_queue<DialTimer, std::vector<DialTimer>, std::greater<>> dial_timers_;
   bool transparent_ = false;
   SyntheticMap synthetic_;
   std::unordered_map<uint64_t, UniqueFd> aux_;  // listeners (token side 2) and the DNS socket (side 3)
