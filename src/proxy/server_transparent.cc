@@ -1,12 +1,12 @@
 // Transparent egress in the proxy loop (issue #9). cage's init binds, inside the sandbox's network
 // namespace, one listener per allowed port and a UDP socket for DNS, and passes them over the same
 // channel the shim uses. The supervisor answers DNS itself (allowed names get a synthetic address,
-// every other name NXDOMAIN) and accepts on the listeners directly: getsockname on the accepted socket
-// gives the address the workload dialled, which maps back to the name (in decide(), as for the
-// proxy's own protocols: issue 19 item 4), and from there the connection
-// takes the proxy's own path (decide -> resolve -> address check -> connect -> splice relay), with
-// the same allowlist and the same events. Proven by tests/unit/proxy_server_test.cc and
-// tests/integration/net_transparent_*.sh.
+// a synthetic address's reverse name its name, every other name NXDOMAIN) and accepts on the
+// listeners directly: getsockname on the accepted socket gives the address the workload dialled,
+// which decide() maps back to the name as for the proxy's own protocols (issue 19 item 4), and from
+// there the connection takes the proxy's own path (decide -> resolve -> address check -> connect ->
+// splice relay), with the same allowlist and the same events. Proven by
+// tests/unit/proxy_transparent_test.cc and tests/integration/net_{transparent_*,dns_answers}.sh.
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
