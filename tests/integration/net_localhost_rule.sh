@@ -4,7 +4,8 @@
 # names it localhost or 127.0.0.1, and `--net 127.0.0.1:P` is the same destination under its address.
 # Found: with `--net localhost:P`, 127.0.0.1:P was refused in proxy mode and allowed in transparent
 # mode. Every client path is tried in each mode: plain HTTP, CONNECT and SOCKS5 through the proxy
-# (proxy, both), a direct connect (both, transparent). Twins: another loopback address (127.0.0.2)
+# (proxy, both), a direct connect (both, transparent), and HTTP and CONNECT through the proxy of the
+# Landlock-only mechanism where it is available. Twins: another loopback address (127.0.0.2)
 # and another port stay refused in every mode, and the denial names the rule that would allow them.
 set -u
 . "$(dirname "$0")/net_lib.bash"
@@ -25,6 +26,11 @@ try() {  # try CLIENT TARGET CURL-ARGS...
 }
 for t in "$@"; do
   url=http://$t/f
+  if [ "$mode" = landlock ]; then  # the proxy on the host's loopback, with the run's secret: by the variables
+    try http "$t" "$url"
+    try connect "$t" -p "$url"
+    continue
+  fi
   if [ "$mode" != transparent ]; then
     try http "$t" -x http://127.0.0.1:3128 "$url"
     try connect "$t" -p -x http://127.0.0.1:3128 "$url"
@@ -36,9 +42,14 @@ done
 exit 0
 SH
 
-for mode in proxy both transparent; do
+# The Landlock-only mechanism (hosts that block user namespaces) has the proxy mode only.
+modes=(proxy both transparent)
+if "$CAGE" --mechanism landlock --allow-degraded pid -- true 2>/dev/null; then modes+=(landlock)
+else echo "note: the Landlock-only mechanism is unavailable here; its proxy is not tried"; fi
+for mode in "${modes[@]}"; do
+  opts=(--net-mode "$mode"); [ "$mode" = landlock ] && opts=(--mechanism landlock --allow-degraded pid)
   for rule in "localhost:$port" "127.0.0.1:$port"; do
-    timeout 120 "$CAGE" --ro "$d" --net "$rule" --net-mode "$mode" -- \
+    timeout 120 "$CAGE" --ro "$d" --net "$rule" "${opts[@]}" -- \
       sh "$d/try.sh" "$port" "$mode" "localhost:$port" "127.0.0.1:$port" "127.0.0.2:$port" "127.0.0.1:$closed" \
       >"$d/out" 2>"$d/err" || fail "$mode, --net $rule: the run failed: $(cat "$d/err")"
     [ -s "$d/out" ] || fail "$mode, --net $rule: no client ran"
@@ -56,8 +67,11 @@ for mode in proxy both transparent; do
     proto=http; [ "$mode" = transparent ] && proto=tcp
     grep -qF "cage: net: denied ($proto) 127.0.0.2:$port is not in the --net allowlist (add --net 127.0.0.2:$port)" "$d/err" ||
       fail "$mode, --net $rule: the 127.0.0.2 denial was not reported: $(cat "$d/err")"
-    n=$(grep -c " hello$" "$d/out")
-    echo "ok: $mode, --net $rule: $n allowed tries carried, the others refused"
+    # Every client tried every target (4 targets; clients: proxy 3, both 4, transparent 1, landlock 2).
+    case $mode in proxy) per=3 ;; both) per=4 ;; transparent) per=1 ;; *) per=2 ;; esac
+    [ "$(wc -l <"$d/out")" -eq $((per * 4)) ] && [ "$(grep -c " hello$" "$d/out")" -eq $((per * 2)) ] ||
+      fail "$mode, --net $rule: not every client tried every target: $(cat "$d/out")"
+    echo "ok: $mode, --net $rule: $((per * 2)) allowed tries carried, $((per * 2)) refused"
   done
 done
 echo ok
