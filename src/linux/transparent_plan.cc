@@ -130,7 +130,7 @@ std::string render_transparent(const NetPlan& net) {
   const auto& t = net.transparent;
   std::string o = "  transparent: cage's DNS at " + proxy::ipv4_text(t.resolver) +
                   ":53 answers allowed names from " + cidr_text(t.synthetic_base, t.synthetic_prefix) +
-                  " (AAAA: no records; other names: NXDOMAIN)\n";
+                  " (AAAA: no records; PTR: a synthetic address's name; other names: NXDOMAIN)\n";
   for (const auto& [name, addr] : t.names) o += "    " + name + " -> " + proxy::ipv4_text(addr) + "\n";
   o += "    wildcard names: an address from the range on first query\n";
   for (const auto& r : t.routes) o += "    local route " + cidr_text(r.addr, r.prefix) + " dev lo    # " + r.why + "\n";

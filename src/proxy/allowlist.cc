@@ -147,9 +147,24 @@ std::string denial_message(std::string_view host, uint16_t port) {
   return "cage: " + hp + " is not in the --net allowlist (add --net " + hp + ")";
 }
 
+// One meaning of `localhost` in every mode: the host's loopback. Inside, cage's /etc/hosts makes the
+// name 127.0.0.1, so a direct connect (transparent) names the address where a proxy client names
+// the name; both are the same destination, and neither is reached without a rule naming it.
 const policy::NetRule* Allowlist::match(std::string_view host, uint16_t port) const {
   for (const auto& r : rules_)
     if (policy::host_pattern_matches(r.pattern, host, port)) return &r;
+  Address a{};
+  bool v4 = false;
+  if (policy::parse_ip_literal(host, a, v4)) {
+    if (a != kLoopbackV4 && a != kLoopbackV6) return nullptr;
+    for (const auto& r : rules_)
+      if (r.pattern.kind == policy::HostPattern::Kind::exact_name && policy::host_pattern_matches(r.pattern, "localhost", port))
+        return &r;
+  } else if (host == "localhost") {
+    for (const auto& r : rules_)
+      if (rule_covers_address(r.pattern, kLoopbackV4, port) || rule_covers_address(r.pattern, kLoopbackV6, port))
+        return &r;
+  }
   return nullptr;
 }
 

@@ -15,6 +15,8 @@
 namespace cage::proxy {
 
 using Address = std::array<uint8_t, 16>;  // IPv6, IPv4 as v4-mapped
+inline constexpr Address kLoopbackV4{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 127, 0, 0, 1};
+inline constexpr Address kLoopbackV6{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
 
 // One row of the special-purpose table: a range a name's DNS may not point a wildcard rule at.
 struct SpecialRange {
@@ -40,7 +42,10 @@ class Allowlist {
   Allowlist() = default;
   explicit Allowlist(std::vector<policy::NetRule> rules) : rules_(std::move(rules)) {}
 
-  // The first rule the requested host:port matches, or nullptr.
+  // The first rule the requested host:port matches, or nullptr. `localhost` is the name of
+  // 127.0.0.1 and ::1 (issue 19 item 7): a rule for `localhost:P` also matches those addresses at
+  // port P, and an IP or CIDR rule covering either of them at port P also matches `localhost`
+  // (connected to the covered address only, by screen()).
   const policy::NetRule* match(std::string_view host, uint16_t port) const;
   // Why a connection for host:port (allowed by `rule`) may not go to `addr`, or "" when it may:
   // `addr` is special-purpose, or the host answers on it (asked of `host` only when it matters),

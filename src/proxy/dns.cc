@@ -3,6 +3,8 @@
 // question is the first name), so one is refused as FORMERR rather than followed.
 #include "proxy/dns.h"
 
+#include <algorithm>
+
 namespace cage::proxy {
 
 namespace {
@@ -71,19 +73,67 @@ DnsParse parse_dns_query(std::string_view m, DnsQuery& q) {
   return DnsParse::ok;
 }
 
-std::string dns_answer(std::string_view m, const DnsQuery& q, DnsRcode rcode,
-                       const std::optional<std::array<uint8_t, 4>>& a, uint32_t ttl) {
+DnsRecord dns_a_record(const std::array<uint8_t, 4>& a) {
+  return DnsRecord{kDnsTypeA, std::string(reinterpret_cast<const char*>(a.data()), 4)};
+}
+
+std::optional<DnsRecord> dns_ptr_record(std::string_view name) {
+  DnsRecord r{kDnsTypePTR, {}};
+  size_t start = 0;
+  while (start < name.size()) {
+    size_t dot = std::min(name.find('.', start), name.size());
+    size_t len = dot - start;
+    if (len == 0 || len > 63) return std::nullopt;
+    r.data += static_cast<char>(len);
+    r.data.append(name.substr(start, len));
+    start = dot + 1;
+  }
+  r.data += '\0';
+  if (r.data.size() > 255) return std::nullopt;  // RFC 1035 2.3.4
+  return r;
+}
+
+bool is_reverse_name(std::string_view n) {
+  auto under = [&](std::string_view zone) {
+    return n == zone || (n.size() > zone.size() && n.substr(n.size() - zone.size()) == zone &&
+                         n[n.size() - zone.size() - 1] == '.');
+  };
+  return under("in-addr.arpa") || under("ip6.arpa");
+}
+
+std::optional<uint32_t> reverse_ipv4_name(std::string_view n) {
+  constexpr std::string_view kZone = ".in-addr.arpa";
+  if (n.size() <= kZone.size() || n.substr(n.size() - kZone.size()) != kZone) return std::nullopt;
+  n.remove_suffix(kZone.size());
+  uint32_t addr = 0;
+  for (int i = 0; i < 4; ++i) {  // the least significant octet comes first
+    size_t dot = i < 3 ? n.find('.') : n.size();
+    if (dot == std::string_view::npos || dot == 0 || dot > 3 || (dot > 1 && n[0] == '0')) return std::nullopt;
+    uint32_t v = 0;
+    for (char c : n.substr(0, dot)) {
+      if (c < '0' || c > '9') return std::nullopt;
+      v = v * 10 + static_cast<uint32_t>(c - '0');
+    }
+    if (v > 255) return std::nullopt;
+    addr |= v << (8 * i);
+    n.remove_prefix(i < 3 ? dot + 1 : dot);
+  }
+  return addr;
+}
+
+std::string dns_answer(std::string_view m, const DnsQuery& q, DnsRcode rcode, const std::optional<DnsRecord>& rr,
+                       uint32_t ttl) {
   std::string s;
-  s.reserve(q.question_end + 16);
-  header(s, q.id, q.recursion_desired, rcode, 1, a ? 1 : 0);
+  s.reserve(q.question_end + 12 + (rr ? rr->data.size() : 0));
+  header(s, q.id, q.recursion_desired, rcode, 1, rr ? 1 : 0);
   s.append(m.substr(kHeader, q.question_end - kHeader));  // the question as asked (0x20 case kept)
-  if (a) {
+  if (rr) {
     put16(s, 0xC000 | kHeader);  // the name: a pointer to the question's
-    put16(s, kDnsTypeA);
+    put16(s, rr->type);
     put16(s, kDnsClassIN);
     put32(s, ttl);
-    put16(s, 4);
-    s.append(reinterpret_cast<const char*>(a->data()), 4);
+    put16(s, static_cast<uint16_t>(rr->data.size()));
+    s.append(rr->data);
   }
   return s;
 }

@@ -490,6 +490,17 @@ bool Server::handle_socks(Conn& c) {
 }
 
 void Server::decide(Conn& c) {
+  if (transparent_) {  // a synthetic address is checked, resolved and reported as its name
+    auto name = unsynthesize(synthetic_, c.host);
+    if (!name) {
+      refuse(c, 403, static_cast<uint8_t>(SocksReply::not_allowed),
+             "cage: " + host_port_text(c.host, c.port) +
+                 " is a synthetic address cage's DNS gave no name in this run (connect by name)",
+             Decision::denied);
+      return;
+    }
+    c.host = std::move(*name);
+  }
   c.rule = allow_.match(c.host, c.port);
   c.peer.clear();
   c.addrs.clear();
@@ -503,6 +514,10 @@ void Server::decide(Conn& c) {
   bool v4 = false;
   if (policy::parse_ip_literal(c.host, a, v4)) {
     on_resolved(c, {a}, 0);
+    return;
+  }
+  if (c.host == "localhost") {  // never looked up (RFC 6761 6.3): the host's loopback, as the allowlist means it
+    on_resolved(c, {kLoopbackV4, kLoopbackV6}, 0);
     return;
   }
   c.stage = Stage::resolving;

@@ -9,6 +9,7 @@
 #include <memory>
 #include <queue>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -41,6 +42,7 @@ struct ServerOptions {
 };
 
 struct Conn;
+struct DnsQuery;
 
 class Server {
  public:
@@ -75,6 +77,7 @@ class Server {
   void add_aux(int fd, int side);
   void on_listener(int fd);
   void on_dns();
+  std::string dns_reply(std::string_view msg, const DnsQuery& q);
   bool destination_of(int fd, Destination& d);
   void emit_dns(const std::string& name, Decision d, const std::string& reason);
   void on_event(uint64_t token, bool readable, bool writable);

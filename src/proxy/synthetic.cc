@@ -2,6 +2,11 @@
 // never handed out), a vector for address -> name and a hash map for name -> address.
 #include "proxy/synthetic.h"
 
+#include <array>
+#include <cstring>
+
+#include "policy/host_pattern.h"
+
 namespace cage::proxy {
 
 SyntheticMap::SyntheticMap(uint32_t base, int prefix)
@@ -34,6 +39,18 @@ bool name_listed(const std::vector<policy::NetRule>& rules, std::string_view nam
     if (policy::host_pattern_matches(p, name, p.ports.front().lo)) return true;
   }
   return false;
+}
+
+std::optional<std::string> unsynthesize(const SyntheticMap& map, std::string_view host) {
+  std::array<uint8_t, 16> a{};
+  bool v4 = false;
+  static constexpr uint8_t kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+  if (!policy::parse_ip_literal(host, a, v4) || std::memcmp(a.data(), kMapped, 12) != 0) return std::string(host);
+  uint32_t addr = static_cast<uint32_t>(a[12]) << 24 | static_cast<uint32_t>(a[13]) << 16 |
+                  static_cast<uint32_t>(a[14]) << 8 | a[15];
+  if (!map.contains(addr)) return std::string(host);
+  if (const std::string* name = map.name_of(addr)) return *name;
+  return std::nullopt;
 }
 
 std::string ipv4_text(uint32_t a) {

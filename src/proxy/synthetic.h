@@ -42,4 +42,11 @@ bool name_listed(const std::vector<policy::NetRule>& rules, std::string_view nam
 
 std::string ipv4_text(uint32_t addr);  // host byte order
 
+// What a destination a client named as `host` stands for (issue 19 item 4): `host` itself, unless
+// it is an address of the map's range (IPv4, or its IPv4-mapped IPv6 form), which stands for the
+// name it was handed out for; nullopt for such an address handed out for no name. A client that
+// resolves through cage's DNS and then names the address (socks5://, CONNECT 198.18.0.1:443, a
+// plain-HTTP URL or a direct connect) thus reaches what it looked up, checked as that name.
+std::optional<std::string> unsynthesize(const SyntheticMap& map, std::string_view host);
+
 }  // namespace cage::proxy

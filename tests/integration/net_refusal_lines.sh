@@ -19,7 +19,7 @@ timeout 200 "$CAGE" --net "127.0.0.1:$port" --net "127.0.0.1:$dead" --net "local
   for i in 1 2 3 4 5 6 7 8 9 10; do
     curl -s -o /dev/null http://127.0.0.1:$closed/
     curl -s -o /dev/null -p http://localhost:$closed/
-    curl -s -o /dev/null --socks5-hostname 127.0.0.1:3128 http://localhost:$port/f http://localhost:$dead/
+    curl -s -o /dev/null --socks5-hostname 127.0.0.1:3128 http://localhost:$port/f http://localhost:$closed/
     curl -s -o /dev/null http://127.0.0.1:$dead/
   done
   curl -sS http://127.0.0.1:$port/f" >"$d/out" 2>"$d/err" || fail "the run failed: $(cat "$d/err")"
@@ -31,7 +31,7 @@ most=$(( elapsed / 10 + 1 ))
 count() { grep -cF -- "$1" "$d/err"; }
 for line in "cage: net: denied (http) 127.0.0.1:$closed is not in the --net allowlist (add --net 127.0.0.1:$closed)" \
             "cage: net: denied (connect) localhost:$closed is not in the --net allowlist (add --net localhost:$closed)" \
-            "cage: net: denied (socks5) localhost:$dead is not in the --net allowlist (add --net localhost:$dead)" \
+            "cage: net: denied (socks5) localhost:$closed is not in the --net allowlist (add --net localhost:$closed)" \
             "cage: net: failed (http) connecting to 127.0.0.1:$dead failed: Connection refused"; do
   n=$(count "$line")
   [ "$n" -ge 1 ] && [ "$n" -le "$most" ] && [ "$n" -lt 10 ] ||

@@ -118,6 +118,32 @@ TEST(ProxyAllowlist, ExactNameOrCidrConsents) {
   EXPECT_EQ(l.match("db.internal", 5433), nullptr);
 }
 
+// Issue 19 item 7: `localhost` is 127.0.0.1 and ::1 in every mode, so a rule for either spelling
+// matches the other; nothing else on 127/8, and no other port, comes with it.
+TEST(ProxyAllowlist, LocalhostIsItsLoopbackAddresses) {
+  auto byname = list({"localhost:80"});
+  EXPECT_NE(byname.match("localhost", 80), nullptr);
+  EXPECT_NE(byname.match("127.0.0.1", 80), nullptr);
+  EXPECT_NE(byname.match("::1", 80), nullptr);
+  EXPECT_NE(byname.match("0:0:0:0:0:0:0:1", 80), nullptr);
+  EXPECT_EQ(byname.match("127.0.0.2", 80), nullptr);
+  EXPECT_EQ(byname.match("127.0.0.1", 81), nullptr);
+  EXPECT_EQ(byname.match("localhost.example", 80), nullptr);
+  EXPECT_TRUE(byname.address_allowed(*byname.match("127.0.0.1", 80), addr("127.0.0.1"), 80));
+
+  auto byaddr = list({"127.0.0.1:80"});
+  const auto* r = byaddr.match("localhost", 80);
+  ASSERT_NE(r, nullptr);
+  EXPECT_TRUE(byaddr.address_allowed(*r, addr("127.0.0.1"), 80));
+  EXPECT_FALSE(byaddr.address_allowed(*r, addr("::1"), 80));  // connected to the listed address only
+  EXPECT_EQ(byaddr.match("::1", 80), nullptr);
+  EXPECT_EQ(byaddr.match("localhost", 81), nullptr);
+  EXPECT_NE(list({"[::1]:80"}).match("localhost", 80), nullptr);
+  EXPECT_NE(list({"127.0.0.0/8:80"}).match("localhost", 80), nullptr);
+  EXPECT_EQ(list({"10.0.0.0/8:80"}).match("localhost", 80), nullptr);
+  EXPECT_EQ(list({"*.x.localhost:80"}).match("127.0.0.1", 80), nullptr);  // a wildcard is no consent
+}
+
 TEST(ProxyAllowlist, DenialNamesTheMissingRule) {
   EXPECT_EQ(proxy::denial_message("evil.com", 443), "cage: evil.com:443 is not in the --net allowlist (add --net evil.com:443)");
   EXPECT_EQ(proxy::host_port_text("::1", 80), "[::1]:80");

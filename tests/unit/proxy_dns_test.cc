@@ -59,7 +59,7 @@ TEST(Dns, AnswerCarriesTheQuestionVerbatimAndOneARecord) {
   std::string m = query("Api.GitHub.com", kDnsTypeA);
   DnsQuery q;
   ASSERT_EQ(parse_dns_query(m, q), DnsParse::ok);
-  std::string r = dns_answer(m, q, DnsRcode::noerror, std::array<uint8_t, 4>{198, 18, 0, 1}, 300);
+  std::string r = dns_answer(m, q, DnsRcode::noerror, dns_a_record({198, 18, 0, 1}), 300);
   EXPECT_EQ(u16(r, 0), 0x1234);
   EXPECT_EQ(u16(r, 2) & 0x8000, 0x8000);  // QR
   EXPECT_EQ(u16(r, 2) & 0x000f, 0);       // NOERROR
@@ -131,6 +131,50 @@ TEST(Synthetic, OneStableAddressPerNameAndBack) {
   EXPECT_TRUE(m.contains(0xC613FFFFu));
   EXPECT_FALSE(m.contains(0xC6140000u));
   EXPECT_EQ(ipv4_text(*a), "198.18.0.1");
+}
+
+TEST(Dns, ReverseNamesAndPtrRecords) {
+  EXPECT_EQ(reverse_ipv4_name("1.0.18.198.in-addr.arpa"), 0xC6120001u);
+  EXPECT_EQ(reverse_ipv4_name("255.255.19.198.in-addr.arpa"), 0xC613FFFFu);
+  for (const char* bad : {"0.18.198.in-addr.arpa", "01.0.18.198.in-addr.arpa", "256.0.18.198.in-addr.arpa",
+                          "1.0.18.198.in-addr.arpa.example", "a.0.18.198.in-addr.arpa", "1..18.198.in-addr.arpa",
+                          "1.2.0.18.198.in-addr.arpa", "in-addr.arpa", "1.0.18.198.ip6.arpa"})
+    EXPECT_FALSE(reverse_ipv4_name(bad)) << bad;
+  EXPECT_TRUE(is_reverse_name("in-addr.arpa"));
+  EXPECT_TRUE(is_reverse_name("1.0.18.198.in-addr.arpa"));
+  EXPECT_TRUE(is_reverse_name("1.0.0.0.ip6.arpa"));
+  EXPECT_FALSE(is_reverse_name("notin-addr.arpa"));
+  EXPECT_FALSE(is_reverse_name("example.com"));
+
+  auto ptr = dns_ptr_record("api.example.com");
+  ASSERT_TRUE(ptr);
+  EXPECT_EQ(ptr->type, kDnsTypePTR);
+  EXPECT_EQ(ptr->data, std::string("\3api\7example\3com\0", 17));
+  EXPECT_FALSE(dns_ptr_record("a..b"));
+  EXPECT_FALSE(dns_ptr_record(std::string(64, 'a') + ".com"));
+  std::string m = query("1.0.18.198.in-addr.arpa", kDnsTypePTR);
+  DnsQuery q;
+  ASSERT_EQ(parse_dns_query(m, q), DnsParse::ok);
+  std::string r = dns_answer(m, q, DnsRcode::noerror, ptr);
+  EXPECT_EQ(u16(r, 6), 1);
+  EXPECT_EQ(u16(r, q.question_end + 2), kDnsTypePTR);
+  EXPECT_EQ(u16(r, q.question_end + 10), 17);
+  EXPECT_EQ(r.substr(q.question_end + 12), ptr->data);
+}
+
+// Issue 19 item 4: an address cage's DNS handed out stands for its name in every protocol.
+TEST(Synthetic, AnAddressOfTheRangeStandsForItsName) {
+  SyntheticMap m;
+  ASSERT_TRUE(m.assign("api.github.com"));
+  EXPECT_EQ(unsynthesize(m, "198.18.0.1"), "api.github.com");
+  EXPECT_EQ(unsynthesize(m, "::ffff:198.18.0.1"), "api.github.com");  // SOCKS5 IPv6 address type
+  EXPECT_EQ(unsynthesize(m, "0:0:0:0:0:ffff:c612:1"), "api.github.com");
+  EXPECT_EQ(unsynthesize(m, "198.18.0.2"), std::nullopt);  // in the range, handed out for no name
+  EXPECT_EQ(unsynthesize(m, "198.19.255.255"), std::nullopt);
+  EXPECT_EQ(unsynthesize(m, "198.20.0.1"), "198.20.0.1");
+  EXPECT_EQ(unsynthesize(m, "10.0.0.1"), "10.0.0.1");
+  EXPECT_EQ(unsynthesize(m, "example.com"), "example.com");
+  EXPECT_EQ(unsynthesize(m, "::1"), "::1");
 }
 
 TEST(Synthetic, AFullRangeAssignsNoMore) {
