@@ -3,6 +3,8 @@
 // Proved by tests/unit/report_test.cc and tests/integration/limits_audit.sh.
 #include "common/audit.h"
 
+#include <sys/stat.h>
+
 #include "common/json.h"
 
 #include <fcntl.h>
@@ -245,6 +247,22 @@ bool Log::close(int timeout_ms) {
   }
   lock.unlock();
   thread_.join();
+  return true;
+}
+
+bool Log::sync(int timeout_ms) {
+  std::unique_lock<std::mutex> lock(mu_);
+  drained_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [this] { return queue_.empty() && !busy_; });
+  if (failed_) return false;
+  if (!queue_.empty() || busy_) {
+    fail("the destination did not take the spawn event within " + std::to_string(timeout_ms) + " ms");
+    return false;
+  }
+  struct stat st {};
+  if (::fstat(fd_.get(), &st) == 0 && S_ISREG(st.st_mode) && ::fsync(fd_.get()) != 0) {
+    fail(std::string("fsync: ") + std::strerror(errno));
+    return false;
+  }
   return true;
 }
 

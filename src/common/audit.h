@@ -43,6 +43,9 @@ class Log {
   // Waits up to timeout_ms for the queue to drain, then stops the writer. False when the writer is
   // stuck in write(2) and was detached: the caller must then keep this object alive (leak it).
   bool close(int timeout_ms);
+  // Waits up to timeout_ms until every queued line is written, then fsyncs a regular file (a pipe or
+  // socket has nothing to sync). False, with failed() set, when the lines are not on disk by then.
+  bool sync(int timeout_ms);
   bool failed() const;
   std::string failure() const;  // "write: No space left on device"
   int failure_fd() const { return failure_event_.get(); }  // eventfd, readable once failed()

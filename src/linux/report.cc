@@ -27,6 +27,8 @@ namespace cage::lx::report {
 namespace {
 
 Session* g_active = nullptr;
+// How long --audit-required waits for the spawn event to reach the disk before refusing the run.
+constexpr int kSpawnSyncMs = 5000;
 
 int64_t mono_ms() {
   struct timespec ts {};
@@ -125,6 +127,9 @@ int Session::run(const Plan& plan, const policy::Policy& pol, bool json_errors) 
   struct utsname un {};
   ::uname(&un);
   emit("spawn", spawn_fields(pol, plan, facts_.policy_hash, un.release, un.machine));
+  // --audit-required: the spawn record is on disk (written and fsynced) before the workload exists,
+  // so a crash of the host right after the start cannot lose the record of what was started.
+  if (opts_.audit_required && log_) log_->sync(kSpawnSyncMs);
   if (opts_.audit_required && (!log_ || log_->failed()))
     return fail(unavailable("--audit " + opts_.audit, "the audit log cannot be written: " +
                                                           (log_ ? log_->failure() : facts_.audit_error),

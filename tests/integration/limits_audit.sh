@@ -64,6 +64,19 @@ grep -q "cage: warning: the audit log cannot be written" "$work/err" || fail "no
 run --audit fd:9 --audit-required -- touch "$work/ran" 2>"$work/err"; rc=$?
 [ "$rc" -eq 125 ] && [ ! -e "$work/ran" ] || fail "--audit-required ran without a log (rc $rc)"
 grep -q "fd:9" "$work/err" || fail "refusal does not name the destination: $(cat "$work/err")"
+# --audit-required: the spawn event is on disk before the workload starts: the workload (granted the
+# log read-only) finds it there, and strace shows cage's fsync of the log before the workload's exec.
+: >"$work/req.log"
+run --audit "$work/req.log" --audit-required --ro "$work/req.log" -- cat "$work/req.log" >"$work/req.seen" 2>"$work/err" ||
+  fail "--audit-required run failed: $(cat "$work/err")"
+grep -q '"type":"spawn"' "$work/req.seen" || fail "the workload started before the spawn event was written"
+if command -v strace >/dev/null; then
+  strace -f -qq -e trace=fsync,execve -o "$work/req.trace" "$CAGE" --audit "$work/req2.log" --audit-required -- /bin/true 2>"$work/err" ||
+    fail "--audit-required under strace: $(cat "$work/err")"
+  # The last execve is the workload's (as a user strace cannot read its arguments in the sandbox).
+  awk '/fsync\(/ && !f {f=NR} /execve\(/ {e=NR} END {exit !(f && e > f)}' "$work/req.trace" ||
+    fail "no fsync of the audit log before the workload's exec: $(grep -E 'fsync|true' "$work/req.trace" | head -5)"
+fi
 # A log that breaks during the run (reader gone) under --audit-required kills the sandbox.
 if [ -w /dev/full ]; then
   run --audit /dev/full --audit-required --result "$work/full.json" -- sleep 20 2>"$work/err"; rc=$?
