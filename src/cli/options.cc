@@ -257,15 +257,15 @@ Result<Invocation> parse_words(const std::vector<std::string>& words, const std:
   // it the first word that is not an option starts the command (prefix-command mode).
   // The command's first word is found from the flag table, not by CLI11, which went on taking cage's
   // flags after it (`cage make --rw /tmp` granted /tmp): from that word on, every word is the command's.
-  auto dash = std::find(words.begin() + (words.empty() ? 0 : 1), words.end(), std::string("--"));
+  // A "--" counts only where cage's options end: one later on belongs to the command (`cage ./x a
+  // -- b` runs ./x with "a -- b", as env(1) and sudo would).
+  const size_t end = options_end(words, words.empty() ? 0 : 1);
+  auto stop = words.begin() + static_cast<long>(end);
+  const bool dashed = end < words.size() && words[end] == "--";
+  auto dash = dashed ? stop : words.end();
   std::vector<std::string> command;
-  auto stop = dash;
-  if (dash != words.end()) {
-    command.assign(dash + 1, words.end());
-    app->prefix_command(false);
-  } else if (size_t e = options_end(words, words.empty() ? 0 : 1); e < words.size()) {
-    stop = words.begin() + static_cast<long>(e);
-    command.assign(stop, words.end());
+  if (end < words.size()) {
+    command.assign(dashed ? stop + 1 : stop, words.end());
     app->prefix_command(false);
   }
   std::vector<std::string> rest(std::make_reverse_iterator(stop),

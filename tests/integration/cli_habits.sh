@@ -28,6 +28,15 @@ refused "--frobnicate: unknown option (remedy: see cage --help)" --frobnicate
 cage_run --ro-bind /usr /usr touch "$work/dir/started"
 [ "$rc" -eq 125 ] && [ ! -e "$work/dir/started" ] && grep -qF -- "--ro-bind: unknown option (remedy: cage grants" <<<"$err" &&
   pass "without --: --ro-bind refused the same way" || fail "without --: $rc $err"
+# Without "--" (point 1): option parsing ends at the first word that is not cage's; everything after it
+# reaches the command byte for byte, its own options and a "--" included.
+cage_run "$py" -c 'print(1)'
+[ "$rc" -eq 0 ] && [ "$out" = 1 ] && pass "cage python3 -c 'print(1)' prints 1" || fail "python3 -c: $rc $out $err"
+cage_run echo --timeout 5 --version hello
+[ "$out" = "--timeout 5 --version hello" ] && pass "cage echo --timeout 5 --version hello: the command's own words" ||
+  fail "echo: $rc $out $err"
+cage_run sh -c 'printf "[%s]" "$@"' x a -- 'b  c'
+[ "$out" = "[a][--][b  c]" ] && pass "a -- after the command is the command's: $out" || fail "sh -c with --: $rc $out $err"
 # A missing value: the flag and what it needs, no parser jargon.
 cage_run --rw
 [ "$rc" -eq 125 ] && [ "$err" = "cage: usage_error: --rw: needs a value (PATH) (remedy: give it as --rw PATH)" ] &&

@@ -45,6 +45,17 @@ TEST(Cli, CommandWithoutDoubleDashStopsOptionParsing) {
   EXPECT_TRUE(later->input.rw.empty());
 }
 
+// A "--" after the command's first word is the command's (`cage ./x a -- b`, `sh -c CODE x -- y`).
+TEST(Cli, DoubleDashAfterTheCommandIsTheCommands) {
+  auto inv = parse({"--rw", "out", "./x", "a", "--", "b"});
+  ASSERT_TRUE(inv) << inv.error().reason;
+  EXPECT_EQ(inv->input.argv, (std::vector<std::string>{"./x", "a", "--", "b"}));
+  auto sh = parse({"sh", "-c", "echo \"$@\"", "x", "--", "--rw"});
+  ASSERT_TRUE(sh) << sh.error().reason;
+  EXPECT_EQ(sh->input.argv, (std::vector<std::string>{"sh", "-c", "echo \"$@\"", "x", "--", "--rw"}));
+  EXPECT_TRUE(sh->input.rw.empty());
+}
+
 // Shebang use is known only from --script (never from a file's content): the options after it are
 // the script line's, based on the script's directory; those before it stay the caller's.
 TEST(Cli, ScriptOptionsAreTheScriptsAndCallerOptionsStayTheCallers) {
