@@ -5,7 +5,7 @@
 
 namespace cage::lx::net {
 
-// Adds plan.transparent's `local` routes on lo (netlink), binds a TCP listener on 0.0.0.0:PORT for
+// Puts plan.lo_address on lo; adds plan.transparent's `local` routes on lo (netlink), binds a TCP listener on 0.0.0.0:PORT for
 // each of its ports and the UDP DNS socket, and passes each to the supervisor over `channel`. Runs
 // after `lo` is up and before the workload exists, so no connect can race it. Returns 0 or an
 // errno. Does not allocate.
