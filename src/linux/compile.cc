@@ -11,10 +11,12 @@
 #include <utility>
 
 #include "linux/cgroup_plan.h"
+#include "linux/generated_file.h"
 #include "linux/transparent_plan.h"
 #include "policy/policy.h"
 #include "proxy/budget.h"
 #include "proxy/env.h"
+#include "proxy/synthetic.h"
 
 namespace cage::lx {
 
@@ -652,6 +654,13 @@ Result<Plan> compile(const Policy& p, const HostView& host,
     c.plan.net.lo_address = kLoAddress;
     if (p.net_mode == Policy::NetMode::transparent) c.plan.net.shim_port = 0;  // no proxy port, no *_PROXY variables
     if (auto s = compile_transparent(p, host, c.plan); !s) return s.error();
+  } else if (std::any_of(c.plan.mounts.begin(), c.plan.mounts.end(),  // an /etc to put it in (not --no-system's bare root)
+                         [](const MountStep& m) { return m.target == "/etc" || m.target == "/"; }) &&
+             place_generated_file(c.plan, host, "/etc/resolv.conf",
+                                  "# cage: no --net; every name is answered NXDOMAIN (see cage(1), NETWORK)\n"
+                                  "nameserver " + proxy::ipv4_text(kResolverAddress) + "\noptions timeout:1 attempts:1\n",
+                                  "no --net: cage's resolver answers every name NXDOMAIN and notes it").empty()) {
+    c.plan.net.offline_resolver = kResolverAddress;
   }
   if (auto s = c.environment(caller_env); !s) return s.error();
   if (auto s = c.resolve_command(); !s) return s.error();

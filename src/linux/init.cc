@@ -142,6 +142,8 @@ void run_init(const ChildContext& c) {
   if (::prctl(PR_SET_DUMPABLE, 0) != 0) child_fail(c, ChildStep::signals, errno);
   if (plan.net.mode == NetPlan::Mode::proxy && (plan.net.transparent.enabled || plan.net.lo_address != 0))
     if (int e = net::setup_transparent(plan.net, c.net_fd)) child_fail(c, ChildStep::shim, e);
+  if (namespaces && plan.net.offline_resolver != 0)
+    if (int e = net::setup_offline_resolver(plan.net, c.net_fd)) child_fail(c, ChildStep::loopback, e);
   if (!c.notify.empty())  // connect(), chmod and utimes of the workload go through the supervisor's check
     if (int e = connect_notify::install(c.net_fd, c.notify)) child_fail(c, ChildStep::seccomp, e);
   if (plan.net.mode == NetPlan::Mode::proxy && !plan.loopback_proxy)

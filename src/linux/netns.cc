@@ -145,4 +145,9 @@ int setup_transparent(const NetPlan& plan, int channel) {
   return 0;
 }
 
+int setup_offline_resolver(const NetPlan& plan, int channel) {
+  if (plan.mode != NetPlan::Mode::none || plan.offline_resolver == 0) return 0;
+  return bind_and_pass(channel, SOCK_DGRAM, plan.offline_resolver, 53, 'D');
+}
+
 }  // namespace cage::lx::net

@@ -11,4 +11,8 @@ namespace cage::lx::net {
 // errno. Does not allocate.
 int setup_transparent(const NetPlan& plan, int channel);
 
+// Without --net: binds UDP plan.offline_resolver:53 and passes it over `channel` to the supervisor's
+// OfflineResolver (offline_resolver.h). Returns 0 or an errno. Does not allocate.
+int setup_offline_resolver(const NetPlan& plan, int channel);
+
 }  // namespace cage::lx::net

@@ -95,6 +95,9 @@ struct NetPlan {
   TransparentPlan transparent;
   size_t max_connections = 0;  // the proxy's concurrent connections: proxy::connection_limit(--memory)
   uint32_t lo_address = 0;     // IPv4, host order: an address on the namespace's lo besides 127.0.0.1 (0: none)
+  // Mode::none: where cage's init binds the resolver that notes lookups for the end-of-run hint
+  // (offline_resolver.h); 0 when resolv.conf could not name it.
+  uint32_t offline_resolver = 0;
 };
 
 // Resource limits by cgroup (cgroup_plan.cc decides, cgroup.cc acts). The executor creates one
