@@ -1,6 +1,6 @@
 // A file cage writes into the view itself (the transparent resolver's resolv.conf and hosts): where
 // it can go without writing into anything the user granted. Pure (cage_core); decided in compile,
-// carried out by mount.cc. Proven by tests/unit/linux_generated_file_test.cc and
+// carried out by mount.cc. Proven by tests/unit/linux_transparent_test.cc and
 // tests/integration/net_etc_grant.sh.
 #pragma once
 #include <string>
