@@ -11,10 +11,12 @@
 #include <utility>
 
 #include "linux/cgroup_plan.h"
+#include "linux/generated_file.h"
 #include "linux/transparent_plan.h"
 #include "policy/policy.h"
 #include "proxy/budget.h"
 #include "proxy/env.h"
+#include "proxy/synthetic.h"
 
 namespace cage::lx {
 
@@ -112,6 +114,9 @@ struct Compiler {
   void pin_nested_mounts();
   void landlock_rules();
   Status environment(const std::vector<std::pair<std::string, std::string>>& caller_env);
+  void ca_bundle_variables(const std::vector<std::pair<std::string, std::string>>& caller_env,
+                           std::vector<std::pair<std::string, std::string>>& forced) const;
+  bool visible_inside(const std::string& path) const;
   Status resolve_command();
   const MountStep* covering(const std::string& path) const;
 };
@@ -456,6 +461,7 @@ void Compiler::landlock_rules() {
       case MountKind::symlink:
       case MountKind::file:
       case MountKind::proc_ro:
+      case MountKind::over_file:  // read through the rule of the grant it lies in
       case MountKind::dir: break;
     }
   }
@@ -472,14 +478,55 @@ Status Compiler::environment(const std::vector<std::pair<std::string, std::strin
     forced.emplace_back("TMPDIR", "<private>/tmp");
   }
   if (plan.net.mode == NetPlan::Mode::proxy && plan.net.shim_port != 0)
-    for (auto& kv : proxy::proxy_environment(plan.net.shim_port, plan.net.allow)) forced.push_back(std::move(kv));
+    for (auto& kv : proxy::proxy_environment(plan.net.shim_port, plan.net.allow)) {
+      // Every JVM prints "Picked up JAVA_TOOL_OPTIONS" on stderr. Where transparent egress carries
+      // every rule (--net-mode both, no IPv6 literal), the JVM's direct connections get through
+      // without it, so the banner is kept for --net-mode proxy only.
+      if (kv.first == "JAVA_TOOL_OPTIONS" && carries_every_rule(plan.net)) continue;
+      forced.push_back(std::move(kv));
+    }
   if (plan.loopback_proxy)  // port and secret are known at run time: fallback.cc fills them in
     for (auto& kv : proxy::proxy_environment_with_secret(kProxyPortMark, kProxySecretMark, plan.net.allow))
       forced.push_back(std::move(kv));
+  if (plan.net.mode == NetPlan::Mode::proxy) ca_bundle_variables(caller_env, forced);
   plan.env = policy::build_environment(p.env, caller_env, forced);
   if (std::none_of(plan.env.begin(), plan.env.end(), [](const std::string& e) { return e.rfind("PATH=", 0) == 0; }))
     plan.env.insert(plan.env.begin(), "PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin");
   return Ok{};
+}
+
+// The CA bundles a host points its TLS clients at (a corporate root, a test CA) matter only with
+// --net, and only when the file is there inside: a variable naming a file the sandbox cannot see
+// would turn every TLS handshake into an error about the file.
+const char* const kCaBundleVariables[] = {"SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE",
+                                          "CURL_CA_BUNDLE", "GIT_SSL_CAINFO", nullptr};
+
+bool Compiler::visible_inside(const std::string& path) const {
+  if (path.empty() || path[0] != '/') return false;
+  auto real = host.realpath(path);
+  if (!real || host.stat(*real).kind == FileKind::missing) return false;
+  if (plan.mechanism == Mechanism::landlock_only)
+    return std::any_of(plan.landlock.rules.begin(), plan.landlock.rules.end(), [&](const LandlockRule& r) {
+      return r.access != Access::list && r.access != Access::dev_rw && is_beneath(*real, r.path);
+    });
+  // The /etc snapshot's copies (a file step at the path) or a bind that covers the real path.
+  for (const auto& m : plan.mounts)
+    if (m.kind == MountKind::file && (m.target == path || m.target == *real)) return true;
+  const MountStep* cov = covering(*real);
+  return cov && (cov->kind == MountKind::bind_ro || cov->kind == MountKind::bind_rw);
+}
+
+void Compiler::ca_bundle_variables(const std::vector<std::pair<std::string, std::string>>& caller_env,
+                                   std::vector<std::pair<std::string, std::string>>& forced) const {
+  for (const char* const* v = kCaBundleVariables; *v; ++v)
+    for (const auto& [k, value] : caller_env) {
+      if (k != *v || value.empty()) continue;
+      // SSL_CERT_DIR is a list (OpenSSL splits it at ':'): every element must be there.
+      std::stringstream ss(value);
+      bool all = true;
+      for (std::string part; all && std::getline(ss, part, ':');) all = visible_inside(part);
+      if (all) forced.emplace_back(k, value);
+    }
 }
 
 // argv[0] is found on the sandbox's PATH among what the plan shows; a setuid or setgid program is
@@ -619,8 +666,16 @@ Result<Plan> compile(const Policy& p, const HostView& host,
     c.plan.net.shim_port = kShimPort;
     c.plan.net.allow = p.net;
     c.plan.net.max_connections = proxy::connection_limit(p.limits.memory_bytes);
+    c.plan.net.lo_address = kLoAddress;
     if (p.net_mode == Policy::NetMode::transparent) c.plan.net.shim_port = 0;  // no proxy port, no *_PROXY variables
-    if (auto s = compile_transparent(p, c.plan); !s) return s.error();
+    if (auto s = compile_transparent(p, host, c.plan); !s) return s.error();
+  } else if (std::any_of(c.plan.mounts.begin(), c.plan.mounts.end(),  // an /etc to put it in (not --no-system's bare root)
+                         [](const MountStep& m) { return m.target == "/etc" || m.target == "/"; }) &&
+             place_generated_file(c.plan, host, "/etc/resolv.conf",
+                                  "# cage: no --net; every name is answered NXDOMAIN (see cage(1), NETWORK)\n"
+                                  "nameserver " + proxy::ipv4_text(kResolverAddress) + "\noptions timeout:1 attempts:1\n",
+                                  "no --net: cage's resolver answers every name NXDOMAIN and notes it").empty()) {
+    c.plan.net.offline_resolver = kResolverAddress;
   }
   if (auto s = c.environment(caller_env); !s) return s.error();
   if (auto s = c.resolve_command(); !s) return s.error();

@@ -23,6 +23,7 @@
 #include "linux/child.h"
 #include "linux/connect_notify.h"
 #include "linux/net.h"
+#include "linux/offline_resolver.h"
 #include "linux/terminal_state.h"
 
 namespace cage::lx {
@@ -372,6 +373,14 @@ Result<RunOutcome> execute_plan(const Plan& plan, const RunHooks& hooks) {
     }
     mediator = std::move(*m);
   }
+  std::unique_ptr<OfflineResolver> offline;
+  if (plan.net.offline_resolver != 0 && plan.mechanism == Mechanism::namespaces) {
+    offline = OfflineResolver::start(std::move(chan->supervisor_end));
+    if (!offline) {
+      reap(SIGKILL);
+      return Error{ErrorClass::internal_error, "cannot start the offline resolver", {}, "network", errno};
+    }
+  }
   if (plan.net.mode == NetPlan::Mode::proxy && !plan.loopback_proxy) {
     auto s = hooks.net ? net::start(plan.net, std::move(chan->supervisor_end), hooks.net)
                        : net::start(plan.net, std::move(chan->supervisor_end));
@@ -401,6 +410,7 @@ Result<RunOutcome> execute_plan(const Plan& plan, const RunHooks& hooks) {
   mediator.reset();
   sigprocmask(SIG_SETMASK, &old, nullptr);
   RunOutcome out;
+  if (offline) out.offline_lookups = offline->finish();
   if (cg) {
     out.cgroup = cg->stats();
     cg->remove();

@@ -17,6 +17,7 @@ struct RunOutcome {
   bool have_wait_status = false;  // false: init died before reporting (its own status is in wait_status)
   bool aborted = false;           // RunHooks::abort_fd fired: the sandbox was killed (--audit-required)
   cgroup::Stats cgroup;           // counters of the run's cgroups, read before they were removed
+  std::vector<std::string> offline_lookups;  // without --net: the names the workload looked up
 };
 
 // What the audit log and the result learn from a run while it happens.

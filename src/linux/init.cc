@@ -140,8 +140,10 @@ void run_init(const ChildContext& c) {
   if (namespaces && plan.net.mode != NetPlan::Mode::host)
     if (int e = bring_up_loopback()) child_fail(c, ChildStep::loopback, e);
   if (::prctl(PR_SET_DUMPABLE, 0) != 0) child_fail(c, ChildStep::signals, errno);
-  if (plan.net.mode == NetPlan::Mode::proxy && plan.net.transparent.enabled)
+  if (plan.net.mode == NetPlan::Mode::proxy && (plan.net.transparent.enabled || plan.net.lo_address != 0))
     if (int e = net::setup_transparent(plan.net, c.net_fd)) child_fail(c, ChildStep::shim, e);
+  if (namespaces && plan.net.offline_resolver != 0)
+    if (int e = net::setup_offline_resolver(plan.net, c.net_fd)) child_fail(c, ChildStep::loopback, e);
   if (!c.notify.empty())  // connect(), chmod and utimes of the workload go through the supervisor's check
     if (int e = connect_notify::install(c.net_fd, c.notify)) child_fail(c, ChildStep::seccomp, e);
   if (plan.net.mode == NetPlan::Mode::proxy && !plan.loopback_proxy)

@@ -261,6 +261,11 @@ int prepare_target(const MountStep& s, int root_fd, ParentCache& cache) {
     case MountKind::bind_ro:
     case MountKind::bind_rw:
     case MountKind::hide: e = ensure_mount_point(parent, leaf, s.is_dir); break;
+    case MountKind::over_file: {  // the host's file, there since compile: never created in a grant
+      struct stat st {};
+      e = ::fstatat(parent, leaf, &st, AT_SYMLINK_NOFOLLOW) != 0 ? errno : S_ISREG(st.st_mode) ? 0 : ESTALE;
+      break;
+    }
     case MountKind::symlink:
     case MountKind::file:
     case MountKind::dir: break;
@@ -269,7 +274,21 @@ int prepare_target(const MountStep& s, int root_fd, ParentCache& cache) {
   return e;
 }
 
-int apply_step(const ChildContext& c, size_t i, int root_fd, ParentCache& cache) {
+// A file of cage's over the host's file at target_fd: written on the staging tmpfs (stage_fd, never
+// covered: a grant of "/" mounts over it, not into it), cloned as a detached mount and attached
+// read-only, then unlinked (the mount keeps it; move_mount refuses an unlinked source, ENOENT).
+// Nothing is left in the view but the mounted file.
+int mount_content_over(int stage_fd, const std::string& content, int target_fd) {
+  constexpr const char* kScratch = ".cage-generated";
+  if (int e = write_file(stage_fd, kScratch, content)) return e;
+  int tree = static_cast<int>(::syscall(SYS_open_tree, stage_fd, kScratch, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC));
+  int e = tree < 0 ? errno : attach(tree, target_fd, true);
+  if (::unlinkat(stage_fd, kScratch, 0) != 0 && e == 0) e = errno;
+  if (tree >= 0) ::close(tree);
+  return e;
+}
+
+int apply_step(const ChildContext& c, size_t i, int root_fd, int stage_fd, ParentCache& cache) {
   const MountStep& s = c.plan->mounts[i];
   char at[4096], link[64];
   if (!staged(at, sizeof at, s.target)) return ENAMETOOLONG;
@@ -307,6 +326,9 @@ int apply_step(const ChildContext& c, size_t i, int root_fd, ParentCache& cache)
         std::snprintf(src, sizeof src, "/proc/self/fd/%d", c.dev_null);
         e = bind(src, link, at, true, true);  // nodev: opening the mask fails with EACCES
       }
+      break;
+    case MountKind::over_file:
+      e = mount_content_over(stage_fd, s.content, tfd);
       break;
     case MountKind::symlink:
     case MountKind::file:
@@ -366,13 +388,20 @@ int build_root(const ChildContext& c, int* failed_index) {
   if (int e = mount_tmpfs(kStage, "0755", false)) return e;
   int root_fd = ::open(kStage, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (root_fd < 0) return errno;
+  int stage_fd = ::open(kStage, O_PATH | O_DIRECTORY | O_CLOEXEC);  // the staging tmpfs, even once covered
+  if (stage_fd < 0) {
+    int e = errno;
+    ::close(root_fd);
+    return e;
+  }
   const auto& steps = c.plan->mounts;
   ParentCache cache;
   for (size_t i = 0; i < steps.size(); ++i) {
-    if (int e = apply_step(c, i, root_fd, cache)) {
+    if (int e = apply_step(c, i, root_fd, stage_fd, cache)) {
       *failed_index = static_cast<int>(i);
       cache.drop();
       ::close(root_fd);
+      ::close(stage_fd);
       return e;
     }
     // A grant of "/" now covers the staging root: later steps must start from the top mount.
@@ -383,6 +412,7 @@ int build_root(const ChildContext& c, int* failed_index) {
     }
   }
   cache.drop();
+  ::close(stage_fd);
   // Read-only tmpfs (/etc) once populated; then the root itself.
   char at[4096];
   for (size_t i = 0; i < steps.size(); ++i) {

@@ -61,7 +61,7 @@ class ProxySupervisor final : public Supervisor {
 
 Result<Channel> prepare(const NetPlan& plan) {
   Channel ch;
-  if (plan.mode != NetPlan::Mode::proxy) return ch;
+  if (plan.mode != NetPlan::Mode::proxy && plan.offline_resolver == 0) return ch;
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
     return Error{ErrorClass::internal_error, "cannot create the proxy channel", {}, "--net", errno};

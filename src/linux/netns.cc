@@ -31,6 +31,8 @@ void add_attr(nlmsghdr* nh, unsigned short type, const void* data, unsigned shor
   nh->nlmsg_len = NLMSG_ALIGN(nh->nlmsg_len) + RTA_ALIGN(rta->rta_len);
 }
 
+int request(int nl, nlmsghdr* req);
+
 // `ip route add local ADDR/PREFIX dev lo table local`, and wait for the kernel's answer.
 int add_local_route(int nl, uint32_t addr, int prefix, uint32_t seq) {
   struct {
@@ -52,9 +54,38 @@ int add_local_route(int nl, uint32_t addr, int prefix, uint32_t seq) {
   int oif = kLoopbackIfindex;
   add_attr(&req.nh, RTA_DST, &dst, sizeof dst);
   add_attr(&req.nh, RTA_OIF, &oif, sizeof oif);
+  return request(nl, &req.nh);
+}
+
+// `ip addr add ADDR/32 dev lo`: one address besides 127.0.0.1 and ::1, so that glibc's AI_ADDRCONFIG
+// (getent ahostsv4, Node's lookups) returns IPv4 answers and "am I online?" checks (yarn 1 looks for
+// any address but 127.0.0.1 and ::1) do not take the sandbox for offline. It routes nowhere.
+int add_address(int nl, uint32_t addr, uint32_t seq) {
+  struct {
+    nlmsghdr nh;
+    ifaddrmsg ifa;
+    char attrs[64];
+  } req{};
+  req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(ifaddrmsg));
+  req.nh.nlmsg_type = RTM_NEWADDR;
+  req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK;
+  req.nh.nlmsg_seq = seq;
+  req.ifa.ifa_family = AF_INET;
+  req.ifa.ifa_prefixlen = 32;
+  req.ifa.ifa_scope = RT_SCOPE_UNIVERSE;
+  req.ifa.ifa_index = kLoopbackIfindex;
+  uint32_t a = htonl(addr);
+  add_attr(&req.nh, IFA_LOCAL, &a, sizeof a);
+  add_attr(&req.nh, IFA_ADDRESS, &a, sizeof a);
+  return request(nl, &req.nh);
+}
+
+// Sends one request and waits for the kernel's answer to it.
+int request(int nl, nlmsghdr* req) {
+  const uint32_t seq = req->nlmsg_seq;
   sockaddr_nl kernel{};
   kernel.nl_family = AF_NETLINK;
-  if (sendto(nl, &req, req.nh.nlmsg_len, 0, reinterpret_cast<sockaddr*>(&kernel), sizeof kernel) < 0) return errno;
+  if (sendto(nl, req, req->nlmsg_len, 0, reinterpret_cast<sockaddr*>(&kernel), sizeof kernel) < 0) return errno;
   alignas(nlmsghdr) char buf[512];
   while (true) {
     ssize_t n = recv(nl, buf, sizeof buf, 0);
@@ -89,10 +120,19 @@ int bind_and_pass(int channel, int type, uint32_t addr, uint16_t port, char kind
 
 int setup_transparent(const NetPlan& plan, int channel) {
   const auto& t = plan.transparent;
-  if (plan.mode != NetPlan::Mode::proxy || !t.enabled) return 0;
+  if (plan.mode != NetPlan::Mode::proxy || (!t.enabled && plan.lo_address == 0)) return 0;
   int nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
   if (nl < 0) return errno;
   uint32_t seq = 1;
+  if (plan.lo_address != 0)
+    if (int e = add_address(nl, plan.lo_address, seq++)) {
+      close(nl);
+      return e;
+    }
+  if (!t.enabled) {
+    close(nl);
+    return 0;
+  }
   for (const auto& r : t.routes)
     if (int e = add_local_route(nl, r.addr, r.prefix, seq++)) {
       close(nl);
@@ -103,6 +143,11 @@ int setup_transparent(const NetPlan& plan, int channel) {
   for (uint16_t port : t.ports)
     if (int e = bind_and_pass(channel, SOCK_STREAM, INADDR_ANY, port, 'L')) return e;
   return 0;
+}
+
+int setup_offline_resolver(const NetPlan& plan, int channel) {
+  if (plan.mode != NetPlan::Mode::none || plan.offline_resolver == 0) return 0;
+  return bind_and_pass(channel, SOCK_DGRAM, plan.offline_resolver, 53, 'D');
 }
 
 }  // namespace cage::lx::net

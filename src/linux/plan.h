@@ -21,13 +21,14 @@ enum class MountKind {
   file,     // create target (in a tmpfs) holding `content`, read-only
   proc_ro,  // re-bind a /proc subtree read-only (sys, sysrq-trigger, ...)
   dir,      // create target as an empty directory (a mount point the view needs)
+  over_file,  // mount a read-only file holding `content` over the existing file at target (in a bind)
 };
 std::string_view to_string(MountKind k);
 
 struct MountStep {
   MountKind kind = MountKind::tmpfs;
   std::string source, target;
-  std::string content;    // MountKind::file only
+  std::string content;    // MountKind::file and over_file only
   bool is_dir = true;     // bind/hide: the source (or masked target) is a directory
   bool read_only = false; // tmpfs: made read-only once everything beneath it is mounted
   std::string why;        // "--rw ./out", "default view: CA certs"
@@ -93,6 +94,10 @@ struct NetPlan {
   std::vector<policy::NetRule> allow;
   TransparentPlan transparent;
   size_t max_connections = 0;  // the proxy's concurrent connections: proxy::connection_limit(--memory)
+  uint32_t lo_address = 0;     // IPv4, host order: an address on the namespace's lo besides 127.0.0.1 (0: none)
+  // Mode::none: where cage's init binds the resolver that notes lookups for the end-of-run hint
+  // (offline_resolver.h); 0 when resolv.conf could not name it.
+  uint32_t offline_resolver = 0;
 };
 
 // Resource limits by cgroup (cgroup_plan.cc decides, cgroup.cc acts). The executor creates one

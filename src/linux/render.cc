@@ -5,6 +5,7 @@
 
 #include "linux/compile.h"
 #include "linux/transparent_plan.h"
+#include "proxy/synthetic.h"
 
 namespace cage::lx {
 
@@ -20,6 +21,7 @@ std::string_view to_string(MountKind k) {
     case MountKind::file: return "file";
     case MountKind::proc_ro: return "proc_ro";
     case MountKind::dir: return "dir";
+    case MountKind::over_file: return "over_file";
   }
   return "?";
 }
@@ -181,6 +183,9 @@ std::string render_text(const Plan& plan) {
       else o << " (--net-mode transparent: no proxy port, no *_PROXY variables)";
       o << "\n";
       for (const auto& r : plan.net.allow) o << "  allow " << r.pattern.text << "\n";
+      if (plan.net.lo_address != 0)
+        o << "  address " << proxy::ipv4_text(plan.net.lo_address)
+          << "/32 on lo (AI_ADDRCONFIG and \"am I online?\" checks; no default route)\n";
       if (plan.net.transparent.enabled) o << render_transparent(plan.net);
       break;
   }
@@ -200,7 +205,7 @@ toml::table render_table(const Plan& plan) {
   for (const auto& m : plan.mounts) {
     toml::table t{{"kind", std::string(to_string(m.kind))}, {"target", m.target}, {"why", m.why}};
     if (!m.source.empty()) t.insert("source", m.source);
-    if (m.kind == MountKind::file) {
+    if (m.kind == MountKind::file || m.kind == MountKind::over_file) {
       // Text is shown; binary content (ld.so.cache) only by size: JSON strings must be valid UTF-8.
       bool text = std::all_of(m.content.begin(), m.content.end(), [](char ch) {
         auto c = static_cast<unsigned char>(ch);

@@ -4,6 +4,7 @@
 #include "linux/report.h"
 
 #include "linux/compile.h"
+#include "linux/offline_resolver.h"
 #include "linux/seccomp_profiles.h"
 #include "proxy/loopback.h"
 
@@ -179,11 +180,19 @@ int Session::run(const Plan& plan, const policy::Policy& pol, bool json_errors) 
   // The kernel tells only the dying process (si_syscall) and its own audit log which call it was.
   if (cls == RunClass::seccomp_killed)
     emit("killed", toml::table{{"reason", "seccomp"}, {"signal", "SIGSYS"}, {"syscall", "unknown"}});
+  if (!out->offline_lookups.empty()) {
+    toml::array names;
+    for (const auto& n : out->offline_lookups) names.push_back(n);
+    emit("offline_lookups", toml::table{{"names", std::move(names)}});
+  }
   toml::table ex{{"class", std::string(to_string(cls))}, {"exit_code", out->exit_status}, {"wall_ms", facts_.wall_ms}};
   if (int sig = signal_of(facts_)) ex.insert("signal", signal_name(sig));
   emit("exit", std::move(ex));
   if (std::string note = death_note(cls, pol, seccomp::killing_calls(pol.seccomp)); !note.empty() && !opts_.quiet)
     std::cerr << note << std::endl;
+  // Said also into a script's or an agent's stderr: a run that failed offline is told why (issue 19).
+  if (!out->offline_lookups.empty() && !opts_.quiet)
+    std::cerr << printable(offline_hint(out->offline_lookups)) << std::endl;
   if (facts_.error) std::cerr << render_error_text(*facts_.error) << std::endl;
   finish(json_errors);
   if (opts_.audit_required && !facts_.audit_ok) return 125;

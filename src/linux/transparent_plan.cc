@@ -4,8 +4,11 @@
 // allowlist. Landlock's TCP rules are not used: they name ports only and add nothing here.
 #include "linux/transparent_plan.h"
 
+#include "linux/generated_file.h"
+
 #include <algorithm>
 #include <set>
+#include <tuple>
 
 #include "proxy/synthetic.h"
 
@@ -36,33 +39,9 @@ std::string hosts_file(const std::string& hostname) {
   return "127.0.0.1\tlocalhost\n::1\tip6-localhost ip6-loopback\n127.0.1.1\t" + hostname + "\n";
 }
 
-// Replaces the /etc snapshot's copy of `target`, or adds one when /etc is cage's own tmpfs. When /etc
-// is a grant (--ro /etc) nothing may be written there: the dry-run says so.
-void write_etc_file(Plan& plan, const std::string& target, const std::string& content, const std::string& why) {
-  for (auto& m : plan.mounts)
-    if (m.target == target && (m.kind == MountKind::file || m.kind == MountKind::symlink)) {
-      m = MountStep{MountKind::file, "", target, content, false, false, why};
-      return;
-    }
-  auto etc = std::find_if(plan.mounts.begin(), plan.mounts.end(),
-                          [](const MountStep& m) { return m.target == "/etc" && m.kind == MountKind::tmpfs; });
-  if (etc == plan.mounts.end()) {
-    plan.net.transparent.notes.push_back(target + " not written (/etc is not cage's): names may not resolve");
-    return;
-  }
-  bool granted_below = std::any_of(plan.mounts.begin(), plan.mounts.end(), [&](const MountStep& m) {
-    return m.target == target && m.kind != MountKind::file && m.kind != MountKind::symlink;
-  });
-  if (granted_below) {
-    plan.net.transparent.notes.push_back(target + " is a grant: not replaced, names may not resolve");
-    return;
-  }
-  plan.mounts.push_back(MountStep{MountKind::file, "", target, content, false, false, why});
-}
-
 }  // namespace
 
-Status compile_transparent(const policy::Policy& p, Plan& plan) {
+Status compile_transparent(const policy::Policy& p, const HostView& host, Plan& plan) {
   if (p.net_mode == policy::Policy::NetMode::proxy || plan.net.mode != NetPlan::Mode::proxy) return Ok{};
   auto& t = plan.net.transparent;
   t.enabled = true;
@@ -105,9 +84,19 @@ Status compile_transparent(const policy::Policy& p, Plan& plan) {
                                 " is the proxy's own port inside the sandbox and cannot also be carried transparently",
                    "use --net-mode proxy or --net-mode transparent");
   t.ports.assign(ports.begin(), ports.end());
-  write_etc_file(plan, "/etc/resolv.conf", resolv_conf(), "--net (transparent): cage's resolver");
-  write_etc_file(plan, "/etc/hosts", hosts_file(plan.hostname), "--net (transparent): loopback names only");
+  // Never written into a granted /etc: mounted over the host's file there (generated_file.h).
+  for (const auto& [file, content, why] :
+       {std::tuple<const char*, std::string, const char*>{"/etc/resolv.conf", resolv_conf(), "--net (transparent): cage's resolver"},
+        {"/etc/hosts", hosts_file(plan.hostname), "--net (transparent): loopback names only"}})
+    if (auto not_placed = place_generated_file(plan, host, file, content, why); !not_placed.empty())
+      t.notes.push_back(not_placed + ": names may not resolve");
   return Ok{};
+}
+
+bool carries_every_rule(const NetPlan& net) {
+  return net.transparent.enabled && std::none_of(net.allow.begin(), net.allow.end(), [](const policy::NetRule& r) {
+           return (r.pattern.kind == Kind::ip || r.pattern.kind == Kind::cidr) && !r.pattern.v4;
+         });
 }
 
 namespace {

@@ -110,6 +110,24 @@ TEST(LinuxTransparent, NoNetMeansNothingTransparent) {
   EXPECT_TRUE(plan->landlock.connect_tcp.empty());
 }
 
+TEST(LinuxTransparent, AGrantedEtcGetsFilesMountedOverNotWrittenInto) {
+  auto plan = plan_of({"--ro", "/etc", "--net", "a.com:443", "--", "make"});
+  ASSERT_TRUE(plan) << plan.error().reason;
+  const auto* hosts = find(*plan, "/etc/hosts");  // the fake host has /etc/hosts, no resolv.conf
+  ASSERT_NE(hosts, nullptr);
+  EXPECT_EQ(hosts->kind, MountKind::over_file);
+  EXPECT_EQ(hosts->content.find("127.0.0.1\tlocalhost\n"), 0u);
+  EXPECT_EQ(find(*plan, "/etc/resolv.conf"), nullptr);  // nothing would be created in the grant
+  ASSERT_EQ(plan->net.transparent.notes.size(), 1u);
+  EXPECT_NE(plan->net.transparent.notes[0].find("/etc/resolv.conf"), std::string::npos);
+  EXPECT_EQ(plan->net.lo_address, lx::kLoAddress);
+  auto bare = plan_of({"--no-system", "--ro", "/usr", "--net", "a.com:443", "--", "make"});
+  ASSERT_TRUE(bare) << bare.error().reason;
+  ASSERT_NE(find(*bare, "/etc/resolv.conf"), nullptr);
+  EXPECT_EQ(find(*bare, "/etc/resolv.conf")->kind, MountKind::file);
+  EXPECT_TRUE(bare->net.transparent.notes.empty());
+}
+
 TEST(LinuxTransparent, RefusesWhatItCannotCarry) {
   auto wide = plan_of({"--net", "a.com:1000-2000", "--", "make"});
   ASSERT_FALSE(wide);
