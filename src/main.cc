@@ -25,7 +25,8 @@ int foreign_dry_run(const std::string& target, const policy::Policy& pol, const 
                                          " run",
                                      "run cage --dry-run on " + target + " itself"),
                          inv.json_errors);
-  auto text = target == "macos" ? macos::render_dry_run(pol, env, inv.json) : win::render_dry_run(pol, env, inv.json);
+  auto text = target == "macos" ? macos::render_dry_run(pol, env, inv.json, inv.verbose)
+                                : win::render_dry_run(pol, env, inv.json, inv.verbose);
   if (!text) return backend::fail(text.error(), inv.json_errors);
   std::cout << *text;
   return 0;
@@ -82,7 +83,7 @@ int run(const std::vector<std::string>& args) {
   if (!pol) return backend::fail(pol.error(), inv->json_errors);
   backend::report_policy(*pol);
   if (!inv->target.empty() && inv->target != backend::host_os()) return foreign_dry_run(inv->target, *pol, env, *inv);
-  if (inv->mode == cli::Mode::dry_run) return backend::dry_run(*pol, env, inv->json, inv->json_errors);
+  if (inv->mode == cli::Mode::dry_run) return backend::dry_run(*pol, env, inv->json, inv->verbose, inv->json_errors);
   return backend::run(*pol, env, inv->json_errors);
 }
 
