@@ -64,7 +64,9 @@ int run(const std::vector<std::string>& args) {
   }
   // Profiles first: their [audit] settles where the report session writes.
   auto env = backend::environment();
-  if (auto s = cli::apply_profiles(*inv, cli::make_profile_context(cwd, env)); !s)
+  auto profile_ctx = cli::make_profile_context(cwd, env);
+  profile_ctx.keep_missing_optional = inv->mode == cli::Mode::print_profile;
+  if (auto s = cli::apply_profiles(*inv, profile_ctx); !s)
     return backend::fail(s.error(), inv->json_errors);
   if (auto s = backend::open_report(inv->report, inv->mode == cli::Mode::run); !s)
     return backend::fail(s.error(), inv->json_errors);
@@ -76,7 +78,7 @@ int run(const std::vector<std::string>& args) {
     auto probe = inv->input;
     if (probe.argv.empty()) probe.argv = {"true"};
     if (auto p = policy::validate(probe, ctx); !p) return backend::fail(p.error(), inv->json_errors);
-    std::cout << cli::print_profile(inv->input, ctx.home);
+    std::cout << cli::print_profile(inv->input, ctx.home, cwd);
     return 0;
   }
   auto pol = policy::validate(inv->input, ctx);
