@@ -103,7 +103,7 @@ _cage() {
       --net --net-mode --share-net
       --seccomp --timeout --rlimit --memory --pids --cpu --strict-limits --mechanism --allow-degraded
       --hostname --result --audit --audit-required --profile --print-profile --script
-      --dry-run --target --check --self-test --json --json-errors -q --quiet -V --version -h --help --"
+      --dry-run -v --verbose --target --check --self-test --json --json-errors -q --quiet -V --version -h --help --"
     mapfile -t COMPREPLY < <(compgen -W "$opts" -- "$cur")
     return 0
   fi

@@ -107,7 +107,8 @@ complete -c cage -n $opt -l profile -x -a '(__cage_profiles; __fish_complete_pat
 complete -c cage -n $opt -l print-profile -d 'Print flags and profiles as one TOML profile'
 complete -c cage -n $opt -l script -r -F -d "Run FILE as a script: [OPTIONS] [-- INTERPRETER] FILE"
 # Modes
-complete -c cage -n $opt -l dry-run -d 'Print the sandbox plan and exit'
+complete -c cage -n $opt -l dry-run -d 'Print a summary of the sandbox plan and exit'
+complete -c cage -n $opt -s v -l verbose -d 'With --dry-run: print the whole plan'
 complete -c cage -n $opt -l target -x -a 'linux macos windows' -d 'With --dry-run: plan for OS'
 complete -c cage -n $opt -l check -d 'Probe this host and report each mechanism'
 complete -c cage -n $opt -l self-test -d 'Run confined probes and report each'

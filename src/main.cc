@@ -25,7 +25,8 @@ int foreign_dry_run(const std::string& target, const policy::Policy& pol, const 
                                          " run",
                                      "run cage --dry-run on " + target + " itself"),
                          inv.json_errors);
-  auto text = target == "macos" ? macos::render_dry_run(pol, env, inv.json) : win::render_dry_run(pol, env, inv.json);
+  auto text = target == "macos" ? macos::render_dry_run(pol, env, inv.json, inv.verbose)
+                                : win::render_dry_run(pol, env, inv.json, inv.verbose);
   if (!text) return backend::fail(text.error(), inv.json_errors);
   std::cout << *text;
   return 0;
@@ -63,7 +64,9 @@ int run(const std::vector<std::string>& args) {
   }
   // Profiles first: their [audit] settles where the report session writes.
   auto env = backend::environment();
-  if (auto s = cli::apply_profiles(*inv, cli::make_profile_context(cwd, env)); !s)
+  auto profile_ctx = cli::make_profile_context(cwd, env);
+  profile_ctx.keep_missing_optional = inv->mode == cli::Mode::print_profile;
+  if (auto s = cli::apply_profiles(*inv, profile_ctx); !s)
     return backend::fail(s.error(), inv->json_errors);
   if (auto s = backend::open_report(inv->report, inv->mode == cli::Mode::run); !s)
     return backend::fail(s.error(), inv->json_errors);
@@ -75,14 +78,14 @@ int run(const std::vector<std::string>& args) {
     auto probe = inv->input;
     if (probe.argv.empty()) probe.argv = {"true"};
     if (auto p = policy::validate(probe, ctx); !p) return backend::fail(p.error(), inv->json_errors);
-    std::cout << cli::print_profile(inv->input, ctx.home);
+    std::cout << cli::print_profile(inv->input, ctx.home, cwd);
     return 0;
   }
   auto pol = policy::validate(inv->input, ctx);
   if (!pol) return backend::fail(pol.error(), inv->json_errors);
   backend::report_policy(*pol);
   if (!inv->target.empty() && inv->target != backend::host_os()) return foreign_dry_run(inv->target, *pol, env, *inv);
-  if (inv->mode == cli::Mode::dry_run) return backend::dry_run(*pol, env, inv->json, inv->json_errors);
+  if (inv->mode == cli::Mode::dry_run) return backend::dry_run(*pol, env, inv->json, inv->verbose, inv->json_errors);
   return backend::run(*pol, env, inv->json_errors);
 }
 

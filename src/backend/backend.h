@@ -43,7 +43,8 @@ int self_test(const std::vector<std::string>& args, bool json);     // --self-te
 // This OS's plan: --dry-run without --target (or with --target host_os()).
 // The POSIX runner of the self-test (self_test_posix.cc), for the Linux and macOS backends.
 int posix_self_test(bool json);
-int dry_run(const policy::Policy& pol, const Environ& env, bool json, bool json_errors);
+// json: the whole plan as JSON; else verbose: the whole plan as text; else a summary.
+int dry_run(const policy::Policy& pol, const Environ& env, bool json, bool verbose, bool json_errors);
 int run(const policy::Policy& pol, const Environ& env, bool json_errors);
 
 }  // namespace cage::backend

@@ -59,11 +59,11 @@ int check(bool json, const Result<policy::Policy>& intended, const Environ& env)
 
 int self_test(const std::vector<std::string>&, bool json) { return posix_self_test(json); }
 
-int dry_run(const policy::Policy& pol, const Environ& env, bool json, bool json_errors) {
+int dry_run(const policy::Policy& pol, const Environ& env, bool json, bool verbose, bool json_errors) {
   auto host = lx::make_real_host_view();
   auto plan = lx::compile(pol, *host, env);
   if (!plan) return fail(plan.error(), json_errors);
-  std::cout << (json ? to_json(lx::render_table(*plan)) + "\n" : lx::render_text(*plan));
+  std::cout << (json ? to_json(lx::render_table(*plan)) + "\n" : verbose ? lx::render_text(*plan) : lx::render_summary(*plan));
   return 0;
 }
 

@@ -73,8 +73,8 @@ int check(bool json, const Result<policy::Policy>&, const Environ&) { return win
 
 int self_test(const std::vector<std::string>&, bool json) { return win::self_test(json); }
 
-int dry_run(const policy::Policy& pol, const Environ& env, bool json, bool json_errors) {
-  auto text = win::dry_run(pol, env, json);
+int dry_run(const policy::Policy& pol, const Environ& env, bool json, bool verbose, bool json_errors) {
+  auto text = win::dry_run(pol, env, json, verbose);
   if (!text) return fail(text.error(), json_errors);
   std::cout << *text;
   return 0;

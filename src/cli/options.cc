@@ -92,6 +92,7 @@ const FlagSpec kFlags[] = {
 
 struct Bound {
   bool dry_run = false, check = false, self_test = false, version = false, json = false, json_errors = false;
+  bool verbose = false;
   bool audit_required = false, quiet = false;
   std::string result, audit;
   bool print_profile = false;
@@ -140,7 +141,12 @@ void bind_flags(CLI::App& app, PolicyInput& in, const std::string& cwd) {
 
 void bind_modes(CLI::App& app, Bound& b) {
   const char* g = "Modes";
-  app.add_flag("--dry-run", b.dry_run, "Print the sandbox plan and exit; needs no privileges")->group(g);
+  app.add_flag("--dry-run", b.dry_run,
+               "Print a summary of the sandbox (grants and their sources, network, environment, limits, layers) "
+               "and exit; needs no privileges")
+      ->group(g);
+  app.add_flag("-v,--verbose", b.verbose, "With --dry-run: print the whole plan (every mount, rule and variable)")
+      ->group(g);
   app.add_option("--target", b.target, "With --dry-run: plan for linux, macos or windows")
       ->type_name("OS")
       ->group(g);
@@ -281,6 +287,7 @@ Result<Invocation> parse_words(const std::vector<std::string>& words, const std:
   }
   inv.json = b.json;
   inv.json_errors = b.json_errors;
+  inv.verbose = b.verbose;
   inv.report = ReportOptions{b.result, b.audit, b.audit_required, b.quiet};
   inv.target = b.target;
   for (const auto& ref : b.profiles) inv.profiles.push_back(Value{ref, "--profile", cwd});
@@ -313,6 +320,8 @@ Result<Invocation> parse_words(const std::vector<std::string>& words, const std:
   }
   if (!b.target.empty() && !b.dry_run)
     return usage("--target " + b.target, "--target only applies to --dry-run", "add --dry-run");
+  if (b.verbose && !b.dry_run)
+    return usage("--verbose", "--verbose only applies to --dry-run", "add --dry-run, or drop --verbose");
   if (!b.target.empty() && b.target != "linux" && b.target != "macos" && b.target != "windows")
     return usage("--target " + b.target, "unknown target", "use linux, macos or windows");
   inv.mode = b.dry_run ? Mode::dry_run : Mode::run;
@@ -498,6 +507,7 @@ Result<Invocation> with_script(Invocation inv, ScriptWords sw, const std::string
   if (line->mode != Mode::run) inv.mode = line->mode;
   if (line->mode == Mode::help) inv.help_text = line->help_text;
   inv.json = inv.json || line->json;
+  inv.verbose = inv.verbose || line->verbose;
   inv.json_errors = inv.json_errors || line->json_errors;
   if (inv.target.empty()) inv.target = line->target;
   const std::string dir = script_dir(sw.file, cwd);

@@ -22,6 +22,7 @@ struct Invocation {
   Mode mode = Mode::run;
   bool json = false;         // --json: machine-readable --dry-run / --check output
   bool json_errors = false;  // --json-errors: errors as one JSON object on stderr
+  bool verbose = false;      // --verbose: --dry-run prints the whole plan, not the summary
   std::string target;        // --target linux|macos|windows (dry-run only; default: this OS)
   policy::PolicyInput input;
   ReportOptions report;

@@ -140,7 +140,7 @@ Result<Value> Loader::str(const Doc& d, const toml::node& n, const std::string& 
   if (!n.is_string() || !s) return wrong(d, n, key, "a string");
   auto e = expand_vars(*s, ctx_, where);
   if (!e) return e.error();
-  return Value{*e, where, d.base};
+  return Value{*e, where, d.base, *s};
 }
 
 Result<Value> Loader::scalar_text(const Doc& d, const toml::node& n, const std::string& key, bool allow_int,
@@ -204,7 +204,9 @@ Status Loader::path_list(const Doc& d, const toml::node& n, const std::string& k
       auto abs = policy::absolute_path(*v, ctx_.home);
       if (!abs) return abs.error();
       struct stat st{};
-      if (::lstat(abs->c_str(), &st) != 0 && (errno == ENOENT || errno == ENOTDIR)) continue;
+      bool missing = ::lstat(abs->c_str(), &st) != 0 && (errno == ENOENT || errno == ENOTDIR);
+      if (missing && !ctx_.keep_missing_optional) continue;
+      v->optional = true;
     }
     out.push_back(*v);
   }
@@ -514,6 +516,36 @@ std::string read_small_file(const std::string& path, std::string& err) {
   return buf.str();
 }
 
+// A value as printed: a profile's string as written (its ${VAR} and $$ kept, expanded again where the
+// printed profile is loaded), a flag's with every '$' doubled.
+std::string as_written(const Value& v, const std::string& expanded) {
+  return v.written.empty() ? esc(expanded) : v.written;
+}
+
+// `abs` relative to `dir` when beneath it ("" when equal), nullopt otherwise.
+std::optional<std::string> relative_to(const std::string& abs, const std::string& dir) {
+  if (!policy::is_beneath(abs, dir)) return std::nullopt;
+  if (abs == dir) return std::string();
+  return abs.substr(dir == "/" ? 1 : dir.size() + 1);
+}
+
+// A path as printed into a profile kept in `cwd`. Absolute, "~/..." and "${HOME}/..." forms stay as
+// written. A relative path keeps its meaning: a flag's (based on cwd) is printed as written, since
+// a profile's relative paths are based on its own directory; one from a profile elsewhere is
+// rebased onto cwd ("sub/x"), or onto "~" from beneath the home, or else made absolute.
+std::string printed_path(const Value& v, const std::string& home, const std::string& cwd, bool& relative) {
+  const std::string w = as_written(v, v.text);
+  if (v.text.empty() || v.text[0] == '/' || v.text[0] == '~' || v.base.empty()) return w;
+  const std::string base = policy::lexically_clean(v.base);
+  if (auto r = relative_to(base, cwd)) {
+    relative = true;
+    return r->empty() ? w : esc(*r) + "/" + w;
+  }
+  if (!home.empty() && home != "/")
+    if (auto r = relative_to(base, policy::lexically_clean(home))) return "~/" + (r->empty() ? "" : esc(*r) + "/") + w;
+  return esc(base) + "/" + w;
+}
+
 }  // namespace
 
 ProfileContext make_profile_context(const std::string& cwd,
@@ -572,18 +604,36 @@ void merge_into(PolicyInput& into, const PolicyInput& later, const std::string& 
   if (!later.argv.empty()) into.argv = later.argv;
 }
 
-std::string print_profile(const PolicyInput& in, const std::string& home) {
-  auto path_text = [&home](const Value& v) {
-    if (v.text == "~" || v.text.rfind("~/", 0) == 0) return v.text;
-    auto abs = policy::absolute_path(v, home);
-    return abs ? *abs : v.text;
-  };
-  auto strings = [](const std::vector<Value>& vs, const std::function<std::string(const Value&)>& f) {
+std::string print_profile(const PolicyInput& in, const std::string& home, const std::string& cwd) {
+  bool relative = false;  // a printed path is relative to the file's directory: the header says so
+  auto path_text = [&](const Value& v) { return printed_path(v, home, cwd, relative); };
+  auto paths = [&](const std::vector<Value>& vs) {
     toml::array a;
-    for (const auto& v : vs) a.push_back(esc(f ? f(v) : v.text));
+    for (const auto& v : vs) {
+      if (v.optional)
+        a.push_back(toml::table{{"path", path_text(v)}, {"optional", true}});
+      else
+        a.push_back(path_text(v));
+    }
     return a;
   };
-  auto put_str = [](toml::table& t, const std::string& k, const std::string& v) { t.insert_or_assign(k, esc(v)); };
+  auto strings = [](const std::vector<Value>& vs) {
+    toml::array a;
+    for (const auto& v : vs) a.push_back(as_written(v, v.text));
+    return a;
+  };
+  // NAME=VALUE lists (--setenv, --rlimit) as a table; a profile's value as it was written.
+  auto pairs = [](const std::vector<Value>& vs) {
+    toml::table t;
+    for (const auto& v : vs) {
+      auto eq = v.text.find('=');
+      t.insert_or_assign(v.text.substr(0, eq), as_written(v, eq == std::string::npos ? "" : v.text.substr(eq + 1)));
+    }
+    return t;
+  };
+  auto put_str = [](toml::table& t, const std::string& k, const std::optional<Value>& v) {
+    if (v) t.insert_or_assign(k, as_written(*v, v->text));
+  };
   auto put_bool = [](toml::table& t, const char* k, const std::optional<Value>& v) {
     if (v) t.insert(k, v->text == "true" || v->text == "1" || v->text == "yes");
   };
@@ -593,55 +643,42 @@ std::string print_profile(const PolicyInput& in, const std::string& home) {
     for (const auto& a : in.argv) run.push_back(esc(a));
     root.insert("run", std::move(run));
   }
-  if (in.hostname) put_str(root, "hostname", in.hostname->text);
-  if (in.mechanism) put_str(root, "mechanism", in.mechanism->text);
-  if (!in.allow_degraded.empty()) {
-    toml::array deg;
-    for (const auto& v : in.allow_degraded) deg.push_back(esc(v.text));
-    root.insert("allow_degraded", std::move(deg));
-  }
+  put_str(root, "hostname", in.hostname);
+  put_str(root, "mechanism", in.mechanism);
+  if (!in.allow_degraded.empty()) root.insert("allow_degraded", strings(in.allow_degraded));
   toml::table fs;
   for (const auto& slot : kFsLists)
-    if (!(in.*(slot.list)).empty()) fs.insert(slot.key, strings(in.*(slot.list), path_text));
+    if (!(in.*(slot.list)).empty()) fs.insert(slot.key, paths(in.*(slot.list)));
   put_bool(fs, "no_system", in.no_system);
   put_bool(fs, "no_cwd", in.no_cwd);
-  if (in.chdir) put_str(fs, "chdir", path_text(*in.chdir));
+  if (in.chdir) fs.insert("chdir", path_text(*in.chdir));
   toml::table env;
-  if (!in.env_pass.empty()) env.insert("pass", strings(in.env_pass, nullptr));
-  if (!in.env_unset.empty()) env.insert("unset", strings(in.env_unset, nullptr));
-  toml::table set;
-  for (const auto& v : in.env_set) {
-    auto eq = v.text.find('=');
-    put_str(set, v.text.substr(0, eq), eq == std::string::npos ? "" : v.text.substr(eq + 1));
-  }
-  if (!set.empty()) env.insert("set", std::move(set));
+  if (!in.env_pass.empty()) env.insert("pass", strings(in.env_pass));
+  if (!in.env_unset.empty()) env.insert("unset", strings(in.env_unset));
+  if (!in.env_set.empty()) env.insert("set", pairs(in.env_set));
   toml::table net;
-  if (!in.net.empty()) net.insert("allow", strings(in.net, nullptr));
+  if (!in.net.empty()) net.insert("allow", strings(in.net));
   put_bool(net, "share_net", in.share_net);
-  if (in.net_mode) put_str(net, "mode", in.net_mode->text);
+  put_str(net, "mode", in.net_mode);
   toml::table limits;
-  if (in.memory) put_str(limits, "memory", in.memory->text);
-  if (in.pids) put_str(limits, "pids", in.pids->text);
-  if (in.cpu) put_str(limits, "cpu", in.cpu->text);
-  if (in.timeout) put_str(limits, "timeout", in.timeout->text);
+  put_str(limits, "memory", in.memory);
+  put_str(limits, "pids", in.pids);
+  put_str(limits, "cpu", in.cpu);
+  put_str(limits, "timeout", in.timeout);
   put_bool(limits, "strict", in.strict_limits);
-  toml::table rl;
-  for (const auto& v : in.rlimits) {
-    auto eq = v.text.find('=');
-    put_str(rl, v.text.substr(0, eq), eq == std::string::npos ? "" : v.text.substr(eq + 1));
-  }
-  if (!rl.empty()) limits.insert("rlimits", std::move(rl));
+  if (!in.rlimits.empty()) limits.insert("rlimits", pairs(in.rlimits));
   toml::table audit;
-  if (in.audit_file) put_str(audit, "file", path_text(*in.audit_file));
+  if (in.audit_file) audit.insert("file", in.audit_file->text.rfind("fd:", 0) == 0 ? esc(in.audit_file->text)
+                                                                                  : path_text(*in.audit_file));
   put_bool(audit, "required", in.audit_required);
   for (auto& [name, t] : std::initializer_list<std::pair<const char*, toml::table*>>{
            {"fs", &fs}, {"env", &env}, {"net", &net}, {"limits", &limits}, {"audit", &audit}})
     if (!t->empty()) root.insert(name, std::move(*t));
-  if (in.seccomp) root.insert("seccomp", toml::table{{"profile", esc(in.seccomp->text)}});
+  if (in.seccomp) root.insert("seccomp", toml::table{{"profile", as_written(*in.seccomp, in.seccomp->text)}});
   std::ostringstream out;
-  out << "# cage profile (cage --print-profile); load it with: cage --profile FILE\n"
-      << toml::toml_formatter{root, toml::toml_formatter::default_flags & ~toml::format_flags::indentation}
-      << "\n";
+  out << "# cage profile (cage --print-profile); load it with: cage --profile FILE\n";
+  if (relative) out << "# relative paths are relative to FILE's directory: keep FILE in the directory it was printed in\n";
+  out << toml::toml_formatter{root, toml::toml_formatter::default_flags & ~toml::format_flags::indentation} << "\n";
   return out.str();
 }
 

@@ -29,6 +29,9 @@ struct ProfileContext {
   std::vector<std::pair<std::string, std::string>> environ;  // for ${VAR}
   std::string user_dir;                                      // $XDG_CONFIG_HOME/cage/profiles
   std::string system_dir = "/etc/cage/profiles";
+  // --print-profile: an optional path absent here is kept (it may exist where the printed profile
+  // is used); otherwise it is dropped when the profile is loaded.
+  bool keep_missing_optional = false;
 };
 ProfileContext make_profile_context(const std::string& cwd,
                                     const std::vector<std::pair<std::string, std::string>>& environ);
@@ -57,8 +60,9 @@ void merge_into(policy::PolicyInput& into, const policy::PolicyInput& later, con
 // only --script says that); everything else is pure.
 Status apply_profiles(Invocation& inv, const ProfileContext& ctx);
 
-// The TOML equivalent of a (merged) input: relative paths made absolute, "~" kept.
-std::string print_profile(const policy::PolicyInput& in, const std::string& home);
+// The TOML equivalent of a (merged) input, for a file kept in `cwd`: strings as written (${VAR},
+// "~", optional = true kept), relative paths relative to cwd (a profile's from elsewhere rebased).
+std::string print_profile(const policy::PolicyInput& in, const std::string& home, const std::string& cwd);
 
 // Inline script blocks (script.cc): the TOML between `# /// cage` and `# ///` (or `// /// cage` and
 // `// ///`), each line stripped of its comment prefix. nullopt when the script has no block.

@@ -129,7 +129,7 @@ Status Compiler::resolve(const Grant& g, MountKind kind) {
   if (!real || fi.kind == FileKind::missing) {
     if (kind == MountKind::hide) return nothing_to_hide(g, fi.err);
     if (kind == MountKind::tmpfs && fi.kind == FileKind::missing) {
-      user.push_back(MountStep{kind, "", g.path, "", true, false, g.origin});
+      user.push_back(MountStep{kind, "", g.path, "", true, false, g.origin, true});
       return Ok{};
     }
     return Error{ErrorClass::invalid_policy, "no such file or directory",
@@ -147,13 +147,13 @@ Status Compiler::resolve(const Grant& g, MountKind kind) {
   if (kind == MountKind::tmpfs && fi.kind != FileKind::dir)
     return invalid(g.origin, "--tmpfs needs a directory (or a path that does not exist yet)");
   if (auto s = refuse_link_inside_rw(p, host, g, *real); !s) return s;
-  MountStep s{kind, *real, *real, "", fi.kind == FileKind::dir, false, g.origin};
+  MountStep s{kind, *real, *real, "", fi.kind == FileKind::dir, false, g.origin, true};
   if (kind == MountKind::tmpfs) s.source.clear();
   user.push_back(s);
   // A granted link also appears where it was named, pointing at what is bound (a convenience only:
   // what is mounted was decided above from the real path).
   if (*real != g.path && kind != MountKind::hide && host.lstat(g.path).kind == FileKind::symlink)
-    user.push_back(MountStep{MountKind::symlink, *real, g.path, "", false, false, g.origin + " (symlink)"});
+    user.push_back(MountStep{MountKind::symlink, *real, g.path, "", false, false, g.origin + " (symlink)", true});
   return Ok{};
 }
 
@@ -339,7 +339,7 @@ Status Compiler::home_and_cwd() {
   if (p.system_view && !home.empty() && home != "/" && !granted(home))
     user.push_back(MountStep{MountKind::tmpfs, "", home, "", true, false, "private empty $HOME"});
   if (show_cwd)
-    user.push_back(MountStep{MountKind::bind_ro, *cwd, *cwd, "", true, false, "current directory (read-only)"});
+    user.push_back(MountStep{MountKind::bind_ro, *cwd, *cwd, "", true, false, "current directory (read-only)", true});
   auto bound = [this](const std::string& path) {  // shown from the host (a tmpfs, such as the private $HOME, is empty)
     return std::any_of(user.begin(), user.end(), [&](const MountStep& s) {
       return (s.kind == MountKind::bind_ro || s.kind == MountKind::bind_rw) && is_beneath(path, s.target);
@@ -443,10 +443,10 @@ void Compiler::landlock_rules() {
   r.push_back(LandlockRule{"/", Access::list, true, "the root directory"});
   for (const auto& s : plan.mounts) {
     switch (s.kind) {
-      case MountKind::bind_ro: r.push_back(LandlockRule{s.target, Access::read_exec, s.is_dir, s.why}); break;
-      case MountKind::bind_rw: r.push_back(LandlockRule{s.target, Access::write, s.is_dir, s.why}); break;
+      case MountKind::bind_ro: r.push_back(LandlockRule{s.target, Access::read_exec, s.is_dir, s.why, s.granted}); break;
+      case MountKind::bind_rw: r.push_back(LandlockRule{s.target, Access::write, s.is_dir, s.why, s.granted}); break;
       case MountKind::tmpfs:
-        r.push_back(LandlockRule{s.target, s.read_only ? Access::read : Access::write, true, s.why});
+        r.push_back(LandlockRule{s.target, s.read_only ? Access::read : Access::write, true, s.why, s.granted});
         break;
       case MountKind::proc: r.push_back(LandlockRule{s.target, Access::read, true, s.why}); break;
       case MountKind::dev:

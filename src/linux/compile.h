@@ -1,7 +1,9 @@
 // lx::compile: Policy + HostView -> Plan. Decides every mount, rule and setting of a Linux run; pure
 // (asks the host only through HostView). A policy the host cannot enforce is an error, never a
-// smaller plan. render_text/render_json print a Plan for --dry-run.
+// smaller plan. render_summary (--dry-run), render_text (--dry-run --verbose) and render_table
+// (--dry-run --json) print a Plan.
 #pragma once
+#include <iosfwd>
 #include <string>
 
 #include "common/error.h"
@@ -13,8 +15,14 @@ namespace cage::lx {
 
 Result<Plan> compile(const policy::Policy& policy, const HostView& host,
                      const std::vector<std::pair<std::string, std::string>>& caller_env);
-std::string render_text(const Plan& plan);
-toml::table render_table(const Plan& plan);
+std::string render_summary(const Plan& plan);  // render_summary.cc: what a user checks first
+std::string render_text(const Plan& plan);     // every step, with its why
+toml::table render_table(const Plan& plan);    // the whole plan; files by size and SHA-256, not content
+// render.cc's pieces that both texts print the same way.
+std::string quoted_argv(const std::vector<std::string>& argv);
+std::string platform_line(const Plan& plan);
+void render_unenforced_text(std::ostream& o, const CgroupPlan& cg);
+void render_network_text(std::ostream& o, const Plan& plan, bool detail);  // detail: the transparent routes
 
 // compile_landlock.cc: the view where user namespaces are blocked (Landlock + seccomp alone).
 Status compile_landlock_view(const policy::Policy& p, const HostView& host, Plan& plan);

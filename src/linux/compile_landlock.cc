@@ -140,7 +140,7 @@ Status compile_landlock_view(const Policy& p, const HostView& host, Plan& plan) 
       if (fi.kind == FileKind::device)
         return invalid(g.origin, "device nodes cannot be granted", "the default /dev has what programs need");
       if (auto s = refuse_link_inside_rw(p, host, g, *real); !s) return s;
-      plan.landlock.rules.push_back(LandlockRule{*real, a, fi.kind == FileKind::dir, g.origin});
+      plan.landlock.rules.push_back(LandlockRule{*real, a, fi.kind == FileKind::dir, g.origin, true});
     }
     return Ok{};
   };
@@ -172,7 +172,7 @@ Status compile_landlock_view(const Policy& p, const HostView& host, Plan& plan) 
   plan.cwd = *cwd;
   std::string home = p.home.empty() ? "" : host.realpath(p.home).value_or(p.home);
   bool too_wide = cwd_too_wide(*cwd, home);
-  if (p.cwd_visible && !too_wide) plan.landlock.rules.push_back(LandlockRule{*cwd, Access::read_exec, true, "current directory (read-only)"});
+  if (p.cwd_visible && !too_wide) plan.landlock.rules.push_back(LandlockRule{*cwd, Access::read_exec, true, "current directory (read-only)", true});
   bool cwd_granted = std::any_of(plan.landlock.rules.begin(), plan.landlock.rules.end(), [&](const LandlockRule& r) {
     return (r.access == Access::read_exec || r.access == Access::write) && is_beneath(*cwd, r.path);
   });

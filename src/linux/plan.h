@@ -32,6 +32,9 @@ struct MountStep {
   bool is_dir = true;     // bind/hide: the source (or masked target) is a directory
   bool read_only = false; // tmpfs: made read-only once everything beneath it is mounted
   std::string why;        // "--rw ./out", "default view: CA certs"
+  // A grant: the user's (--ro, a profile's fs.rw, --hide...) or the implicit current directory.
+  // Rendering only: --dry-run lists these first, the default view as a count.
+  bool granted = false;
 };
 
 // Landlock access in three scopes; landlock.cc maps them onto the kernel's access bits for the
@@ -44,6 +47,7 @@ struct LandlockRule {
   Access access = Access::read;
   bool is_dir = true;
   std::string why;
+  bool granted = false;  // as MountStep::granted
 };
 
 struct LandlockPlan {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "common/sha256.h"
 #include "linux/compile.h"
 #include "linux/transparent_plan.h"
 #include "proxy/synthetic.h"
@@ -48,22 +49,6 @@ std::string_view net_mode(NetPlan::Mode m) {
   return "?";
 }
 
-std::string quoted_argv(const std::vector<std::string>& argv) {
-  std::string s;
-  for (const auto& a : argv) {
-    if (!s.empty()) s += ' ';
-    bool plain = !a.empty() && a.find_first_of(" \t\n'\"\\$`*?[]{}()<>|&;#~") == std::string::npos;
-    if (plain) {
-      s += a;
-      continue;
-    }
-    s += '\'';
-    for (char c : a) s += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    s += '\'';
-  }
-  return s;
-}
-
 // cgroup limits: where the run's cgroup goes, what is written, and what no cgroup enforces.
 const char* via_name(CgroupVia v) {
   switch (v) {
@@ -96,9 +81,7 @@ void render_cgroup_text(std::ostream& o, const CgroupPlan& cg) {
     for (const auto& w : cg.writes)
       if (w.dir == i) o << "    " << w.file << " = " << w.value << (w.optional ? " (if present)" : "") << "    # " << w.why << "\n";
   }
-  for (const auto& u : cg.unenforced)
-    o << "WARNING: " << u.limit << " not enforced by a cgroup" << (u.fallback.empty() ? "" : " (" + u.fallback + " instead)")
-      << ": " << u.why << "\n";
+  render_unenforced_text(o, cg);
 }
 
 toml::table render_cgroup_table(const CgroupPlan& cg) {
@@ -133,15 +116,61 @@ toml::table render_cgroup_table(const CgroupPlan& cg) {
 
 }  // namespace
 
+std::string quoted_argv(const std::vector<std::string>& argv) {
+  std::string s;
+  for (const auto& a : argv) {
+    if (!s.empty()) s += ' ';
+    bool plain = !a.empty() && a.find_first_of(" \t\n'\"\\$`*?[]{}()<>|&;#~") == std::string::npos;
+    if (plain) {
+      s += a;
+      continue;
+    }
+    s += '\'';
+    for (char c : a) s += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    s += '\'';
+  }
+  return s;
+}
+
+std::string platform_line(const Plan& plan) {
+  if (plan.mechanism == Mechanism::landlock_only)
+    return "platform: linux, mechanism landlock_only (user namespaces are blocked: Landlock + seccomp alone)";
+  return std::string("platform: linux (user, mount, pid, ipc, uts, cgroup") +
+         (plan.net.mode == NetPlan::Mode::host ? "" : ", net") + " namespaces)";
+}
+
+void render_unenforced_text(std::ostream& o, const CgroupPlan& cg) {
+  for (const auto& u : cg.unenforced)
+    o << "WARNING: " << u.limit << " not enforced by a cgroup" << (u.fallback.empty() ? "" : " (" + u.fallback + " instead)")
+      << ": " << u.why << "\n";
+}
+
+void render_network_text(std::ostream& o, const Plan& plan, bool detail) {
+  o << "network: " << net_mode(plan.net.mode);
+  switch (plan.net.mode) {
+    case NetPlan::Mode::none:
+      o << (plan.mechanism == Mechanism::namespaces ? " (own loopback only)\n" : " (no TCP at all, no private loopback)\n");
+      break;
+    case NetPlan::Mode::host: o << "  # WARNING: host network shared (--share-net)\n"; break;
+    case NetPlan::Mode::proxy:
+      if (plan.net.shim_port != 0) o << " (shim 127.0.0.1:" << plan.net.shim_port << " -> cage's proxy)";
+      else o << " (--net-mode transparent: no proxy port, no *_PROXY variables)";
+      o << "\n";
+      for (const auto& r : plan.net.allow) o << "  allow " << r.pattern.text << "\n";
+      if (plan.net.lo_address != 0 && detail)
+        o << "  address " << proxy::ipv4_text(plan.net.lo_address)
+          << "/32 on lo (AI_ADDRCONFIG and \"am I online?\" checks; no default route)\n";
+      if (plan.net.transparent.enabled && detail) o << render_transparent(plan.net);
+      break;
+  }
+}
+
 std::string render_text(const Plan& plan) {
   std::ostringstream o;
+  o << platform_line(plan) << "\n";
   if (plan.mechanism == Mechanism::landlock_only) {
-    o << "platform: linux, mechanism landlock_only (user namespaces are blocked: Landlock + seccomp alone)\n";
     for (const auto& d : plan.degraded) o << "degraded: " << d << "  # accepted with --allow-degraded\n";
     for (const auto& n : plan.notes) o << "note:     " << n << "\n";
-  } else {
-    o << "platform: linux (user, mount, pid, ipc, uts, cgroup" << (plan.net.mode == NetPlan::Mode::host ? "" : ", net")
-      << " namespaces)\n";
   }
   o << "command:  " << quoted_argv(plan.argv) << "\n";
   o << "exec:     " << plan.exec_path << "\n";
@@ -174,21 +203,7 @@ std::string render_text(const Plan& plan) {
   o << "\nseccomp: " << policy::to_string(plan.seccomp.profile);
   if (plan.seccomp.profile == policy::SeccompProfile::none) o << "  # WARNING: only the floor (terminal, set-id bits, sockets outside the netns, leases)";
   o << "\n";
-  o << "network: " << net_mode(plan.net.mode);
-  switch (plan.net.mode) {
-    case NetPlan::Mode::none: o << " (own loopback only)\n"; break;
-    case NetPlan::Mode::host: o << "  # WARNING: host network shared (--share-net)\n"; break;
-    case NetPlan::Mode::proxy:
-      if (plan.net.shim_port != 0) o << " (shim 127.0.0.1:" << plan.net.shim_port << " -> cage's proxy)";
-      else o << " (--net-mode transparent: no proxy port, no *_PROXY variables)";
-      o << "\n";
-      for (const auto& r : plan.net.allow) o << "  allow " << r.pattern.text << "\n";
-      if (plan.net.lo_address != 0)
-        o << "  address " << proxy::ipv4_text(plan.net.lo_address)
-          << "/32 on lo (AI_ADDRCONFIG and \"am I online?\" checks; no default route)\n";
-      if (plan.net.transparent.enabled) o << render_transparent(plan.net);
-      break;
-  }
+  render_network_text(o, plan, true);
   o << "\nenvironment:\n";
   for (const auto& e : plan.env) o << "  " << e << "\n";
   o << "\nprocess: no_new_privs, all capabilities dropped (bounding, ambient), pid 1 is cage's init"
@@ -206,20 +221,19 @@ toml::table render_table(const Plan& plan) {
     toml::table t{{"kind", std::string(to_string(m.kind))}, {"target", m.target}, {"why", m.why}};
     if (!m.source.empty()) t.insert("source", m.source);
     if (m.kind == MountKind::file || m.kind == MountKind::over_file) {
-      // Text is shown; binary content (ld.so.cache) only by size: JSON strings must be valid UTF-8.
-      bool text = std::all_of(m.content.begin(), m.content.end(), [](char ch) {
-        auto c = static_cast<unsigned char>(ch);
-        return (c >= 0x20 && c < 0x7f) || c == '\n' || c == '\t';
-      });
-      if (text) t.insert("content", m.content);
+      // By size and digest, never the content: /etc's copies made the plan 185 KB. A consumer
+      // compares the digest with the host file's (sha256sum) to tell what is written.
       t.insert("bytes", static_cast<int64_t>(m.content.size()));
+      t.insert("sha256", sha256_hex(m.content));
     }
     if (m.read_only) t.insert("read_only", true);
+    if (m.granted) t.insert("granted", true);
     mounts.push_back(std::move(t));
   }
   toml::array rules;  // only where a Landlock layer is applied (abi 0: "layer" says why none)
   for (const auto& r : plan.landlock.abi >= 1 ? plan.landlock.rules : std::vector<LandlockRule>{})
-    rules.push_back(toml::table{{"path", r.path}, {"access", std::string(to_string(r.access))}});
+    rules.push_back(r.granted ? toml::table{{"path", r.path}, {"access", std::string(to_string(r.access))}, {"granted", true}}
+                              : toml::table{{"path", r.path}, {"access", std::string(to_string(r.access))}});
   toml::array tcp;
   for (auto port : plan.landlock.connect_tcp) tcp.push_back(static_cast<int64_t>(port));
   toml::array env, argv, allow;

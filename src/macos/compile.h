@@ -54,7 +54,9 @@ MacHostFacts make_real_mac_facts(bool on_mac);
 
 namespace cage::macos {
 // --dry-run --target macos (on any host): the SBPL profile, then the command and environment as SBPL
-// comments (so the text can be given to sandbox-exec -f as is); with json, one JSON object.
+// comments (so the text can be given to sandbox-exec -f as is) with verbose; a summary without; with
+// json, one JSON object.
 Result<std::string> render_dry_run(const policy::Policy& policy,
-                                   const std::vector<std::pair<std::string, std::string>>& caller_env, bool json);
+                                   const std::vector<std::pair<std::string, std::string>>& caller_env, bool json,
+                                   bool verbose);
 }  // namespace cage::macos

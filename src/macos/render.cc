@@ -1,14 +1,35 @@
 // --dry-run --target macos: prints what a macOS run would apply, on any host. On a non-Mac host only
-// the fixed /tmp, /var and /etc links are applied to paths; the proxy port is shown as 3128.
+// the fixed /tmp, /var and /etc links are applied to paths; the proxy port is shown as 3128. Without
+// --verbose, a summary (the grants with their sources, network, environment, limits).
 #include <string>
 
 #include "common/json.h"
 #include "macos/compile.h"
+#include "policy/summary.h"
 
 namespace cage::macos {
 
+namespace {
+
+// Everything after the profile is a comment, with control characters replaced, so the output
+// stays one valid profile.
+std::string safe(std::string s) {
+  for (auto& c : s)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return s;
+}
+
+std::string argv_text(const std::vector<std::string>& argv) {
+  std::string s;
+  for (const auto& a : argv) s += (s.empty() ? "" : " ") + a;
+  return s;
+}
+
+}  // namespace
+
 Result<std::string> render_dry_run(const policy::Policy& policy,
-                                   const std::vector<std::pair<std::string, std::string>>& caller_env, bool json) {
+                                   const std::vector<std::pair<std::string, std::string>>& caller_env, bool json,
+                                   bool verbose) {
 #if defined(__APPLE__)
   const bool on_mac = true;
 #else
@@ -30,13 +51,18 @@ Result<std::string> render_dry_run(const policy::Policy& policy,
     t.insert("unenforced", std::move(unenforced));
     return to_json(t) + "\n";
   }
-  // Everything after the profile is a comment, with control characters replaced, so the output
-  // stays one valid profile.
-  auto safe = [](std::string s) {
-    for (auto& c : s)
-      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-    return s;
-  };
+  if (!verbose) {
+    std::string out = "platform: macos (sandbox-exec: an SBPL profile, everything not allowed is denied)\n";
+    out += "command:     " + safe(argv_text(plan->argv)) + "  (in " + safe(plan->cwd) + ")\n";
+    out += policy::summary_grants(policy);
+    out += policy.net.empty() ? (policy.share_net ? "network: the host's (--share-net)\n" : "network: none\n")
+                              : "network: cage's proxy\n";
+    for (const auto& r : policy.net) out += "  allow " + r.pattern.text + "\n";
+    out += policy::summary_environment(plan->env);
+    out += "limits:      " + policy::summary_limits(plan->limits) + "\n";
+    for (const auto& u : plan->unenforced) out += "not enforced: " + u + "\n";
+    return out + "(a summary: --verbose prints the SBPL profile and the environment)\n";
+  }
   std::string out = plan->sbpl + "\n;; run: /usr/bin/sandbox-exec -p PROFILE";
   for (const auto& a : plan->argv) out += " " + safe(a);
   out += "\n;; in: " + safe(plan->cwd) + "\n";

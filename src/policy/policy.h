@@ -19,6 +19,10 @@ struct Value {
   std::string text;
   std::string origin;  // the flag or profile key that gave it
   std::string base;    // directory relative paths resolve against (cwd, or a profile's directory)
+  // A profile's string as written, before ${VAR} expansion ("" for flags): --print-profile prints
+  // it, so "${HOME}/x" stays the loading user's home.
+  std::string written = {};
+  bool optional = false;  // a profile's { path = ..., optional = true }
 };
 
 enum class SeccompProfile { default_profile, relaxed, none };

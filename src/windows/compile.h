@@ -159,9 +159,12 @@ std::string run_sid_of(const WinHostFacts& facts);
 std::string insert_ace(const std::string& dacl_sddl, const std::string& ace);
 std::string render_text(const WinPlan& plan);
 std::string render_json(const WinPlan& plan);
+// A summary of a plan (--dry-run without --verbose): the grants with their sources, network,
+// environment, limits, what Windows does not enforce.
+std::string render_summary(const WinPlan& plan, const policy::Policy& policy);
 // --dry-run --target windows on any host.
 Result<std::string> render_dry_run(const policy::Policy& policy,
                                    const std::vector<std::pair<std::string, std::string>>& caller_env,
-                                   bool json);
+                                   bool json, bool verbose);
 
 }  // namespace cage::win

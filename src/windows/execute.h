@@ -27,6 +27,6 @@ namespace cage::win {
 // A whole run on this host: cage's proxy (with --net), the host facts, compile, execute.
 Result<int> run(const policy::Policy& pol, const Environ& env);
 // --dry-run on Windows itself: the plan with this host's facts (paths checked, real CPU count).
-Result<std::string> dry_run(const policy::Policy& pol, const Environ& env, bool json);
+Result<std::string> dry_run(const policy::Policy& pol, const Environ& env, bool json, bool verbose);
 
 }  // namespace cage::win

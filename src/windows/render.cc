@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/json.h"
+#include "policy/summary.h"
 #include "windows/compile.h"
 
 namespace cage::win {
@@ -166,6 +167,21 @@ std::string render_text(const WinPlan& plan) {
   return out;
 }
 
+std::string render_summary(const WinPlan& plan, const policy::Policy& policy) {
+  std::string out = "platform: windows (a restricted token at Low integrity, a job object";
+  out += std::string(plan.wfp.enabled ? ", WFP filters" : "") + ")\n";
+  out += "command:     " + plan.command_line + "  (in " + plan.cwd + ")\n";
+  out += policy::summary_grants(policy);
+  out += plan.proxy ? "network: cage's proxy on 127.0.0.1:" + std::to_string(plan.proxy_port) + "\n"
+                    : std::string(plan.wfp.enabled ? "network: none (WFP blocks every connection)\n"
+                                                   : "network: the host's\n");
+  for (const auto& r : policy.net) out += "  allow " + r.pattern.text + "\n";
+  out += policy::summary_environment(plan.env);
+  out += "limits:      " + policy::summary_limits(policy.limits) + "\n";
+  for (const auto& g : plan.gaps) out += "not enforced on Windows: " + g + "\n";
+  return out + "(a summary: --verbose prints the calls in order, with their arguments)\n";
+}
+
 std::string render_json(const WinPlan& plan) {
   toml::table t;
   t.insert("target", "windows");
@@ -193,7 +209,7 @@ std::string render_json(const WinPlan& plan) {
 
 Result<std::string> render_dry_run(const policy::Policy& policy,
                                    const std::vector<std::pair<std::string, std::string>>& caller_env,
-                                   bool json) {
+                                   bool json, bool verbose) {
   WinHostFacts facts;
   facts.pid = 4242;  // a placeholder identity: the real run draws its own
 #if defined(_WIN32)
@@ -214,7 +230,7 @@ Result<std::string> render_dry_run(const policy::Policy& policy,
   std::string head = facts.on_windows
                          ? ""
                          : "# (planned on a non-Windows host: ~ is %USERPROFILE%, other paths Wine's Z:)\n";
-  return json ? render_json(*plan) : head + render_text(*plan);
+  return json ? render_json(*plan) : head + (verbose ? render_text(*plan) : render_summary(*plan, policy));
 }
 
 }  // namespace cage::win

@@ -35,10 +35,10 @@ Result<int> run(const policy::Policy& pol, const Environ& env) {
   return execute(*plan);
 }
 
-Result<std::string> dry_run(const policy::Policy& pol, const Environ& env, bool json) {
+Result<std::string> dry_run(const policy::Policy& pol, const Environ& env, bool json, bool verbose) {
   auto plan = compile(pol, real_host_facts(pol, env, 0), env);
   if (!plan) return plan.error();
-  return json ? render_json(*plan) : render_text(*plan);
+  return json ? render_json(*plan) : verbose ? render_text(*plan) : render_summary(*plan, pol);
 }
 
 }  // namespace cage::win

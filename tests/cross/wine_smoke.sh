@@ -56,7 +56,7 @@ local_dir=$(ls -d "$WINEPREFIX"/drive_c/users/*/AppData/Local | head -1)  # %LOC
 user_dir=${local_dir%/AppData/Local}                                           # %USERPROFILE%
 mkdir -p "$WINEPREFIX/drive_c/cage-smoke/out" "$user_dir/proj"
 # On Windows --dry-run checks the grants exist (a missing --rw path is invalid_policy), so they do.
-cage --dry-run --target windows --rw 'C:/cage-smoke/out' --pids 16 --memory 256M -- cmd.exe /c echo hi
+cage --dry-run --verbose --target windows --rw 'C:/cage-smoke/out' --pids 16 --memory 256M -- cmd.exe /c echo hi
 if [ $rc = 0 ] && grep -q 'CreateRestrictedToken' "$work/out" && grep -q 'LimitFlags = 0x2608' "$work/out" &&
    grep -q 'S:(ML;OICI;NW;;;LW)' "$work/out"; then pass "--dry-run --target windows"; else fail "--dry-run --target windows (exit $rc)" "$work/err"; fi
 cage --dry-run --json --rw '~/proj' -- cmd.exe
@@ -67,7 +67,7 @@ cage --dry-run --json --rw '~/proj' -- cmd.exe
 cage --dry-run --ro /usr/lib -- cmd.exe
 [ $rc = 125 ] && grep -q 'invalid_policy: --ro /usr/lib: cannot be mapped to a Windows path' "$work/err" &&
   pass "unmappable path: invalid_policy naming --ro /usr/lib" || fail "unmappable path (exit $rc)" "$work/err"
-cage --dry-run --rw 'C:\cage-smoke\out' --ro 'c:/cage-smoke' -- cmd.exe
+cage --dry-run --verbose --rw 'C:\cage-smoke\out' --ro 'c:/cage-smoke' -- cmd.exe
 [ $rc = 0 ] && grep -q 'path = C:\\cage-smoke\\out' "$work/out" && pass "backslash and lower-case drive paths" ||
   fail "backslash paths (exit $rc)" "$work/err"
 

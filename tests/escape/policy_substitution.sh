@@ -30,7 +30,7 @@ expect_rc 0 "vendored script runs under the user's profile"
   || fail "twin: the write into proj/out (the user's ./cage.toml) did not land; $err"
 [ -e "$home/vendored" ] && fail "third_party/cage.toml was loaded: the script wrote into home" \
   || pass "third_party/cage.toml ignored: home unchanged"
-HOME="$home" cage_run --dry-run --profile ./cage.toml -- sh third_party/build.sh
+HOME="$home" cage_run --dry-run --verbose --profile ./cage.toml -- sh third_party/build.sh
 grep -q "third_party/cage.toml" <<<"$out" && fail "the plan takes grants from third_party/cage.toml" \
   || pass "the plan names no third_party/cage.toml grant"
 

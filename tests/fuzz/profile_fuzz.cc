@@ -27,7 +27,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (layer) {
     // Whatever loads must print and load back.
     layer->input.argv = layer->run.value_or(std::vector<std::string>{});
-    auto again = load_profile_text(print_profile(layer->input, ctx.home), "printed.toml", "/", ctx);
+    auto again = load_profile_text(print_profile(layer->input, ctx.home, ctx.cwd), "printed.toml", ctx.cwd, ctx);
     if (!again) __builtin_trap();
   }
   auto block = extract_script_block(text, "fuzz.py");

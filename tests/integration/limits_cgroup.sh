@@ -63,7 +63,7 @@ no_stale_cgroups
 
 # --cpu: a cgroup quota where usable (plan shows it), otherwise a warning that nothing enforces it.
 if cgroup_usable cpu 0.5; then
-  "$CAGE" --cpu 0.5 --dry-run -- true | grep -q "cpu.cfs_quota_us = 50000\|cpu.max = 50000 100000" || fail "cpu quota not planned"
+  "$CAGE" --cpu 0.5 --dry-run --verbose -- true | grep -q "cpu.cfs_quota_us = 50000\|cpu.max = 50000 100000" || fail "cpu quota not planned"
   run --cpu 0.5 -- sh -c 'grep -q . /proc/self/cgroup' || fail "run under --cpu failed"
 else
   run --cpu 0.5 -- true 2>"$work/err" || fail "run under unenforced --cpu failed"

@@ -84,5 +84,5 @@ if run --net "127.0.0.1:$port" --net-mode proxy "${noproxy[@]}" -- python3 "$d/g
   fail "proxy-only mode carried a direct connect"
 fi
 # --dry-run shows the plan.
-run --dry-run --net "localhost:$port" -- true | grep -q "localhost -> 198.18.0.1" || fail "dry-run lacks the synthetic mapping"
+run --dry-run --verbose --net "localhost:$port" -- true | grep -q "localhost -> 198.18.0.1" || fail "dry-run lacks the synthetic mapping"
 echo ok

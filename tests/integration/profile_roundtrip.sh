@@ -24,18 +24,56 @@ flags=(--ro "$d/data" --rw ./out --hide ./src --tmpfs "$d/scratch" --setenv 'GRE
        --unsetenv TERM --timeout 30s --rlimit nofile=256 --rlimit core=0:0 --seccomp relaxed --hostname box
        --net '*.example.org:443' --net 127.0.0.1:8080)
 "$CAGE" --dry-run --json "${flags[@]}" -- sh -c 'echo "$GREETING"' >"$d/a.json" 2>"$d/err" || fail "dry-run: $(cat "$d/err")"
-"$CAGE" --print-profile "${flags[@]}" -- sh -c 'echo "$GREETING"' >"$d/p.toml" 2>"$d/err" || fail "print: $(cat "$d/err")"
-grep -q '^version = 1' "$d/p.toml" || fail "no version in printed profile"
-grep -q "$d/proj/out" "$d/p.toml" || fail "relative path not made absolute: $(cat "$d/p.toml")"
-"$CAGE" --dry-run --json --profile "$d/p.toml" >"$d/b.json" 2>"$d/err" || fail "profile dry-run: $(cat "$d/err")"
+# Kept in the directory it was printed from: its relative paths are that directory's, as the flags' were.
+"$CAGE" --print-profile "${flags[@]}" -- sh -c 'echo "$GREETING"' >"$d/proj/p.toml" 2>"$d/err" || fail "print: $(cat "$d/err")"
+grep -q '^version = 1' "$d/proj/p.toml" || fail "no version in printed profile"
+grep -q "^rw = \[ '\./out' \]" "$d/proj/p.toml" && ! grep -q "$d/proj" "$d/proj/p.toml" ||
+  fail "relative path not kept as written: $(cat "$d/proj/p.toml")"
+"$CAGE" --dry-run --json --profile ./p.toml >"$d/b.json" 2>"$d/err" || fail "profile dry-run: $(cat "$d/err")"
 plan_eq "$d/a.json" "$d/b.json" || { diff "$d/a.json" "$d/b.json" | head -20; fail "round trip changed the plan"; }
 grep -q 'p.toml:' "$d/b.json" || fail "profile values do not name their file:line"
 # The twin: a different plan must compare unequal (the comparison is not vacuous).
-"$CAGE" --dry-run --json --profile "$d/p.toml" --rw ./src >"$d/c.json" 2>/dev/null || fail "profile + --rw ./src"
+"$CAGE" --dry-run --json --profile ./p.toml --rw ./src >"$d/c.json" 2>/dev/null || fail "profile + --rw ./src"
 if plan_eq "$d/a.json" "$d/c.json"; then fail "a changed plan compared equal"; fi
 # Printing the loaded profile again prints the same profile (a fixed point).
-"$CAGE" --print-profile --profile "$d/p.toml" >"$d/p2.toml" || fail "print of a profile"
-diff -u "$d/p.toml" "$d/p2.toml" || fail "print -> load -> print is not stable"
+"$CAGE" --print-profile --profile ./p.toml >"$d/p2.toml" || fail "print of a profile"
+diff -u "$d/proj/p.toml" "$d/p2.toml" || fail "print -> load -> print is not stable"
+
+# Another user, another checkout: a profile printed from a project's cage.toml (relative, optional,
+# ${HOME} and ~ entries) and flags loads in a copy of the project, under another home, to the plan
+# the original gives there. Printed where an optional path is absent, it is kept for where it exists.
+mkdir -p "$d/a/proj/out" "$d/a/proj/src" "$d/home-a/.config/tool" "$d/home-b/.config/tool"
+cat >"$d/a/proj/cage.toml" <<'T'
+[fs]
+rw = ["out", { path = "cache", optional = true }, { path = "~/.cache/tool", optional = true }]
+ro = ["${HOME}/.config/tool"]
+[env]
+set = { TOOL_HOME = "${HOME}/.config/tool" }
+T
+(cd "$d/a/proj" && HOME="$d/home-a" "$CAGE" --print-profile --profile ./cage.toml --ro ./src -- true \
+  >"$d/printed.toml" 2>"$d/err") || fail "print in checkout a: $(cat "$d/err")"
+grep -q "optional = true, path = 'cache'" "$d/printed.toml" && grep -q "path = '~/.cache/tool'" "$d/printed.toml" &&
+  grep -q "'\${HOME}/.config/tool'" "$d/printed.toml" || fail "optional or \${HOME} entries lost: $(cat "$d/printed.toml")"
+! grep -q "$d/a\|$d/home-a" "$d/printed.toml" || fail "the printed profile names checkout a or its home: $(cat "$d/printed.toml")"
+cp -a "$d/a" "$d/b" && mv "$d/printed.toml" "$d/b/proj/printed.toml"
+mkdir -p "$d/b/proj/cache" "$d/home-b/.cache/tool"  # the optional paths exist for user b
+(cd "$d/b/proj" && HOME="$d/home-b" "$CAGE" --dry-run --json --profile ./cage.toml --ro ./src -- true >"$d/orig.json" &&
+  HOME="$d/home-b" "$CAGE" --dry-run --json --profile ./printed.toml >"$d/printed.json") 2>"$d/err" ||
+  fail "dry-run in checkout b: $(cat "$d/err")"
+plan_eq "$d/orig.json" "$d/printed.json" || { diff "$d/orig.json" "$d/printed.json" | head -20; fail "printed profile plans differently"; }
+python3 - "$d/printed.json" "$d" <<'PY' || fail "checkout b's plan does not grant b's paths: $(cat "$d/printed.json")"
+import json, sys
+p, d = json.load(open(sys.argv[1])), sys.argv[2]
+rw = {m["target"] for m in p["mounts"] if m["kind"] == "bind_rw"}
+want = {d + "/b/proj/out", d + "/b/proj/cache", d + "/home-b/.cache/tool"}
+assert want <= rw, (want, rw)
+assert "TOOL_HOME=" + d + "/home-b/.config/tool" in p["env"], p["env"]
+PY
+# The twin: printed before this change's way (absolute paths of checkout a), it plans differently.
+sed "s|'out'|'$d/a/proj/out'|" "$d/b/proj/printed.toml" >"$d/b/proj/abs.toml"
+(cd "$d/b/proj" && HOME="$d/home-b" "$CAGE" --dry-run --json --profile ./abs.toml >"$d/abs.json") 2>/dev/null ||
+  fail "dry-run of the absolute twin"
+if plan_eq "$d/orig.json" "$d/abs.json"; then fail "a profile naming checkout a planned as checkout b's"; fi
 
 # Merge: the command line's scalar overrides the profile's, its list extends it, its --rw of a path
 # the profile gives --ro wins, and its command replaces the profile's run.

@@ -31,7 +31,7 @@ scopes_gone() {
 echo "cage runs as uid $uid in $(cut -d: -f3 /proc/self/cgroup) (not writable by this user)"
 
 # The plan holds the decision, and --check asks the manager for a trial scope.
-"$CAGE" --memory 100M --pids 64 --cpu 0.5 --dry-run -- true >"$work/plan" || fail "dry-run failed"
+"$CAGE" --memory 100M --pids 64 --cpu 0.5 --dry-run --verbose -- true >"$work/plan" || fail "dry-run failed"
 cat "$work/plan" | grep -A6 '^limits:'
 grep -q '^limits: delegated scope via the systemd user manager' "$work/plan" || fail "plan: no user scope"
 grep -q 'MemoryMax = 104857600' "$work/plan" && grep -q 'TasksMax = 65' "$work/plan" &&

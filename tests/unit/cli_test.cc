@@ -189,6 +189,22 @@ TEST(Cli, ModesAreRecognised) {
   EXPECT_FALSE(parse({"--target", "macos", "--", "true"}));  // --target needs --dry-run
 }
 
+// --verbose (-v) chooses the whole plan over --dry-run's summary; alone it would do nothing: refused.
+TEST(Cli, VerboseGoesWithDryRun) {
+  EXPECT_FALSE(parse({"--dry-run", "--", "true"})->verbose);
+  EXPECT_TRUE(parse({"--dry-run", "--verbose", "--", "true"})->verbose);
+  EXPECT_TRUE(parse({"-v", "--dry-run", "--", "true"})->verbose);
+  auto alone = parse({"--verbose", "--", "true"});
+  ASSERT_FALSE(alone);
+  EXPECT_EQ(alone.error().cls, ErrorClass::usage_error);
+  EXPECT_EQ(alone.error().input, "--verbose");
+  // Without "--", -v is cage's option and the command starts after it.
+  auto cmd = parse({"--dry-run", "-v", "make", "-v"});
+  ASSERT_TRUE(cmd);
+  EXPECT_TRUE(cmd->verbose);
+  EXPECT_EQ(cmd->input.argv, (std::vector<std::string>{"make", "-v"}));
+}
+
 TEST(Cli, HelpListsEveryFlag) {
   auto inv = parse({"--help"});
   ASSERT_TRUE(inv);

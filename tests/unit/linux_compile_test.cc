@@ -4,7 +4,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/json.h"
+#include "common/sha256.h"
 #include "fake_host_view.h"
+#include "golden.h"
 #include "linux/compile.h"
 
 namespace cage::testing {
@@ -221,14 +224,8 @@ TEST(LinuxCompile, GoldenDryRunNestedGrants) {
                                      "--", "./build.sh"}),
                           host, {{"PATH", "/usr/bin:/bin"}});
   ASSERT_TRUE(plan) << plan.error().reason;
-  std::string got = lx::render_text(*plan);
-  const std::string path = std::string(CAGE_SOURCE_DIR) + "/tests/golden/rw_nested_pins.txt";
-  if (getenv("CAGE_UPDATE_GOLDEN")) std::ofstream(path) << got;
-  std::ifstream in(path);
-  ASSERT_TRUE(in) << "missing " << path << " (run with CAGE_UPDATE_GOLDEN=1)";
-  std::stringstream want;
-  want << in.rdbuf();
-  EXPECT_EQ(got, want.str());
+  expect_golden(lx::render_text(*plan), "rw_nested_pins.txt");
+  expect_golden(lx::render_summary(*plan), "summary_nested_pins.txt");
 }
 
 TEST(LinuxCompile, ProcAndDevCannotBeGranted) {
@@ -240,14 +237,64 @@ TEST(LinuxCompile, ProcAndDevCannotBeGranted) {
 TEST(LinuxCompile, GoldenDryRun) {
   auto plan = compile_words({"--ro", "src", "--rw", "out", "--hide", ".env", "--", "make", "-j2"});
   ASSERT_TRUE(plan);
-  std::string got = lx::render_text(*plan);
-  const std::string path = std::string(CAGE_SOURCE_DIR) + "/tests/golden/ro_rw_hide.txt";
-  if (getenv("CAGE_UPDATE_GOLDEN")) std::ofstream(path) << got;
-  std::ifstream in(path);
-  ASSERT_TRUE(in) << "missing " << path << " (run with CAGE_UPDATE_GOLDEN=1)";
-  std::stringstream want;
-  want << in.rdbuf();
-  EXPECT_EQ(got, want.str());
+  expect_golden(lx::render_text(*plan), "ro_rw_hide.txt");
+}
+
+// The default --dry-run output: the user's grants first, each with its source, the default view
+// as counts, limits and network in a line or two.
+TEST(LinuxRender, GoldenSummary) {
+  auto plan = compile_words({"--ro", "src", "--rw", "out", "--hide", ".env", "--memory", "64M", "--timeout", "30s",
+                             "--net", "example.org:443", "--", "make", "-j2"});
+  ASSERT_TRUE(plan) << plan.error().reason;
+  expect_golden(lx::render_summary(*plan), "summary_ro_rw_hide.txt");
+}
+
+TEST(LinuxRender, SummaryListsEveryGrantWithItsSourceAndNoDefaultStep) {
+  auto plan = compile_words({"--ro", "src", "--rw", "out", "--hide", ".env", "--", "make"});
+  ASSERT_TRUE(plan) << plan.error().reason;
+  const std::string text = lx::render_summary(*plan);
+  size_t grants = 0;
+  for (const auto& m : plan->mounts) {
+    if (!m.granted) {
+      EXPECT_EQ(text.find("# " + m.why + "\n"), std::string::npos) << m.target << " (" << m.why << ")";
+      continue;
+    }
+    ++grants;
+    EXPECT_NE(text.find("  " + m.target + " "), std::string::npos) << m.target;
+    EXPECT_NE(text.find("# " + m.why + "\n"), std::string::npos) << m.why;
+  }
+  EXPECT_EQ(grants, 4u);  // src, out, .env and the implicit current directory
+  EXPECT_LT(text.find("read-write:\n  /home/ann/proj/out "), text.find("read-only:\n"));
+  EXPECT_EQ(text.find("SECRET_TOKEN"), std::string::npos);
+  EXPECT_NE(text.find("environment: "), std::string::npos);
+  for (const auto& l : lx::layers_in_force(*plan)) EXPECT_NE(text.find("  " + l + "\n"), std::string::npos) << l;
+  // The whole plan has every step; the summary is a fraction of it.
+  const std::string full = lx::render_text(*plan);
+  EXPECT_NE(full.find("/etc/passwd"), std::string::npos);
+  EXPECT_EQ(text.find("/etc/passwd"), std::string::npos);
+}
+
+// --dry-run --json describes a copied file by size and digest, never by content (/etc's copies made
+// the plan 185 KB, and text such as passwd lines is not the plan's to print).
+TEST(LinuxRender, JsonCarriesNoFileContents) {
+  auto plan = compile_words({"--rw", "out", "--", "make"});
+  ASSERT_TRUE(plan) << plan.error().reason;
+  const auto table = lx::render_table(*plan);
+  size_t files = 0;
+  for (const auto& node : *table["mounts"].as_array()) {
+    const auto& m = *node.as_table();
+    if (m["kind"].value_or(std::string()) != "file") continue;
+    ++files;
+    const std::string target = m["target"].value_or(std::string());
+    EXPECT_FALSE(m.contains("content")) << target;
+    const lx::MountStep* s = step(*plan, target);
+    EXPECT_EQ(m["bytes"].value_or(int64_t{-1}), static_cast<int64_t>(s->content.size())) << target;
+    EXPECT_EQ(m["sha256"].value_or(std::string()), sha256_hex(s->content)) << target;
+  }
+  EXPECT_GE(files, 3u);  // passwd, group, hostname at least
+  const std::string json = to_json(table);
+  EXPECT_EQ(json.find("nobody:x:65534"), std::string::npos);
+  EXPECT_NE(json.find("\"granted\" : true"), std::string::npos) << json.substr(0, 400);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "fake_host_view.h"
+#include "golden.h"
 #include "linux/compile.h"
 
 namespace cage::testing {
@@ -92,14 +93,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(Layers, GoldenDryRunOnDebian12) {
   auto plan = compile_on(2, kHeadline, "6.1.0-18-amd64\n");
   ASSERT_TRUE(plan) << plan.error().reason;
-  const std::string got = lx::render_text(*plan);
-  const std::string path = std::string(CAGE_SOURCE_DIR) + "/tests/golden/net_landlock_abi2.txt";
-  if (std::getenv("CAGE_UPDATE_GOLDEN")) std::ofstream(path) << got;
-  std::ifstream in(path);
-  ASSERT_TRUE(in) << "missing " << path << " (run with CAGE_UPDATE_GOLDEN=1)";
-  std::stringstream want;
-  want << in.rdbuf();
-  EXPECT_EQ(got, want.str());
+  expect_golden(lx::render_text(*plan), "net_landlock_abi2.txt");
 }
 
 // --share-net below ABI 6 shares the host's abstract unix sockets too: said, not hidden.

@@ -10,6 +10,7 @@
 
 #include "cli/options.h"
 #include "macos/compile.h"
+#include "golden.h"
 #include "sbpl_parse.h"
 
 namespace cage::testing {
@@ -59,16 +60,6 @@ int index_of(const std::vector<PathFilter>& fs, const std::string& action, const
   for (size_t i = 0; i < fs.size(); ++i)
     if (fs[i].action == action && fs[i].path == path) return static_cast<int>(i);
   return -1;
-}
-
-void expect_golden(const std::string& got, const std::string& name) {
-  const std::string path = std::string(CAGE_SOURCE_DIR) + "/tests/golden/" + name;
-  if (getenv("CAGE_UPDATE_GOLDEN")) std::ofstream(path) << got;
-  std::ifstream in(path);
-  ASSERT_TRUE(in) << "missing " << path << " (run with CAGE_UPDATE_GOLDEN=1)";
-  std::stringstream want;
-  want << in.rdbuf();
-  EXPECT_EQ(got, want.str());
 }
 
 TEST(MacosSbpl, GoldenGrantsHideAndNet) {
@@ -260,6 +251,30 @@ TEST(MacosCompile, RefusesLinuxOnlyRlimitsKeepsTheOthers) {
   auto plan2 = macos::compile(*ok, Mac().facts(), {});
   ASSERT_TRUE(plan2) << plan2.error().reason;
   ASSERT_EQ(plan2->limits.rlimits.size(), 1u);
+}
+
+}  // namespace
+}  // namespace cage::testing
+
+namespace cage::testing {
+namespace {
+
+// --dry-run --target macos: a summary by default, the SBPL profile (usable as is) with --verbose.
+TEST(MacosRender, SummaryByDefaultProfileWithVerbose) {
+  policy::Policy p;
+  p.cwd = "/usr";
+  p.home = "/Users/ann";
+  p.argv = {"true"};
+  p.rw = {{"/tmp", "--rw /tmp"}};  // planned with this host's stat: a path that exists everywhere
+  p.limits.pids = 64;
+  auto summary = macos::render_dry_run(p, {{"PATH", "/usr/bin"}}, false, false);
+  ASSERT_TRUE(summary) << summary.error().reason;
+  EXPECT_NE(summary->find("read-write:\n  /tmp    # --rw /tmp\n"), std::string::npos) << *summary;
+  EXPECT_NE(summary->find("not enforced: --pids"), std::string::npos) << *summary;
+  EXPECT_EQ(summary->find("(deny default)"), std::string::npos) << *summary;
+  auto full = macos::render_dry_run(p, {{"PATH", "/usr/bin"}}, false, true);
+  ASSERT_TRUE(full) << full.error().reason;
+  EXPECT_EQ(full->rfind("(version 1)\n(deny default)\n", 0), 0u);
 }
 
 }  // namespace

@@ -377,10 +377,11 @@ TEST(ProfilePrint, PrintedProfileLoadsBackToTheSameInput) {
   in.no_cwd = policy::Value{"true", "--no-cwd", ""};
   in.seccomp = policy::Value{"relaxed", "--seccomp", ""};
   in.argv = {"sh", "-c", "echo $HOME"};
-  std::string text = cli::print_profile(in, "/home/ann");
-  auto r = cli::load_profile_text(text, "printed.toml", "/elsewhere", ctx());
+  std::string text = cli::print_profile(in, "/home/ann", "/w");
+  auto r = cli::load_profile_text(text, "printed.toml", "/w", ctx());  // kept where it was printed
   ASSERT_TRUE(r) << r.error().input << ": " << r.error().reason << "\n" << text;
-  EXPECT_EQ(texts(r->input.ro), (std::vector<std::string>{"/w/src", "~/.cfg"}));
+  EXPECT_EQ(texts(r->input.ro), (std::vector<std::string>{"src", "~/.cfg"}));
+  EXPECT_EQ(*policy::absolute_path(r->input.ro[0], "/home/ann"), "/w/src");
   EXPECT_EQ(texts(r->input.rw), (std::vector<std::string>{"/w/o u t"}));
   EXPECT_EQ(texts(r->input.env_set), (std::vector<std::string>{"A=$x ${y}"}));
   EXPECT_EQ(texts(r->input.net), (std::vector<std::string>{"*.example.org:443"}));
@@ -390,6 +391,57 @@ TEST(ProfilePrint, PrintedProfileLoadsBackToTheSameInput) {
   EXPECT_EQ(r->input.seccomp->text, "relaxed");
   ASSERT_TRUE(r->run);
   EXPECT_EQ(*r->run, in.argv);
+}
+
+// A printed profile keeps what the original said, not what it meant on this machine: optional
+// entries (also one absent here), ${VAR} and ~ forms, and relative paths.
+TEST(ProfilePrint, KeepsOptionalVariablesAndRelativePaths) {
+  TempDir d;
+  d.write("have/x", "");
+  auto c = ctx();
+  c.keep_missing_optional = true;
+  auto r = cli::load_profile_text("[fs]\nrw = [\"have\", { path = \"gone\", optional = true }, \"${HOME}/w\", \"~/v\"]\n"
+                                  "[env]\nset = { P = \"${HOME}/bin\" }\n",
+                                  "p.toml", d.path.string(), c);
+  ASSERT_TRUE(r) << r.error().reason;
+  const std::string text = cli::print_profile(r->input, c.home, d.path.string());
+  EXPECT_NE(text.find("rw = [ 'have', { optional = true, path = 'gone' }, '${HOME}/w', '~/v' ]"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("P = '${HOME}/bin'"), std::string::npos) << text;
+  EXPECT_EQ(text.find("/home/ann"), std::string::npos) << text;
+  EXPECT_NE(text.find("# relative paths are relative to FILE's directory"), std::string::npos) << text;
+  EXPECT_EQ(text.find(d.path.string()), std::string::npos) << text;
+  // Loaded by another user from another checkout: their home, their checkout; "gone" still optional
+  // (and dropped there, being absent).
+  TempDir other;
+  other.write("have/x", "");
+  auto bob = ctx();
+  bob.home = "/home/bob";
+  bob.environ = {{"HOME", "/home/bob"}};
+  auto back = cli::load_profile_text(text, "printed.toml", other.path.string(), bob);
+  ASSERT_TRUE(back) << back.error().reason << "\n" << text;
+  ASSERT_EQ(back->input.rw.size(), 3u);
+  EXPECT_EQ(*policy::absolute_path(back->input.rw[0], bob.home), other.path.string() + "/have");
+  EXPECT_EQ(*policy::absolute_path(back->input.rw[1], bob.home), "/home/bob/w");
+  EXPECT_EQ(*policy::absolute_path(back->input.rw[2], bob.home), "/home/bob/v");
+  EXPECT_EQ(texts(back->input.env_set), (std::vector<std::string>{"P=/home/bob/bin"}));
+  // Without --print-profile the absent optional path is dropped at load, as before.
+  auto run = cli::load_profile_text("[fs]\nrw = [{ path = \"gone\", optional = true }]\n", "p.toml", d.path.string(), ctx());
+  ASSERT_TRUE(run);
+  EXPECT_TRUE(run->input.rw.empty());
+}
+
+// A relative path from a profile in another directory keeps pointing where it did: rebased onto the
+// directory the printed profile is kept in, onto ~ from beneath the home, or else absolute.
+TEST(ProfilePrint, RelativePathsOfOtherProfilesAreRebased) {
+  policy::PolicyInput in;
+  in.ro = {{"x", "p.toml:2:7 fs.ro", "/w/conf", "x"},
+           {"y", "p.toml:2:7 fs.ro", "/home/ann/.config/cage/profiles", "y"},
+           {"z", "p.toml:2:7 fs.ro", "/etc/cage/profiles", "z"},
+           {"./out", "--ro", "/w"}};
+  const std::string text = cli::print_profile(in, "/home/ann", "/w");
+  EXPECT_NE(text.find("ro = [ 'conf/x', '~/.config/cage/profiles/y', '/etc/cage/profiles/z', './out' ]"),
+            std::string::npos) << text;
 }
 
 TEST(ScriptBlock, HashAndSlashCommentsWork) {

@@ -333,7 +333,7 @@ TEST(WindowsPlan, DryRunElsewhereTakesTheProfileFromAnySpelling) {
   p.home = "/home/bob";
   p.argv = {"cmd.exe"};
   auto text =
-      win::render_dry_run(p, {{"UserProfile", "D:\\Users\\bob"}, {"localappdata", "E:\\Local"}}, false);
+      win::render_dry_run(p, {{"UserProfile", "D:\\Users\\bob"}, {"localappdata", "E:\\Local"}}, false, true);
   ASSERT_TRUE(text) << text.error().reason;
   EXPECT_NE(text->find("USERPROFILE=D:\\Users\\bob"), std::string::npos);
   EXPECT_NE(text->find("dir = E:\\Local\\cage\\restore"), std::string::npos);
@@ -347,6 +347,29 @@ TEST(WindowsPlan, RenderedTextNamesTheGaps) {
   EXPECT_NE(text.find("CreateRestrictedToken"), std::string::npos);
   EXPECT_NE(text.find("not enforced on Windows:\n  reads:"), std::string::npos);
   EXPECT_NE(win::render_json(*plan).find("\"api\" : \"CreateProcessAsUserW\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cage::testing
+
+namespace cage::testing {
+namespace {
+
+// --dry-run --target windows without --verbose: the grants with their flags, the gaps, no calls.
+TEST(WindowsPlan, SummaryNamesGrantsWithTheirFlagsAndTheGaps) {
+  policy::Policy p;
+  p.cwd = "/work";
+  p.home = "/home/bob";
+  p.argv = {"cmd.exe"};
+  p.rw = {{"/work/out", "--rw out"}};
+  p.limits.timeout_ms = 5000;
+  auto text = win::render_dry_run(p, {{"UserProfile", "D:\\Users\\bob"}}, false, false);
+  ASSERT_TRUE(text) << text.error().reason;
+  EXPECT_NE(text->find("read-write:\n  /work/out    # --rw out\n"), std::string::npos) << *text;
+  EXPECT_NE(text->find("not enforced on Windows: reads:"), std::string::npos) << *text;
+  EXPECT_NE(text->find("limits:      timeout 5000 ms\n"), std::string::npos) << *text;
+  EXPECT_EQ(text->find("CreateRestrictedToken"), std::string::npos) << *text;
+  EXPECT_EQ(text->find("USERPROFILE=D:"), std::string::npos) << "values only with --verbose";
 }
 
 }  // namespace
