@@ -34,11 +34,14 @@ std::vector<std::pair<std::string, std::string>> environment_for(const std::stri
       {"no_proxy", no_proxy},
       {"NODE_USE_ENV_PROXY", "1"},  // Node.js >= 22.15/24: built-in fetch/http honour *_PROXY
   };
-  // The JVM reads no *_PROXY variable; it does read JAVA_TOOL_OPTIONS at startup.
+  // The JVM reads no *_PROXY variable; it does read JAVA_TOOL_OPTIONS at startup. Its own default
+  // nonProxyHosts (localhost|127.*|[::1]) would send a rule for the host's loopback to the sandbox's
+  // own: set empty then, as NO_PROXY is.
   if (java)
     env.emplace_back("JAVA_TOOL_OPTIONS", "-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=" + port +
                                               " -Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=" + port +
-                                              " -Dhttp.nonProxyHosts=localhost|127.0.0.1|[::1]");
+                                              " -Dhttp.nonProxyHosts=" +
+                                              (no_proxy.empty() ? "" : "localhost|127.0.0.1|[::1]"));
   return env;
 }
 }  // namespace

@@ -58,6 +58,11 @@ JAVA
   grep -q 'Picked up' "$d/err" && fail "the JVM printed a banner in the default mode: $(cat "$d/err")"
   run --net "127.0.0.1:$port" --net-mode proxy -- sh -c 'echo "$JAVA_TOOL_OPTIONS"' | grep -q 'proxyPort' ||
     fail "--net-mode proxy lacks the JVM's proxy properties"
+  # --net localhost:P means the host's loopback in every mode: in proxy mode the JVM's own default
+  # nonProxyHosts (localhost|127.*) would keep it on the sandbox's loopback, where nothing listens.
+  out=$(run --net "localhost:$port" --net-mode proxy -- java "$d/www/Get.java" "http://localhost:$port/f" 2>"$d/err") ||
+    fail "java in proxy mode with --net localhost:P failed: $(cat "$d/err")"
+  [ "$out" = hello ] || fail "java (proxy mode, localhost rule) returned '$out'"
 else
   echo "note: no working java here; the JVM part is not run"
 fi

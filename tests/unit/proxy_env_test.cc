@@ -13,6 +13,7 @@ TEST(ProxyEnv, PointsEveryConventionAtTheShim) {
   EXPECT_EQ(m["no_proxy"], "localhost,127.0.0.1,::1");
   EXPECT_EQ(m["NODE_USE_ENV_PROXY"], "1");
   EXPECT_NE(m["JAVA_TOOL_OPTIONS"].find("-Dhttps.proxyPort=3128"), std::string::npos);
+  EXPECT_NE(m["JAVA_TOOL_OPTIONS"].find("-Dhttp.nonProxyHosts=localhost|127.0.0.1|[::1]"), std::string::npos);
 }
 
 TEST(ProxyEnv, HostLoopbackRulesGoThroughTheProxy) {
@@ -21,4 +22,8 @@ TEST(ProxyEnv, HostLoopbackRulesGoThroughTheProxy) {
   auto env = cage::proxy::proxy_environment(3128, {r});
   std::map<std::string, std::string> m(env.begin(), env.end());
   EXPECT_EQ(m["NO_PROXY"], "");
+  // The JVM's own default nonProxyHosts would keep localhost direct (the sandbox's loopback): emptied.
+  const std::string& jvm = m["JAVA_TOOL_OPTIONS"];
+  ASSERT_GE(jvm.size(), std::string("-Dhttp.nonProxyHosts=").size());
+  EXPECT_EQ(jvm.substr(jvm.size() - std::string("-Dhttp.nonProxyHosts=").size()), "-Dhttp.nonProxyHosts=");
 }
