@@ -57,11 +57,6 @@ std::optional<std::string> dir_of(const Mount& m, const std::string& cg) {
   return m.point + rel;
 }
 
-std::string parent_of(const std::string& p) {
-  auto slash = p.rfind('/');
-  return slash == 0 || slash == std::string::npos ? "/" : p.substr(0, slash);
-}
-
 struct Want {
   std::string controller;  // "memory", "pids", "cpu"
   std::string limit;       // "--memory 32M"
@@ -123,12 +118,12 @@ std::optional<std::string> v2_parent(const HostView& host, const std::string& ow
       why = "the cgroup v2 controller '" + w.controller + "' is not available in " + own;
       return std::nullopt;
     }
-  for (std::string dir = own;; dir = parent_of(dir)) {
+  for (std::string dir = own;; dir = policy::parent_of(dir)) {
     auto sub = host.read_file(dir + "/cgroup.subtree_control");
     bool enabled = sub.has_value();
     for (const auto& w : want) enabled = enabled && has_word(sub->substr(0, sub->find('\n')), ' ', w.controller);
     if (enabled && host.writable(dir) && host.writable(dir + "/cgroup.procs")) return dir;
-    if (host.read_file(parent_of(dir) + "/cgroup.controllers") == std::nullopt || dir == parent_of(dir)) break;
+    if (host.read_file(policy::parent_of(dir) + "/cgroup.controllers") == std::nullopt || dir == policy::parent_of(dir)) break;
   }
   why = "no cgroup v2 directory from " + own + " upwards is delegated to uid " + std::to_string(host.uid()) +
         " with these controllers enabled";

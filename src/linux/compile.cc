@@ -48,6 +48,21 @@ std::string cwd_not_granted_note(const std::string& cwd, const std::string& home
          (cwd == "/" ? "/PATH" : cwd + "/PATH") + ", or run from a project directory";
 }
 
+// From a repository's subdirectory only that subdirectory is shown, and git (which looks for .git
+// upwards) says "not a git repository": say so, with the grant that shows the repository. The walk
+// stops below $HOME and /, whose grant would show far more than a project.
+std::string repository_note(const HostView& host, const std::string& cwd, const std::string& home,
+                            const std::function<bool(const std::string&)>& shown) {
+  if (host.stat(cwd + "/.git").kind != FileKind::missing) return "";
+  for (std::string d = policy::parent_of(cwd); d != "/" && !cwd_too_wide(d, home); d = policy::parent_of(d)) {
+    if (host.stat(d + "/.git").kind == FileKind::missing) continue;
+    if (shown(d)) return "";
+    return "the working directory is inside the git repository " + d + ", of which only " + cwd +
+           " is shown, so git will not find it: add --ro " + d + " (or --rw " + d + " to commit)";
+  }
+  return "";
+}
+
 // A path that resolves through a link inside a --rw grant names whatever the workload (or any other
 // writer there) last pointed that link at: refused, the real path must be granted. Both mechanisms.
 Status refuse_link_inside_rw(const policy::Policy& p, const HostView& host, const policy::Grant& g, const std::string& real) {
@@ -346,6 +361,7 @@ Status Compiler::home_and_cwd() {
     });
   };
   if (p.cwd_visible && too_wide && !bound(*cwd)) plan.cwd_note = cwd_not_granted_note(*cwd, home);
+  if (show_cwd) plan.cwd_note = repository_note(host, *cwd, home, bound);
   return Ok{};
 }
 

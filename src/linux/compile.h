@@ -3,6 +3,7 @@
 // smaller plan. render_summary (--dry-run), render_text (--dry-run --verbose) and render_table
 // (--dry-run --json) print a Plan.
 #pragma once
+#include <functional>
 #include <iosfwd>
 #include <string>
 
@@ -33,6 +34,11 @@ Error nothing_to_hide(const policy::Grant& g, int err);
 bool cwd_too_wide(const std::string& cwd, const std::string& home);
 // Plan::cwd_note for a working directory cwd_too_wide() kept out and no grant covers.
 std::string cwd_not_granted_note(const std::string& cwd, const std::string& home);
+// The git repository (the nearest ancestor below $HOME's level holding .git) of a working directory
+// shown read-only that is not the repository's root, or empty. `shown` says whether a grant already
+// shows a path; the note then names the grant that would make git work.
+std::string repository_note(const HostView& host, const std::string& cwd, const std::string& home,
+                            const std::function<bool(const std::string&)>& shown);
 Status refuse_link_inside_rw(const policy::Policy& p, const HostView& host, const policy::Grant& g,
                              const std::string& real);
 // The /etc entries of the default view (compile.cc).

@@ -177,6 +177,12 @@ Status compile_landlock_view(const Policy& p, const HostView& host, Plan& plan) 
     return (r.access == Access::read_exec || r.access == Access::write) && is_beneath(*cwd, r.path);
   });
   if (p.cwd_visible && too_wide && !cwd_granted) plan.cwd_note = cwd_not_granted_note(*cwd, home);
+  if (p.cwd_visible && !too_wide)
+    plan.cwd_note = repository_note(host, *cwd, home, [&](const std::string& path) {
+      return std::any_of(plan.landlock.rules.begin(), plan.landlock.rules.end(), [&](const LandlockRule& r) {
+        return (r.access == Access::read_exec || r.access == Access::write) && is_beneath(path, r.path);
+      });
+    });
   plan.landlock.rules.push_back(LandlockRule{kPrivateDir, Access::write, true, "private HOME and TMPDIR"});
   plan.landlock.deny_all_tcp = !p.share_net;
   if (plan.loopback_proxy)

@@ -63,6 +63,11 @@ std::string resolve_dot_dot(const std::string& abs) {
   return out.empty() ? "/" : out;
 }
 
+std::string parent_of(const std::string& p) {
+  auto slash = p.rfind('/');
+  return slash == 0 || slash == std::string::npos ? "/" : p.substr(0, slash);
+}
+
 bool is_beneath(const std::string& path, const std::string& dir) {
   if (dir == "/") return !path.empty() && path[0] == '/';
   if (path.size() < dir.size() || path.compare(0, dir.size(), dir) != 0) return false;

@@ -118,6 +118,7 @@ std::string lexically_clean(const std::string& abs);
 // ".." taken lexically (what the path means when no component is a symbolic link).
 std::string resolve_dot_dot(const std::string& abs);
 bool is_beneath(const std::string& path, const std::string& dir);  // path == dir or inside it
+std::string parent_of(const std::string& abs);  // "/a/b" -> "/a", "/a" -> "/" 
 
 // Environment (env.cc): the environment the workload starts with.
 bool env_glob_match(const std::string& pattern, const std::string& name);

@@ -91,5 +91,25 @@ cwd_run "$work/proj" --dry-run -- true
 cwd_run "$work/home" --ro "$work/home" -- true
 [ "$rc" -eq 0 ] && [ -z "$err" ] || fail "from a granted \$HOME: exit $rc, err '$err'"
 
+# From a git repository's subdirectory only the subdirectory is shown: said on a terminal and in
+# --dry-run with the grant that makes git work; with that grant git finds the repository and
+# nothing is said; from the repository's root nothing is said either.
+if command -v git >/dev/null; then
+  mkdir -p "$work/repo/sub" && git -C "$work/repo" init -q
+  tty_run "$work/repo/sub" -- true
+  grep -q "^cage: note: the working directory is inside the git repository $work/repo, of which only $work/repo/sub is shown.*--ro $work/repo" <<<"$tty" ||
+    fail "from a repository's subdirectory on a terminal: '$tty'"
+  cwd_run "$work/repo/sub" --dry-run -- true
+  grep -q "^note: .*inside the git repository $work/repo" <<<"$out" || fail "--dry-run from a repository's subdirectory: $out"
+  cwd_run "$work/repo/sub" -- git rev-parse --show-toplevel
+  [ "$rc" -ne 0 ] || fail "git found the repository without its grant: $out"
+  cwd_run "$work/repo/sub" --ro "$work/repo" -- git -c safe.directory='*' rev-parse --show-toplevel
+  [ "$rc" -eq 0 ] && [ "$out" = "$work/repo" ] || fail "with --ro REPO git did not find it: exit $rc, '$out' '$err'"
+  tty_run "$work/repo/sub" --ro "$work/repo" -- true
+  [ -z "$tty" ] || fail "a note with the repository granted: '$tty'"
+  cwd_run "$work/repo" --dry-run -- true
+  ! grep -q "git repository" <<<"$out" || fail "--dry-run from the repository's root has a note: $out"
+fi
+
 if [ "$failures" -ne 0 ]; then echo "$failures failure(s)" >&2; exit 1; fi
 echo ok

@@ -315,5 +315,25 @@ TEST(LinuxCompile, SharedDirectoriesAreNotShownAsTheStartDirectory) {
   EXPECT_FALSE(lx::cwd_too_wide("/run/user/1000/x", "/home/ann"));
   EXPECT_FALSE(lx::cwd_too_wide("/home/ann/proj", "/home/ann"));
 }
+// Started in a repository's subdirectory, only that subdirectory is shown: the plan says so with
+// the grant that shows the repository; with that grant, or from the root, nothing is said.
+TEST(LinuxCompile, RepositorySubdirectoryIsSaidWithTheGrantForGit) {
+  FakeHostView host;
+  host.add_dir("/home/ann/proj/.git");
+  auto sub = compile_words({"--chdir", "src", "--", "make"}, host);
+  ASSERT_TRUE(sub) << sub.error().reason;
+  EXPECT_NE(sub->cwd_note.find("inside the git repository /home/ann/proj"), std::string::npos) << sub->cwd_note;
+  EXPECT_NE(sub->cwd_note.find("--ro /home/ann/proj"), std::string::npos) << sub->cwd_note;
+  auto granted = compile_words({"--chdir", "src", "--ro", ".", "--", "make"}, host);
+  ASSERT_TRUE(granted) << granted.error().reason;
+  EXPECT_EQ(granted->cwd_note, "");
+  auto root = compile_words({"--", "make"}, host);
+  ASSERT_TRUE(root) << root.error().reason;
+  EXPECT_EQ(root->cwd_note, "");
+  auto no_repo = compile_words({"--chdir", "src", "--", "make"});
+  ASSERT_TRUE(no_repo) << no_repo.error().reason;
+  EXPECT_EQ(no_repo->cwd_note, "");
+}
+
 }  // namespace
 }  // namespace cage::testing
