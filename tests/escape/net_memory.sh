@@ -12,6 +12,7 @@
 # Both mechanisms (lib.bash's mech): the Landlock-only one serves the same proxy on the host's
 # loopback, whose address and secret the workload takes from http_proxy.
 . "$(dirname "$0")/lib.bash"
+require_sandbox  # skips where the mechanism is refused (the Landlock-only one below Landlock ABI 6)
 for t in python3 mkfifo; do command -v $t >/dev/null || { echo "skip: $t missing"; exit 77; }; done
 ulimit -n 4096 2>/dev/null || { echo "skip: cannot raise the open file limit to 4096"; exit 77; }
 n=1000 cap=$(((32 << 20) / (320 << 10))) cost_kib=320 refusing=64

@@ -15,6 +15,7 @@ if [ -z "${CAGE_REBIND_NETNS:-}" ]; then
 fi
 here=$(cd "$(dirname "$0")/../integration" && pwd)
 . "$(dirname "$0")/lib.bash"
+require_sandbox  # skips where the mechanism is refused (the Landlock-only one below Landlock ABI 6)
 user=${CAGE_TEST_USER:-cagetest}
 host_ip=45.77.0.7 doc_ip=198.51.100.7
 ip link set lo up && mount --make-rprivate / || { fail "setup"; finish; }
