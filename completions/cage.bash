@@ -27,7 +27,7 @@ _cage() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     case "${COMP_WORDS[i]}" in
       --) start=$((i + 1)); break ;;
-      --ro|--rw|--tmpfs|--hide|--chdir|--env|--setenv|--unsetenv|--net|--seccomp|--timeout|--rlimit|\
+      --ro|--rw|--tmpfs|--hide|--chdir|--env|--setenv|--unsetenv|--secret|--net|--seccomp|--timeout|--rlimit|\
       --hostname|--target|--profile|--net-mode|--memory|--pids|--cpu|--mechanism|--allow-degraded|--result|--audit)
         i=$((i + 1)) ;;
       -*) ;;
@@ -99,7 +99,7 @@ _cage() {
 
   if [[ "$cur" == -* ]]; then
     local opts="--ro --rw --tmpfs --hide --no-system --no-cwd --chdir
-      --env --setenv --unsetenv
+      --env --setenv --unsetenv --secret
       --net --net-mode --share-net
       --seccomp --timeout --rlimit --memory --pids --cpu --strict-limits --mechanism --allow-degraded
       --hostname --result --audit --audit-required --profile --print-profile --script

@@ -15,7 +15,7 @@ function __cage_command_started
         switch $t
             case --
                 return 0
-            case --ro --rw --tmpfs --hide --chdir --env --setenv --unsetenv --net --seccomp --timeout \
+            case --ro --rw --tmpfs --hide --chdir --env --setenv --unsetenv --secret --net --seccomp --timeout \
                 --rlimit --hostname --target --profile --net-mode --memory --pids --cpu --mechanism \
                 --allow-degraded --result --audit
                 set skip 1
@@ -43,7 +43,7 @@ function __cage_complete_command
             case --
                 set -e tokens[1]
                 break
-            case --ro --rw --tmpfs --hide --chdir --env --setenv --unsetenv --net --seccomp --timeout \
+            case --ro --rw --tmpfs --hide --chdir --env --setenv --unsetenv --secret --net --seccomp --timeout \
                 --rlimit --hostname --target --profile --net-mode --memory --pids --cpu --mechanism \
                 --allow-degraded --result --audit
                 set skip 1
@@ -83,6 +83,7 @@ complete -c cage -n $opt -l chdir -x -a '(__fish_complete_directories)' -d 'Star
 complete -c cage -n $opt -l env -x -a '(set -xn)' -d 'Pass the caller\'s variable NAME through'
 complete -c cage -n $opt -l setenv -x -a '(set -xn | string replace -r \'$\' =)' -d 'Set NAME=VALUE'
 complete -c cage -n $opt -l unsetenv -x -a '(set -xn)' -d 'Remove NAME from the environment'
+complete -c cage -n $opt -l secret -x -d 'Set NAME from @FILE, fd:N or env:VAR (never on the command line)'
 # Network
 complete -c cage -n $opt -l net -x -d 'Allow TCP to HOST:PORT through the proxy'
 complete -c cage -n $opt -l net-mode -x -a 'proxy transparent both' -d 'How --net destinations are reached'

@@ -13,6 +13,7 @@ $script:CageOptions = [ordered]@{
     '--env'         = "Pass the caller's variable NAME through (globs allowed)"
     '--setenv'      = 'Set NAME to VALUE for the command'
     '--unsetenv'    = "Remove NAME (globs allowed) from the command's environment"
+    '--secret'      = "Set NAME from @FILE, fd:N or env:VAR, read once at start (never on the command line)"
     '--net'         = "Allow TCP to HOST:PORT through cage's proxy"
     '--net-mode'    = 'How --net destinations are reached: proxy, transparent, or both'
     '--share-net'   = 'Escape hatch: use the host network unchanged'
@@ -59,7 +60,7 @@ $script:CageValues = @{
     '--allow-degraded' = @('pid', 'hide', 'tmpfs', 'hostname', 'nested-ro', 'metadata', 'pid,metadata', 'pid,hide', 'pid,tmpfs', 'pid,hide,tmpfs')
 }
 $script:CagePathOptions = @('--ro', '--rw', '--tmpfs', '--hide', '--chdir', '--result', '--audit', '--script')
-$script:CageValueOptions = @('--ro', '--rw', '--tmpfs', '--hide', '--chdir', '--env', '--setenv', '--unsetenv',
+$script:CageValueOptions = @('--ro', '--rw', '--tmpfs', '--hide', '--chdir', '--env', '--setenv', '--unsetenv', '--secret',
                              '--net', '--seccomp', '--timeout', '--rlimit', '--hostname', '--target', '--profile',
                              '--net-mode', '--memory', '--pids', '--cpu', '--mechanism', '--allow-degraded', '--result',
                              '--audit', '--script')

@@ -53,6 +53,10 @@ const FlagSpec kFlags[] = {
      nullptr},
     {"--unsetenv", "NAME", Arity::list, kEnv, "Remove NAME (globs allowed) from the command's environment",
      &PolicyInput::env_unset, nullptr},
+    {"--secret", "NAME=SOURCE", Arity::list, kEnv,
+     "Set NAME from @FILE, fd:N or env:VAR, read once at start: the value is never on a command line, "
+     "printed or audited",
+     &PolicyInput::env_secret, nullptr},
     {"--net", "HOST:PORT", Arity::list, kNet,
      "Allow TCP to HOST:PORT through cage's proxy (*.domain one label, **.domain any depth, IP, CIDR, "
      "port list a,b or range a-b; a URL https://HOST[:PORT]/... is read as HOST:443 or HOST:PORT)",

@@ -256,8 +256,17 @@ Status Loader::env(const Doc& d, const toml::table& t, Layer& l) {
         v->text = std::string(name.str()) + "=" + v->text;
         l.input.env_set.push_back(*v);
       }
+    } else if (k.str() == "secret") {
+      const auto* tbl = n.as_table();
+      if (!tbl) return wrong(d, n, key, "a table of NAME = \"@FILE\" | \"fd:N\" | \"env:VAR\"");
+      for (const auto& [name, val] : *tbl) {
+        auto v = str(d, val, key + "." + std::string(name.str()));
+        if (!v) return v.error();
+        v->text = std::string(name.str()) + "=" + v->text;
+        l.input.env_secret.push_back(*v);
+      }
     } else {
-      return unknown(d, k, "env.", "pass set unset");
+      return unknown(d, k, "env.", "pass set unset secret");
     }
   }
   return Ok{};
@@ -596,7 +605,8 @@ void merge_into(PolicyInput& into, const PolicyInput& later, const std::string& 
   for (const auto* list : {&later.env_pass, &later.env_set})
     for (const auto& v : *list)
       std::erase_if(into.env_unset, [&](const Value& u) { return u.text == env_name(v.text); });
-  for (auto list : {&PolicyInput::env_pass, &PolicyInput::env_set, &PolicyInput::env_unset, &PolicyInput::net,
+  for (auto list : {&PolicyInput::env_pass, &PolicyInput::env_set, &PolicyInput::env_unset, &PolicyInput::env_secret,
+                    &PolicyInput::net,
                     &PolicyInput::rlimits, &PolicyInput::allow_degraded})
     (into.*list).insert((into.*list).end(), (later.*list).begin(), (later.*list).end());
   for (auto s : kScalars)
@@ -656,6 +666,7 @@ std::string print_profile(const PolicyInput& in, const std::string& home, const 
   if (!in.env_pass.empty()) env.insert("pass", strings(in.env_pass));
   if (!in.env_unset.empty()) env.insert("unset", strings(in.env_unset));
   if (!in.env_set.empty()) env.insert("set", pairs(in.env_set));
+  if (!in.env_secret.empty()) env.insert("secret", pairs(in.env_secret));  // sources, never values
   toml::table net;
   if (!in.net.empty()) net.insert("allow", strings(in.net));
   put_bool(net, "share_net", in.share_net);

@@ -36,6 +36,7 @@ struct ChildContext {
   // mounted; the parent only sizes the vector.
   mutable std::vector<int> source_fds;
   std::vector<char*> argv, envp;       // null-terminated
+  std::vector<char*> secret_envp;      // the --secret entries of envp: init wipes its copies after the fork
   // plan->limits.rlimits, then plan->cgroup.scope.fallback_rlimits: those apply only when the
   // supervisor's release byte is kReleaseFallback (the user manager refused the scope).
   std::vector<struct rlimit> rlimits;

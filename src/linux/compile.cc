@@ -506,6 +506,7 @@ Status Compiler::environment(const std::vector<std::pair<std::string, std::strin
       forced.push_back(std::move(kv));
   if (plan.net.mode == NetPlan::Mode::proxy) ca_bundle_variables(caller_env, forced);
   plan.env = policy::build_environment(p.env, caller_env, forced);
+  plan.secrets = p.env.secrets;
   if (std::none_of(plan.env.begin(), plan.env.end(), [](const std::string& e) { return e.rfind("PATH=", 0) == 0; }))
     plan.env.insert(plan.env.begin(), "PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin");
   return Ok{};

@@ -19,6 +19,8 @@ Result<Plan> compile(const policy::Policy& policy, const HostView& host,
 std::string render_summary(const Plan& plan);  // render_summary.cc: what a user checks first
 std::string render_text(const Plan& plan);     // every step, with its why
 toml::table render_table(const Plan& plan);    // the whole plan; files by size and SHA-256, not content
+// The environment as printed: plan.env with each --secret as "NAME=<secret from SOURCE>", never a value.
+std::vector<std::string> shown_environment(const Plan& plan);
 // render.cc's pieces that both texts print the same way.
 std::string quoted_argv(const std::vector<std::string>& argv);
 std::string platform_line(const Plan& plan);

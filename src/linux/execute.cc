@@ -16,10 +16,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
 
+#include "common/secret.h"
 #include "linux/child.h"
 #include "linux/connect_notify.h"
 #include "linux/net.h"
@@ -48,6 +50,8 @@ int64_t now_ms() {
 struct Prepared {
   ChildContext ctx;
   std::vector<UniqueFd> owned;
+  std::vector<std::string> secrets;  // "NAME=value" of --secret, wiped once the child has its copy
+  ~Prepared() { wipe(secrets); }
 };
 
 Status prepare(const Plan& plan, Prepared& p) {
@@ -56,7 +60,22 @@ Status prepare(const Plan& plan, Prepared& p) {
   c.source_fds.assign(plan.mounts.size(), -1);
   for (const auto& a : plan.argv) c.argv.push_back(const_cast<char*>(a.c_str()));
   c.argv.push_back(nullptr);
-  for (const auto& e : plan.env) c.envp.push_back(const_cast<char*>(e.c_str()));
+  if (!plan.secrets.empty()) {
+    auto values = read_secrets(plan.secrets);
+    if (!values) return values.error();
+    p.secrets = std::move(*values);
+  }
+  auto secret_named = [&](const std::string& e) {  // a --secret wins over any other source of its name
+    return std::any_of(plan.secrets.begin(), plan.secrets.end(), [&](const policy::Secret& s) {
+      return e.size() > s.name.size() && e.compare(0, s.name.size(), s.name) == 0 && e[s.name.size()] == '=';
+    });
+  };
+  for (const auto& e : plan.env)
+    if (!secret_named(e)) c.envp.push_back(const_cast<char*>(e.c_str()));
+  for (auto& s : p.secrets) {
+    c.envp.push_back(s.data());
+    c.secret_envp.push_back(s.data());
+  }
   c.envp.push_back(nullptr);
   std::vector<policy::Rlimit> all = plan.limits.rlimits;
   all.insert(all.end(), plan.cgroup.scope.fallback_rlimits.begin(), plan.cgroup.scope.fallback_rlimits.end());
@@ -330,6 +349,7 @@ Result<RunOutcome> execute_plan(const Plan& plan, const RunHooks& hooks) {
     sigprocmask(SIG_SETMASK, &old, nullptr);
     return clone_error(e);
   }
+  wipe(prep.secrets);  // the child has its own copy now (no CLONE_VM)
   sync->r.reset();
   errp->w.reset();
   status->w.reset();

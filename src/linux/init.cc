@@ -7,6 +7,7 @@
 #include <cap-ng.h>
 #include <linux/close_range.h>
 #include <poll.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -15,6 +16,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
@@ -153,6 +155,7 @@ void run_init(const ChildContext& c) {
   pid_t child = ::fork();
   if (child < 0) child_fail(c, ChildStep::fork_workload, errno);
   if (child == 0) exec_workload(c);
+  for (char* s : c.secret_envp) explicit_bzero(s, std::strlen(s));  // the workload has its own copy
   ::close(c.error_write);
   // init keeps no privilege it does not need: reaping and kill() of its own children need none.
   ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);

@@ -172,7 +172,10 @@ struct Plan {
   std::vector<MountStep> mounts;  // in order; parents before children, masks after what they mask
   LandlockPlan landlock;
   IdMaps ids;
-  std::vector<std::string> env;   // NAME=VALUE, the workload's whole environment
+  std::vector<std::string> env;   // NAME=VALUE, the workload's whole environment but --secret's
+  // --secret: names and sources only; execute reads the values at start and sets them last
+  // (common/secret.h), so no plan, dry-run or audit ever holds one.
+  std::vector<policy::Secret> secrets;
   SeccompPlan seccomp;
   NetPlan net;
   std::vector<std::string> argv;

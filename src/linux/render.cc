@@ -165,6 +165,16 @@ void render_network_text(std::ostream& o, const Plan& plan, bool detail) {
   }
 }
 
+std::vector<std::string> shown_environment(const Plan& plan) {
+  std::vector<std::string> out;
+  for (const auto& e : plan.env)
+    if (std::none_of(plan.secrets.begin(), plan.secrets.end(),
+                     [&](const policy::Secret& s) { return e.rfind(s.name + "=", 0) == 0; }))
+      out.push_back(e);
+  for (const auto& s : plan.secrets) out.push_back(s.name + "=<secret from " + s.source + ">");
+  return out;
+}
+
 std::string render_text(const Plan& plan) {
   std::ostringstream o;
   o << platform_line(plan) << "\n";
@@ -205,7 +215,7 @@ std::string render_text(const Plan& plan) {
   o << "\n";
   render_network_text(o, plan, true);
   o << "\nenvironment:\n";
-  for (const auto& e : plan.env) o << "  " << e << "\n";
+  for (const auto& e : shown_environment(plan)) o << "  " << e << "\n";
   o << "\nprocess: no_new_privs, all capabilities dropped (bounding, ambient), pid 1 is cage's init"
     << (plan.no_nested_userns ? ", no nested user namespace (a root caller's would write host-valid file capabilities)" : "")
     << "\n";
@@ -237,7 +247,7 @@ toml::table render_table(const Plan& plan) {
   toml::array tcp;
   for (auto port : plan.landlock.connect_tcp) tcp.push_back(static_cast<int64_t>(port));
   toml::array env, argv, allow;
-  for (const auto& e : plan.env) env.push_back(e);
+  for (const auto& e : shown_environment(plan)) env.push_back(e);
   for (const auto& a : plan.argv) argv.push_back(a);
   for (const auto& r : plan.net.allow) allow.push_back(r.pattern.text);
   toml::table limits;

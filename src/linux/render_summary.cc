@@ -113,7 +113,7 @@ std::string render_summary(const Plan& plan) {
   if (plan.mechanism == Mechanism::namespaces) mounts_summary(o, plan);
   else landlock_summary(o, plan);
   render_network_text(o, plan, false);
-  o << policy::summary_environment(plan.env);
+  o << policy::summary_environment(shown_environment(plan));
   limits_summary(o, plan);
   if (plan.seccomp.profile == policy::SeccompProfile::none)
     o << "WARNING: --seccomp none: only the floor (terminal, set-id bits, sockets outside the netns, leases)\n";

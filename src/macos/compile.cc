@@ -236,6 +236,9 @@ Result<std::string> compile_sbpl(const policy::Policy& p, const MacHostFacts& fa
 
 Result<MacPlan> compile(const policy::Policy& p, const MacHostFacts& facts,
                         const std::vector<std::pair<std::string, std::string>>& caller_env) {
+  if (!p.env.secrets.empty())  // never a silent drop: the executor here does not read them yet
+    return unavailable(p.env.secrets.front().origin, "--secret is not implemented on macOS yet",
+                       "pass the variable with --env NAME from cage's environment");
   auto sbpl = compile_sbpl(p, facts);
   if (!sbpl) return sbpl.error();
   MacPlan plan;

@@ -68,6 +68,11 @@ toml::table canonical_table(const Policy& p, const Enforcement* used) {
       {"mechanism", mechanism_name(p.mechanism)},
       {"allow_degraded", strings(p.allow_degraded)},
   };
+  if (!p.env.secrets.empty()) {  // name and source only: the value is never known here
+    toml::array secrets;
+    for (const auto& s : p.env.secrets) secrets.push_back(s.name + " from " + s.source);
+    t["env"].as_table()->insert("secret", std::move(secrets));
+  }
   if (used) t.insert("enforced", toml::table{{"mechanism", used->mechanism}, {"degraded", strings(used->degraded)}});
   return t;
 }

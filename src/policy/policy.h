@@ -33,6 +33,7 @@ std::string_view to_string(SeccompProfile p);
 struct PolicyInput {
   std::vector<Value> ro, rw, tmpfs, hide;
   std::vector<Value> env_pass, env_set, env_unset;
+  std::vector<Value> env_secret;  // --secret NAME=@FILE|fd:N|env:VAR
   std::vector<Value> net;
   std::optional<Value> net_mode;  // --net-mode proxy|transparent|both
   std::vector<Value> rlimits;
@@ -56,10 +57,20 @@ struct Grant {
   std::string origin;  // "--ro ./src"
 };
 
+// --secret: a variable whose value cage reads once at start from a file, an inherited descriptor or
+// its own environment, so that it never stands on a command line (ps shows argv to every local user).
+// Only the name and the source are ever printed, audited or hashed.
+struct Secret {
+  std::string name;
+  std::string source;  // "@/absolute/file", "fd:N" or "env:VAR"
+  std::string origin;  // "--secret TOKEN=@~/.token"
+};
+
 struct EnvPolicy {
   std::vector<std::string> pass;                           // names or globs (LC_*)
   std::vector<std::pair<std::string, std::string>> set;    // --setenv NAME=VALUE
   std::vector<std::string> unset;                          // --unsetenv NAME
+  std::vector<Secret> secrets;                             // --secret NAME=SOURCE, set last
 };
 
 struct NetRule {

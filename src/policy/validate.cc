@@ -208,7 +208,34 @@ Status validate_grants(const PolicyInput& in, const Context& ctx, Policy& p) {
   return Ok{};
 }
 
-Status validate_env(const PolicyInput& in, Policy& p) {
+// NAME=@FILE (relative to the flag's or profile's directory, ~ is the home), NAME=fd:N, NAME=env:VAR.
+// Nothing is read here: the executor reads the value once, at start (common/secret.h).
+Result<Secret> parse_secret(const Value& v, const std::string& home) {
+  const std::string forms = "NAME=@FILE, NAME=fd:N or NAME=env:VAR";
+  auto eq = v.text.find('=');
+  if (eq == std::string::npos) return invalid(where(v), "expected " + forms);
+  Secret s{v.text.substr(0, eq), v.text.substr(eq + 1), where(v)};
+  if (!valid_env_name(s.name, false)) return invalid(where(v), "'" + s.name + "' is not a variable name");
+  if (s.source.rfind('@', 0) == 0 && s.source.size() > 1) {
+    Value file = v;
+    file.text = s.source.substr(1);
+    auto abs = absolute_path(file, home);
+    if (!abs) return abs.error();
+    s.source = "@" + *abs;
+  } else if (s.source.rfind("fd:", 0) == 0) {
+    const std::string n = s.source.substr(3);
+    if (n.empty() || n.size() > 6 || n.find_first_not_of("0123456789") != std::string::npos)
+      return invalid(where(v), "fd:N needs a descriptor number", "e.g. --secret TOKEN=fd:3 3<token-file");
+  } else if (s.source.rfind("env:", 0) == 0) {
+    if (!valid_env_name(s.source.substr(4), false)) return invalid(where(v), "env:VAR needs a variable name");
+  } else {
+    return invalid(where(v), "the value comes from a source, never the command line: " + forms,
+                   "put it in a file (--secret " + s.name + "=@FILE) or pass it on a descriptor (fd:N)");
+  }
+  return s;
+}
+
+Status validate_env(const PolicyInput& in, Policy& p, const std::string& home) {
   for (const auto& v : in.env_pass) {
     if (!valid_env_name(v.text, true))
       return invalid(where(v), "not a variable name or glob", "letters, digits, '_', and '*' or '?'");
@@ -224,6 +251,13 @@ Status validate_env(const PolicyInput& in, Policy& p) {
   for (const auto& v : in.env_unset) {
     if (!valid_env_name(v.text, true)) return invalid(where(v), "not a variable name or glob");
     p.env.unset.push_back(v.text);
+  }
+  for (const auto& v : in.env_secret) {
+    auto s = parse_secret(v, home);
+    if (!s) return s.error();
+    for (const auto& other : p.env.secrets)
+      if (other.name == s->name) return invalid(where(v), "'" + s->name + "' is given twice", "give each secret once");
+    p.env.secrets.push_back(*s);
   }
   return Ok{};
 }
@@ -376,7 +410,7 @@ Result<Policy> validate(const PolicyInput& in, const Context& ctx) {
   if (in.argv[0].empty()) return usage("COMMAND", "the command is an empty string");
   p.argv = in.argv;
   if (auto s = validate_grants(in, ctx, p); !s) return s.error();
-  if (auto s = validate_env(in, p); !s) return s.error();
+  if (auto s = validate_env(in, p, ctx.home); !s) return s.error();
   if (auto s = validate_limits(in, p); !s) return s.error();
   if (auto s = validate_net(in, p); !s) return s.error();
   if (auto s = validate_misc(in, ctx, p); !s) return s.error();

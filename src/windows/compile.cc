@@ -269,6 +269,9 @@ std::vector<std::string> build_environment(const policy::EnvPolicy& env,
 
 Result<WinPlan> compile(const policy::Policy& p, const WinHostFacts& facts,
                         const std::vector<std::pair<std::string, std::string>>& caller_env) {
+  if (!p.env.secrets.empty())  // never a silent drop: the executor here does not read them yet
+    return unavailable(p.env.secrets.front().origin, "--secret is not implemented on Windows yet",
+                       "pass the variable with --env NAME from cage's environment");
   if (!p.tmpfs.empty())
     return unavailable(p.tmpfs.front().origin, "Windows has no private tmpfs mounts",
                        "use --rw on a scratch directory instead");

@@ -239,6 +239,16 @@ TEST(MacosCompile, EnvironmentAndLimits) {
   EXPECT_NE(plan->sbpl.find("(subpath \"/private/tmp/cage.abc\")"), std::string::npos);
 }
 
+// --secret is refused, never dropped, until the macOS executor reads it.
+TEST(MacosCompile, RefusesSecrets) {
+  auto pol = mac_policy({"--secret", "TOKEN=fd:3", "--", "make"});
+  ASSERT_TRUE(pol) << pol.error().reason;
+  auto plan = macos::compile(*pol, Mac().facts(), {});
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().cls, ErrorClass::spawn_sandbox_unavailable);
+  EXPECT_EQ(plan.error().input, "--secret TOKEN=fd:3");
+}
+
 TEST(MacosCompile, RefusesLinuxOnlyRlimitsKeepsTheOthers) {
   auto pol = mac_policy({"--rlimit", "rtprio=0", "--", "make"});
   ASSERT_TRUE(pol) << pol.error().reason;

@@ -69,6 +69,14 @@ TEST(PolicyHash, StableAndSensitiveAndRedacted) {
   EXPECT_EQ(audit::to_json_line(policy::canonical_table(a)).find("secret"), std::string::npos);
 }
 
+TEST(PolicyHash, SecretsByNameAndSource) {
+  auto a = policy_of({"--secret", "TOKEN=fd:3", "--", "true"});
+  auto b = policy_of({"--secret", "TOKEN=fd:4", "--", "true"});
+  EXPECT_NE(policy::policy_hash(a), policy::policy_hash(b));
+  auto line = audit::to_json_line(policy::canonical_table(a));
+  EXPECT_NE(line.find("TOKEN from fd:3"), std::string::npos) << line;
+}
+
 // A degraded run must not share a full run's hash: the mechanism used, the accepted losses and what
 // was asked for (--mechanism, --allow-degraded) are all hashed.
 TEST(PolicyHash, CoversTheMechanismUsedAndTheAcceptedLosses) {

@@ -107,6 +107,29 @@ TEST(Validate, Environment) {
   }
 }
 
+// --secret: sources only (a file made absolute, a descriptor, a variable); a value on the command
+// line, a bad name or a name given twice is refused naming the flag. The hash input has no value.
+TEST(Validate, SecretsAreSourcesNeverValues) {
+  auto in = with_cmd();
+  in.env_secret = {v("TOKEN=@~/.token", "--secret"), v("B=@rel/t", "--secret"), v("C=fd:3", "--secret"),
+                   v("D=env:GH_TOKEN", "--secret")};
+  auto p = validate(in, ctx());
+  ASSERT_TRUE(p) << p.error().reason;
+  ASSERT_EQ(p->env.secrets.size(), 4u);
+  EXPECT_EQ(p->env.secrets[0].source, "@/home/ann/.token");
+  EXPECT_EQ(p->env.secrets[1].source, "@/w/rel/t");
+  EXPECT_EQ(p->env.secrets[2].source, "fd:3");
+  EXPECT_EQ(p->env.secrets[3].source, "env:GH_TOKEN");
+  for (const char* bad : {"TOKEN=hunter2", "TOKEN", "1X=@f", "T=fd:", "T=fd:x", "T=env:", "T=@"}) {
+    auto b = with_cmd();
+    b.env_secret = {v(bad, "--secret")};
+    expect_invalid(b, "--secret");
+  }
+  auto twice = with_cmd();
+  twice.env_secret = {v("T=@a", "--secret"), v("T=@b", "--secret")};
+  expect_invalid(twice, "--secret");
+}
+
 TEST(Validate, TimeoutAndRlimits) {
   auto in = with_cmd();
   in.timeout = v("1.5s", "--timeout");

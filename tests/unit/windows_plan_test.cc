@@ -49,6 +49,14 @@ size_t index_of(const std::vector<win::WinCall>& calls, const std::string& api) 
   return calls.size();
 }
 
+// --secret is refused, never dropped, until the Windows executor reads it.
+TEST(WindowsPlan, RefusesSecrets) {
+  auto plan = plan_of({"--secret", "TOKEN=fd:3", "--", "cmd"});
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().cls, ErrorClass::spawn_sandbox_unavailable);
+  EXPECT_EQ(plan.error().input, "--secret TOKEN=fd:3");
+}
+
 TEST(WindowsPlan, TokenIsRestrictedAndLow) {
   auto plan = plan_of({"--", "cmd.exe"});
   ASSERT_TRUE(plan) << plan.error().reason;
