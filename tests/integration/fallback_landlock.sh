@@ -150,15 +150,21 @@ out=$("${N[@]}" --net "127.0.0.1:$www" -- sh -c "
 want=$(sha256sum <"$d/www/blob" | cut -c1-16)
 [ "$(echo $out)" = "$want $want 403 direct-refused url-ok" ] || fail "--net via the loopback proxy: $(echo $out) (want $want)"
 # Another local process cannot use the run's proxy: without the secret it gets 407 / SOCKS refusal.
-"${N[@]}" --net "127.0.0.1:$www" -- sh -c 'echo "${HTTP_PROXY##*:}" > '"$d/rw/port"'; sleep 3' &
+# The run (and so its proxy) lasts until the outsider's tries are over: a timed run ended first
+# under emulation (Debian's 6.12, TCG), and a proxy that is gone refuses everything.
+rm -f "$d/rw/port" "$d/rw/done"
+"${N[@]}" --net "127.0.0.1:$www" -- sh -c 'echo "${HTTP_PROXY##*:}" > '"$d/rw/port"'
+  while [ ! -e '"$d/rw/done"' ]; do sleep 0.1; done' &
 runner=$!
-for _ in $(seq 30); do [ -s "$d/rw/port" ] && break; sleep 0.1; done
+while [ ! -s "$d/rw/port" ] && kill -0 "$runner" 2>/dev/null; do sleep 0.1; done
 pp=$(cat "$d/rw/port")
 code=$(curl -s -o /dev/null -w '%{http_code}' -x "http://127.0.0.1:$pp" "http://127.0.0.1:$www/")
 [ "$code" = 407 ] || fail "an outsider used the run's proxy without the secret (HTTP $code)"
 code=$(curl -s -o /dev/null -w '%{http_code}' -x "http://cage:wrong@127.0.0.1:$pp" "http://127.0.0.1:$www/")
 [ "$code" = 407 ] || fail "a wrong secret was accepted (HTTP $code)"
 if curl -s -o /dev/null --socks5-hostname "127.0.0.1:$pp" "http://127.0.0.1:$www/"; then fail "SOCKS5 without the secret worked"; fi
+kill -0 "$runner" 2>/dev/null || fail "the run ended before the outsider's tries: they proved nothing"
+touch "$d/rw/done"
 wait "$runner"
 # Landlock alone would let the workload reach ANY host on the proxy's port number; cage checks each
 # connect(): a service on 127.0.0.2 at that very port stays unreachable, the proxy stays reachable.
