@@ -116,6 +116,9 @@ class Loader {
                             bool allow_float);
   Result<Value> boolean(const Doc& d, const toml::node& n, const std::string& key);
   Status str_list(const Doc& d, const toml::node& n, const std::string& key, std::vector<Value>& out);
+  // A table of NAME = "text" ([env] set, secret) as NAME=text values.
+  Status name_table(const Doc& d, const toml::node& n, const std::string& key, const std::string& expected,
+                    std::vector<Value>& out);
   Status path_list(const Doc& d, const toml::node& n, const std::string& key, std::vector<Value>& out);
   Status section(const Doc& d, const toml::node& n, const std::string& name, Layer& l);
   Status fs(const Doc& d, const toml::table& t, Layer& l);
@@ -159,6 +162,19 @@ Result<Value> Loader::scalar_text(const Doc& d, const toml::node& n, const std::
 Result<Value> Loader::boolean(const Doc& d, const toml::node& n, const std::string& key) {
   if (!n.is_boolean()) return wrong(d, n, key, "true or false");
   return Value{*n.value<bool>() ? "true" : "false", at(d, n.source()) + " " + key, d.base};
+}
+
+Status Loader::name_table(const Doc& d, const toml::node& n, const std::string& key, const std::string& expected,
+                          std::vector<Value>& out) {
+  const auto* tbl = n.as_table();
+  if (!tbl) return wrong(d, n, key, expected);
+  for (const auto& [name, val] : *tbl) {
+    auto v = str(d, val, key + "." + std::string(name.str()));
+    if (!v) return v.error();
+    v->text = std::string(name.str()) + "=" + v->text;
+    out.push_back(*v);
+  }
+  return Ok{};
 }
 
 Status Loader::str_list(const Doc& d, const toml::node& n, const std::string& key, std::vector<Value>& out) {
@@ -248,23 +264,10 @@ Status Loader::env(const Doc& d, const toml::table& t, Layer& l) {
     } else if (k.str() == "unset") {
       if (auto s = str_list(d, n, key, l.input.env_unset); !s) return s;
     } else if (k.str() == "set") {
-      const auto* tbl = n.as_table();
-      if (!tbl) return wrong(d, n, key, "a table of NAME = \"VALUE\"");
-      for (const auto& [name, val] : *tbl) {
-        auto v = str(d, val, key + "." + std::string(name.str()));
-        if (!v) return v.error();
-        v->text = std::string(name.str()) + "=" + v->text;
-        l.input.env_set.push_back(*v);
-      }
+      if (auto s = name_table(d, n, key, "a table of NAME = \"VALUE\"", l.input.env_set); !s) return s;
     } else if (k.str() == "secret") {
-      const auto* tbl = n.as_table();
-      if (!tbl) return wrong(d, n, key, "a table of NAME = \"@FILE\" | \"fd:N\" | \"env:VAR\"");
-      for (const auto& [name, val] : *tbl) {
-        auto v = str(d, val, key + "." + std::string(name.str()));
-        if (!v) return v.error();
-        v->text = std::string(name.str()) + "=" + v->text;
-        l.input.env_secret.push_back(*v);
-      }
+      if (auto s = name_table(d, n, key, "a table of NAME = \"@FILE\" | \"fd:N\" | \"env:VAR\"", l.input.env_secret); !s)
+        return s;
     } else {
       return unknown(d, k, "env.", "pass set unset secret");
     }
