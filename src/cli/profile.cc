@@ -266,8 +266,8 @@ Status Loader::env(const Doc& d, const toml::table& t, Layer& l) {
     } else if (k.str() == "set") {
       if (auto s = name_table(d, n, key, "a table of NAME = \"VALUE\"", l.input.env_set); !s) return s;
     } else if (k.str() == "secret") {
-      if (auto s = name_table(d, n, key, "a table of NAME = \"@FILE\" | \"fd:N\" | \"env:VAR\"", l.input.env_secret); !s)
-        return s;
+      const std::string expected = "a table of NAME = \"@FILE\" | \"fd:N\" | \"env:VAR\"";
+      if (auto s = name_table(d, n, key, expected, l.input.env_secret); !s) return s;
     } else {
       return unknown(d, k, "env.", "pass set unset secret");
     }
