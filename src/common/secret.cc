@@ -43,7 +43,8 @@ Result<std::string> read_one(const policy::Secret& s) {
   int err = 0;
   if (s.source[0] == '@') {
     int fd = ::open(s.source.c_str() + 1, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) return secret_error(s, "cannot read the secret's file", "check the path and its permissions", errno);
+    if (fd < 0)
+      return secret_error(s, "cannot read the secret's file", "check the path and its permissions", errno);
     bool ok = read_all(fd, value, err);
     ::close(fd);
     if (!ok) return secret_error(s, "cannot read the secret's file", "check the file", err);
@@ -54,13 +55,15 @@ Result<std::string> read_one(const policy::Secret& s) {
                           "open it for reading before starting cage (e.g. 3<token-file)", errno);
     bool ok = read_all(fd, value, err);
     ::close(fd);  // read once: the workload never inherits it
-    if (!ok) return secret_error(s, "cannot read the secret from its descriptor", "pass a readable descriptor", err);
+    if (!ok)
+      return secret_error(s, "cannot read the secret from its descriptor", "pass a readable descriptor", err);
   } else {
     const std::string var = s.source.substr(4);
     char** entry = nullptr;
     for (char** e = environ; e && *e; ++e)
       if (std::strncmp(*e, var.c_str(), var.size()) == 0 && (*e)[var.size()] == '=') entry = e;
-    if (!entry) return secret_error(s, "the variable " + var + " is not set", "set it, or name another source");
+    if (!entry)
+      return secret_error(s, "the variable " + var + " is not set", "set it, or name another source");
     char* v = *entry + var.size() + 1;
     value.append(v);
     explicit_bzero(v, std::strlen(v));  // the block /proc/PID/environ shows

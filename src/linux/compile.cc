@@ -630,7 +630,8 @@ Result<Plan> compile(const Policy& p, const HostView& host,
   const bool userns = host.user_namespaces_allowed();
   if (p.mechanism == Policy::Mechanism::namespaces && !userns)
     return nested_in_cage(unavailable("--mechanism namespaces", "this host does not let cage create user namespaces",
-                       "see cage --check; or use --mechanism auto to fall back to Landlock alone"), caller_env);
+                                      "see cage --check; or use --mechanism auto to fall back to Landlock alone"),
+                          caller_env);
   if (p.mechanism == Policy::Mechanism::landlock || (p.mechanism == Policy::Mechanism::automatic && !userns)) {
     if (auto s = compile_landlock_view(p, host, c.plan); !s)
       return p.mechanism == Policy::Mechanism::automatic ? nested_in_cage(s.error(), caller_env) : s.error();

@@ -256,7 +256,8 @@ Status validate_env(const PolicyInput& in, Policy& p, const std::string& home) {
     auto s = parse_secret(v, home);
     if (!s) return s.error();
     for (const auto& other : p.env.secrets)
-      if (other.name == s->name) return invalid(where(v), "'" + s->name + "' is given twice", "give each secret once");
+      if (other.name == s->name)
+        return invalid(where(v), "'" + s->name + "' is given twice", "give each secret once");
     p.env.secrets.push_back(*s);
   }
   return Ok{};
