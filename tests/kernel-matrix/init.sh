@@ -47,6 +47,12 @@ if [ "$INIT" != systemd ]; then
   mkdir -p /newroot/dev/pts /newroot/dev/shm
   mount -t devpts -o newinstance,ptmxmode=0666,mode=620,gid=5 devpts /newroot/dev/pts
   mount -t tmpfs -o mode=1777,nosuid,nodev shm /newroot/dev/shm
+  # The links udev or systemd make on every distribution (devtmpfs has none): without them a
+  # shell's `echo >/dev/stderr` tries to create a file in /dev (terminal_name's Landlock-only half).
+  ln -sf /proc/self/fd /newroot/dev/fd
+  ln -sf /proc/self/fd/0 /newroot/dev/stdin
+  ln -sf /proc/self/fd/1 /newroot/dev/stdout
+  ln -sf /proc/self/fd/2 /newroot/dev/stderr
 fi
 # /run on tmpfs in both modes (systemd keeps a /run it finds mounted); the results share lives there.
 mount -t tmpfs -o mode=755,nosuid,nodev run /newroot/run
