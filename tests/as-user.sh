@@ -9,6 +9,6 @@ home=$(getent passwd "$user" | cut -d: -f6)
 cd /tmp || exit 1
 exec setpriv --reuid="$uid" --regid="$gid" --init-groups --reset-env \
   env HOME="$home" USER="$user" LOGNAME="$user" \
-  CAGE="$CAGE" CAGE_PROBE="$CAGE_PROBE" CAGE_SOURCE_DIR="$CAGE_SOURCE_DIR" CAGE_BUILD_DIR="$CAGE_BUILD_DIR" \
+  CAGE="$CAGE" CAGE_PROBE="$CAGE_PROBE" CAGE_UNSUPPORTED="${CAGE_UNSUPPORTED-}" CAGE_SOURCE_DIR="$CAGE_SOURCE_DIR" CAGE_BUILD_DIR="$CAGE_BUILD_DIR" \
   CAGE_FALLBACK="${CAGE_FALLBACK:-0}" CAGE_TEST_TIME_SCALE="${CAGE_TEST_TIME_SCALE:-1}" \
   "$@"

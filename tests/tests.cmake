@@ -49,6 +49,13 @@ gtest_discover_tests(cage_unit_tests PROPERTIES LABELS unit DISCOVERY_TIMEOUT 30
 
 # cage-probe: a static helper that tries one thing and reports the errno (never read a denial from a
 # random tool's exit status).
+# The backend of an OS without a sandbox (src/backend/unsupported.cc), built here on Linux so its
+# refusals are tested with a real binary: tests/integration/unsupported_os.sh.
+add_executable(cage_unsupported src/main.cc src/backend/unsupported.cc src/backend/posix.cc src/backend/no_report.cc)
+target_link_libraries(cage_unsupported PRIVATE cage_core)
+target_compile_options(cage_unsupported PRIVATE ${CAGE_WARNINGS})
+target_compile_definitions(cage_unsupported PRIVATE CAGE_UNSUPPORTED_OS="plan9")
+
 add_executable(cage-probe tests/probe/cage_probe.cc)
 # The probe is a tool, not the code under test: never sanitized (LeakSanitizer cannot run inside the
 # sandbox, where ptrace is denied), always static.
@@ -59,6 +66,7 @@ target_compile_options(cage-probe PRIVATE -Wall -Wextra -Werror)
 set(CAGE_TEST_ENV
   "CAGE=$<TARGET_FILE:cage>"
   "CAGE_PROBE=$<TARGET_FILE:cage-probe>"
+  "CAGE_UNSUPPORTED=$<TARGET_FILE:cage_unsupported>"
   "CAGE_SOURCE_DIR=${CMAKE_SOURCE_DIR}"
   "CAGE_BUILD_DIR=${CMAKE_BINARY_DIR}")
 

@@ -1,7 +1,7 @@
 // The seam between the portable front (src/main.cc: parse, profiles, validate, --dry-run --target)
-// and the one backend this binary was built with. Exactly one of linux.cc, macos.cc, windows.cc is
-// linked (CMakeLists.txt chooses by CMAKE_SYSTEM_NAME); posix.cc supplies the process facts on Linux
-// and macOS. Nothing here decides policy: each backend compiles the Policy and carries it out.
+// and the one backend this binary was built with. Exactly one of linux.cc, macos.cc, windows.cc or
+// unsupported.cc (any other OS: every run refused) is linked (CMakeLists.txt chooses by
+// CMAKE_SYSTEM_NAME); posix.cc supplies the process facts on POSIX hosts. Nothing here decides policy: each backend compiles the Policy and carries it out.
 #pragma once
 #include <string>
 #include <utility>
