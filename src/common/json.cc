@@ -1,4 +1,4 @@
-// JSON and terminal text for names cage did not choose (see json.h). Tested by tests/unit/json_test.cc
+// JSON and terminal text for names cage did not choose (see json.h). Tested by tests/unit/report_test.cc (AuditJson)
 // and tests/integration/net_invalid_names.sh (a host name with 0xff and ESC through the proxy).
 #include "common/json.h"
 

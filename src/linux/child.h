@@ -15,8 +15,8 @@
 namespace cage::lx {
 
 enum class ChildStep : int32_t {
-  none, sync, mount_propagation, root_tmpfs, mount_point, mount_step, mount_attr, pivot_root, hostname,
-  loopback, shim, fork_workload, setsid, landlock_create, landlock_rule, landlock_restrict, no_new_privs,
+  none, sync, mount_propagation, root_tmpfs, mount_step, mount_attr, pivot_root, hostname,
+  loopback, shim, fork_workload, landlock_create, landlock_rule, landlock_restrict, no_new_privs,
   securebits, caps, rlimit, chdir, seccomp, exec, signals, keyring, nested_userns,
 };
 
@@ -58,8 +58,9 @@ struct ChildContext {
 
 [[noreturn]] void child_fail(const ChildContext& c, ChildStep step, int err, int index = -1);
 
-// mount.cc (child): builds the whole root from plan->mounts and pivots into it.
-int build_root(const ChildContext& c, int* failed_index);
+// mount.cc (child): builds the whole root from plan->mounts and pivots into it; on failure *step names
+// the phase (propagation, a mount step with its index, the staging tmpfs, read-only attributes, pivot).
+int build_root(const ChildContext& c, ChildStep* step, int* failed_index);
 // landlock.cc (child, in the workload): restricts the calling process to plan->landlock.
 int landlock_restrict(const LandlockPlan& plan, ChildStep* step, int* failed_index);
 // caps.cc (child, in the workload): no_new_privs, locked securebits, every capability dropped.

@@ -112,7 +112,8 @@ Status prepare(const Plan& plan, Prepared& p) {
 Error failure_to_error(const ChildFailure& f, const Plan& plan) {
   const char* remedy_ns = "run cage --check to see which mechanism this host lacks";
   std::string where;
-  if (f.index >= 0 && f.step == ChildStep::mount_step && static_cast<size_t>(f.index) < plan.mounts.size())
+  bool mount_indexed = f.step == ChildStep::mount_step || f.step == ChildStep::mount_attr;
+  if (f.index >= 0 && mount_indexed && static_cast<size_t>(f.index) < plan.mounts.size())
     where = plan.mounts[f.index].why + " (" + plan.mounts[f.index].target + ")";
   if (f.index >= 0 && f.step == ChildStep::landlock_rule && static_cast<size_t>(f.index) < plan.landlock.rules.size())
     where = "landlock rule " + plan.landlock.rules[f.index].path;
@@ -125,6 +126,16 @@ Error failure_to_error(const ChildFailure& f, const Plan& plan) {
                    "COMMAND " + plan.argv[0], f.err};
     case ChildStep::mount_step:
       return unavailable(where.empty() ? "mount" : where, "a mount of the sandbox's view failed", remedy_ns, f.err);
+    case ChildStep::mount_propagation:
+      return unavailable("mount propagation", "the sandbox's mounts could not be made private (MS_PRIVATE on /)",
+                         remedy_ns, f.err);
+    case ChildStep::root_tmpfs:
+      return unavailable("root tmpfs", "the sandbox's new root (a tmpfs) could not be mounted", remedy_ns, f.err);
+    case ChildStep::mount_attr:
+      return unavailable(where.empty() ? "read-only root" : where,
+                         "the sandbox's root or /etc could not be made read-only (mount_setattr)", remedy_ns, f.err);
+    case ChildStep::pivot_root:
+      return unavailable("pivot_root", "the sandbox could not switch to its new root (pivot_root)", remedy_ns, f.err);
     case ChildStep::landlock_create:
     case ChildStep::landlock_rule:
     case ChildStep::landlock_restrict:
@@ -152,15 +163,9 @@ Error failure_to_error(const ChildFailure& f, const Plan& plan) {
                          "raise kernel.keys.maxkeys / maxbytes, or end processes holding keys", f.err);
     case ChildStep::none:
     case ChildStep::sync:
-    case ChildStep::mount_propagation:
-    case ChildStep::root_tmpfs:
-    case ChildStep::mount_point:
-    case ChildStep::mount_attr:
-    case ChildStep::pivot_root:
     case ChildStep::hostname:
     case ChildStep::loopback:
     case ChildStep::fork_workload:
-    case ChildStep::setsid:
     case ChildStep::no_new_privs:
     case ChildStep::securebits:
     case ChildStep::caps:

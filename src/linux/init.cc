@@ -129,8 +129,9 @@ void run_init(const ChildContext& c) {
     ::close(fd);
   }
   int idx = -1;
+  ChildStep mount_phase = ChildStep::none;
   if (namespaces)
-    if (int e = build_root(c, &idx)) child_fail(c, ChildStep::mount_step, e, idx);
+    if (int e = build_root(c, &mount_phase, &idx)) child_fail(c, mount_phase, e, idx);
   for (int fd : c.source_fds)
     if (fd >= 0) ::close(fd);
   if (c.dev_null >= 0) ::close(c.dev_null);

@@ -1,7 +1,7 @@
 // Mounts (child side): a fresh tmpfs root with every MountStep of the plan beneath it, then
 // pivot_root into it, so nothing of the host is reachable but what the plan shows. Bind sources are
 // fds the supervisor opened before clone (no path race on the host side); targets are opened with
-// RESOLVE_NO_SYMLINKS beneath the new root. Proved by tests/integration/fs_*.sh and tests/escape/.
+// RESOLVE_NO_SYMLINKS beneath the new root. Proved by tests/escape/ (read_host_files, write_outside, symlink_*, mount_propagation).
 #include <fcntl.h>
 #include <linux/mount.h>
 #include <linux/openat2.h>
@@ -373,8 +373,9 @@ int open_sources(const ChildContext& c, int* failed_index) {
 
 }  // namespace
 
-int build_root(const ChildContext& c, int* failed_index) {
+int build_root(const ChildContext& c, ChildStep* step, int* failed_index) {
   *failed_index = -1;
+  *step = ChildStep::mount_propagation;
   // Private, not slave: nothing we mount reaches the host, and nothing the host mounts later reaches
   // the view. A slave receives every new host mount beneath a grant with the host's flags: one made
   // under a --ro grant while the run lasts would arrive read-write (beneath a private root such as
@@ -384,7 +385,9 @@ int build_root(const ChildContext& c, int* failed_index) {
   // its cost, which cage takes: a host unmount beneath a grant does not reach a running sandbox (the
   // filesystem stays busy until the run ends). Clones of these mounts (open_tree) are private too.
   if (::mount(nullptr, "/", nullptr, MS_PRIVATE | MS_REC, nullptr) != 0) return errno;
+  *step = ChildStep::mount_step;
   if (int e = open_sources(c, failed_index)) return e;
+  *step = ChildStep::root_tmpfs;
   if (int e = mount_tmpfs(kStage, "0755", false)) return e;
   int root_fd = ::open(kStage, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (root_fd < 0) return errno;
@@ -395,6 +398,7 @@ int build_root(const ChildContext& c, int* failed_index) {
     return e;
   }
   const auto& steps = c.plan->mounts;
+  *step = ChildStep::mount_step;
   ParentCache cache;
   for (size_t i = 0; i < steps.size(); ++i) {
     if (int e = apply_step(c, i, root_fd, stage_fd, cache)) {
@@ -414,6 +418,7 @@ int build_root(const ChildContext& c, int* failed_index) {
   cache.drop();
   ::close(stage_fd);
   // Read-only tmpfs (/etc) once populated; then the root itself.
+  *step = ChildStep::mount_attr;
   char at[4096];
   for (size_t i = 0; i < steps.size(); ++i) {
     if (steps[i].kind != MountKind::tmpfs || !steps[i].read_only) continue;
@@ -426,6 +431,7 @@ int build_root(const ChildContext& c, int* failed_index) {
   }
   ::close(root_fd);
   if (sys_mount_setattr(kStage, 0, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV) != 0) return errno;
+  *step = ChildStep::pivot_root;
   // pivot_root(".", ".") stacks the old root over the new one; a lazy unmount of "." then drops it,
   // so no put_old directory has to exist inside the sandbox.
   if (::chdir(kStage) != 0) return errno;

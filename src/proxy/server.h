@@ -111,7 +111,6 @@ class Server {
   UniqueFd channel_;
   UniqueSocket listener_;
   Waker wake_;
-  bool authorized(const Conn& c) const;
   void on_client_listener();
   std::atomic<bool> stopping_{false};
   std::atomic<size_t> live_{0};
