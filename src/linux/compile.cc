@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "linux/cgroup_plan.h"
+#include "linux/devices.h"
 #include "linux/generated_file.h"
 #include "linux/transparent_plan.h"
 #include "policy/policy.h"
@@ -467,8 +468,7 @@ void Compiler::landlock_rules() {
       case MountKind::proc: r.push_back(LandlockRule{s.target, Access::read, true, s.why}); break;
       case MountKind::dev:
         r.push_back(LandlockRule{"/dev", Access::read, true, "minimal /dev"});
-        for (const char* d : {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"})
-          r.push_back(LandlockRule{d, Access::dev_rw, false, "minimal /dev"});
+        for (const char* d : kDevices) r.push_back(LandlockRule{dev_path(d), Access::dev_rw, false, "minimal /dev"});
         r.push_back(LandlockRule{"/dev/pts", Access::dev_rw, true, "terminals"});
         r.push_back(LandlockRule{"/dev/console", Access::dev_rw, false, "the caller's terminal, when there is one"});
         r.push_back(LandlockRule{"/dev/shm", Access::write, true, "shared memory"});

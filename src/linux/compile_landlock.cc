@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "linux/compile.h"
+#include "linux/devices.h"
 #include "proxy/budget.h"
 
 namespace cage::lx {
@@ -129,8 +130,7 @@ Status compile_landlock_view(const Policy& p, const HostView& host, Plan& plan) 
     add_rule(plan, host, "/etc/group", Access::read, "default view: /etc/group");
   }
   add_rule(plan, host, "/proc", Access::read, "/proc (host processes visible: --allow-degraded=pid)");
-  for (const char* d : {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"})
-    add_rule(plan, host, d, Access::dev_rw, "minimal /dev");
+  for (const char* d : kDevices) add_rule(plan, host, dev_path(d), Access::dev_rw, "minimal /dev");
   auto grant = [&](const std::vector<policy::Grant>& list, Access a) -> Status {
     for (const auto& g : list) {
       FileInfo fi = host.stat(g.path);

@@ -27,6 +27,7 @@
 #include "linux/net.h"
 #include "linux/offline_resolver.h"
 #include "linux/terminal_state.h"
+#include "policy/rlimits.h"
 
 namespace cage::lx {
 
@@ -34,12 +35,13 @@ namespace {
 
 constexpr int kGraceMs = 5000;  // --timeout: SIGTERM, then SIGKILL this much later
 
-const int kResources[][2] = {{RLIMIT_AS, 0}, {RLIMIT_CORE, 0}, {RLIMIT_CPU, 0}, {RLIMIT_DATA, 0},
-                             {RLIMIT_FSIZE, 0}, {RLIMIT_MEMLOCK, 0}, {RLIMIT_MSGQUEUE, 0}, {RLIMIT_NICE, 0},
-                             {RLIMIT_NOFILE, 0}, {RLIMIT_NPROC, 0}, {RLIMIT_RSS, 0}, {RLIMIT_RTPRIO, 0},
-                             {RLIMIT_RTTIME, 0}, {RLIMIT_SIGPENDING, 0}, {RLIMIT_STACK, 0}};
-const char* const kResourceNames[] = {"as", "core", "cpu", "data", "fsize", "memlock", "msgqueue", "nice",
-                                      "nofile", "nproc", "rss", "rtprio", "rttime", "sigpending", "stack"};
+struct Resource {
+  const char* name;
+  int id;
+};
+#define CAGE_RLIMIT_ENTRY(n, N) {#n, RLIMIT_##N},
+const Resource kResources[] = {CAGE_RLIMITS_POSIX(CAGE_RLIMIT_ENTRY) CAGE_RLIMITS_LINUX_ONLY(CAGE_RLIMIT_ENTRY)};
+#undef CAGE_RLIMIT_ENTRY
 
 int64_t now_ms() {
   struct timespec ts {};
@@ -80,13 +82,13 @@ Status prepare(const Plan& plan, Prepared& p) {
   std::vector<policy::Rlimit> all = plan.limits.rlimits;
   all.insert(all.end(), plan.cgroup.scope.fallback_rlimits.begin(), plan.cgroup.scope.fallback_rlimits.end());
   for (size_t k = 0; k < all.size(); ++k) {
-    for (size_t i = 0; i < sizeof kResourceNames / sizeof *kResourceNames; ++i)
-      if (all[k].name == kResourceNames[i]) {
+    for (const auto& res : kResources)
+      if (all[k].name == res.name) {
         struct rlimit rl {};
         rl.rlim_cur = all[k].soft == UINT64_MAX ? RLIM_INFINITY : all[k].soft;
         rl.rlim_max = all[k].hard == UINT64_MAX ? RLIM_INFINITY : all[k].hard;
         c.rlimits.push_back(rl);
-        c.rlimit_resources.push_back(kResources[i][0]);
+        c.rlimit_resources.push_back(res.id);
       }
     if (k + 1 == plan.limits.rlimits.size()) c.plan_rlimits = c.rlimits.size();
   }

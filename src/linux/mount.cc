@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "linux/child.h"
+#include "linux/devices.h"
 #include "linux/terminal.h"
 
 namespace cage::lx {
@@ -148,7 +149,7 @@ int write_file(int parent, const char* leaf, const std::string& content) {
 int build_dev(const char* at) {
   char p[4096 + 64], q[64];
   if (int e = mount_tmpfs(at, "0755", true)) return e;
-  for (const char* d : {"null", "zero", "full", "random", "urandom", "tty"}) {
+  for (const char* d : kDevices) {
     std::snprintf(p, sizeof p, "%s/%s", at, d);
     std::snprintf(q, sizeof q, "/dev/%s", d);
     int fd = ::open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);

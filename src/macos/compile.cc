@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "policy/rlimits.h"
 #include "proxy/env.h"
 
 namespace cage::macos {
@@ -40,8 +41,6 @@ const char* const kMachServices[] = {"com.apple.system.opendirectoryd.libinfo",
                                      "com.apple.logd", "com.apple.trustd.agent",
                                      "com.apple.system.notification_center", nullptr};
 
-// setrlimit resources macOS has (execute.cc maps them); --rlimit names outside this list are refused.
-const std::string kMacRlimits[] = {"as", "core", "cpu", "data", "fsize", "memlock", "nofile", "nproc", "rss", "stack"};
 
 // Comments carry flag origins; a control character would end the comment early, so none survive.
 std::string comment_safe(std::string s) {
@@ -252,9 +251,12 @@ Result<MacPlan> compile(const policy::Policy& p, const MacHostFacts& facts,
   if (p.limits.cpu) plan.unenforced.push_back("--cpu: macOS has no per-run CPU quota");
   // Linux-only resource limits are refused, not dropped: macOS has no such setrlimit resource.
   for (const auto& r : p.limits.rlimits)
-    if (std::find(std::begin(kMacRlimits), std::end(kMacRlimits), r.name) == std::end(kMacRlimits))
-      return unavailable(r.origin, "macOS has no " + r.name + " resource limit",
-                         "drop it; macOS has as, core, cpu, data, fsize, memlock, nofile, nproc, rss, stack");
+    if (std::find(std::begin(policy::kPosixRlimitNames), std::end(policy::kPosixRlimitNames), r.name) ==
+        std::end(policy::kPosixRlimitNames)) {
+      std::string names;
+      for (const char* n : policy::kPosixRlimitNames) names += (names.empty() ? "" : ", ") + std::string(n);
+      return unavailable(r.origin, "macOS has no " + r.name + " resource limit", "drop it; macOS has " + names);
+    }
   if (p.limits.strict && !plan.unenforced.empty())
     return unavailable("--strict-limits", plan.unenforced.front(), "drop the limit or --strict-limits");
   std::vector<std::pair<std::string, std::string>> forced = {{"HOME", p.home.empty() ? "/" : p.home},

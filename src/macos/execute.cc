@@ -24,6 +24,7 @@
 #include <memory>
 
 #include "macos/compile.h"
+#include "policy/rlimits.h"
 #include "proxy/loopback.h"
 
 namespace cage::macos {
@@ -37,10 +38,9 @@ struct Resource {
   const char* name;
   int id;
 };
-const Resource kResources[] = {{"as", RLIMIT_AS},         {"core", RLIMIT_CORE},       {"cpu", RLIMIT_CPU},
-                               {"data", RLIMIT_DATA},     {"fsize", RLIMIT_FSIZE},     {"memlock", RLIMIT_MEMLOCK},
-                               {"nofile", RLIMIT_NOFILE}, {"nproc", RLIMIT_NPROC},     {"rss", RLIMIT_RSS},
-                               {"stack", RLIMIT_STACK}};
+#define CAGE_RLIMIT_ENTRY(n, N) {#n, RLIMIT_##N},
+const Resource kResources[] = {CAGE_RLIMITS_POSIX(CAGE_RLIMIT_ENTRY)};
+#undef CAGE_RLIMIT_ENTRY
 
 int g_signal_pipe = -1;  // write end, for the handler
 

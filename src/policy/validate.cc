@@ -8,6 +8,7 @@
 #include <string>
 
 #include "policy/policy.h"
+#include "policy/rlimits.h"
 
 namespace cage::policy {
 
@@ -100,9 +101,6 @@ bool valid_env_name(const std::string& n, bool allow_glob) {
   return true;
 }
 
-const char* const kRlimitNames[] = {"as", "core", "cpu", "data", "fsize", "memlock", "msgqueue", "nice",
-                                    "nofile", "nproc", "rss", "rtprio", "rttime", "sigpending", "stack",
-                                    nullptr};
 
 Result<Rlimit> parse_rlimit(const Value& v) {
   auto eq = v.text.find('=');
@@ -112,11 +110,12 @@ Result<Rlimit> parse_rlimit(const Value& v) {
   r.name = v.text.substr(0, eq);
   r.origin = where(v);
   bool known = false;
-  for (const char* const* n = kRlimitNames; *n; ++n) known = known || r.name == *n;
-  if (!known)
-    return invalid(where(v), "unknown resource limit '" + r.name + "'",
-                   "use one of as core cpu data fsize memlock msgqueue nice nofile nproc rss rtprio rttime "
-                   "sigpending stack");
+  std::string names;
+  for (const char* n : kRlimitNames) {
+    known = known || r.name == n;
+    names += (names.empty() ? "" : " ") + std::string(n);
+  }
+  if (!known) return invalid(where(v), "unknown resource limit '" + r.name + "'", "use one of " + names);
   std::string val = v.text.substr(eq + 1);
   auto colon = val.find(':');
   std::string soft = val.substr(0, colon), hard = colon == std::string::npos ? soft : val.substr(colon + 1);
