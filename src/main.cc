@@ -8,6 +8,7 @@
 #include "backend/backend.h"
 #include "cli/options.h"
 #include "cli/profile.h"
+#include "common/exit_status.h"
 #include "common/self_test.h"
 #include "macos/compile.h"
 #include "windows/compile.h"
@@ -100,6 +101,6 @@ int main(int argc, char** argv) {
     return run(cage::backend::arguments(argc, argv));
   } catch (const std::exception& e) {
     std::cerr << "cage: internal_error: " << e.what() << std::endl;
-    return 125;
+    return cage::exit_status::kCageError;
   }
 }

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "backend/backend.h"
+#include "common/exit_status.h"
 #include "common/json.h"
 #include "macos/compile.h"
 #include "macos/execute.h"
@@ -28,7 +29,7 @@ int check(bool json, const Result<policy::Policy>&, const Environ&) {
     std::cout << "sandbox-exec: " << (ok ? "available" : "missing") << " (" << macos::kSandboxExec << ")\n"
               << "enforcement: not probed here; run cage --self-test to try denied reads, writes and connections\n";
   }
-  return ok ? 0 : 125;
+  return ok ? 0 : exit_status::kCageError;
 }
 
 int self_test(const std::vector<std::string>&, bool json) { return posix_self_test(json); }

@@ -21,6 +21,7 @@
 #endif
 
 #include "backend/backend.h"
+#include "common/exit_status.h"
 #include "common/self_test.h"
 #include "common/unique_fd.h"
 
@@ -61,9 +62,9 @@ int run_captured(const std::vector<std::string>& args, const selftest::EnvList& 
     ::dup2(p[1], 2);
     ::close(p[0]);
     ::close(p[1]);
-    if (::chdir("/") != 0) _exit(125);
+    if (::chdir("/") != 0) _exit(exit_status::kCageError);
     ::execve(argv[0], argv.data(), envp.data());
-    _exit(127);
+    _exit(exit_status::kNotFound);
   }
   ::close(p[1]);
   char buf[4096];
@@ -75,7 +76,7 @@ int run_captured(const std::vector<std::string>& args, const selftest::EnvList& 
   int st = 0;
   while (::waitpid(pid, &st, 0) < 0)
     if (errno != EINTR) return -1;
-  return WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : -1;
+  return exit_status::of_wait(st, -1);
 }
 
 int listen_loopback(uint16_t& port) {
@@ -147,7 +148,7 @@ int posix_self_test(bool json) {
                 json);
   h.scratch = tmpl;
   UniqueFd listener(listen_loopback(h.listen_port));
-  int status = 125;
+  int status = exit_status::kCageError;
   if (!listener.valid()) {
     status = fail(unavailable("--self-test", "cannot listen on 127.0.0.1", "check the loopback interface", errno),
                   json);

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "common/exit_status.h"
 #include "common/json.h"
 
 namespace cage {
@@ -45,15 +46,15 @@ std::string render_error_json(const Error& e) {
 
 int exit_status_of(const Error& e) {
   switch (e.cls) {
-    case ErrorClass::exec_failed: return 126;
-    case ErrorClass::not_found: return 127;
+    case ErrorClass::exec_failed: return exit_status::kCannotExecute;
+    case ErrorClass::not_found: return exit_status::kNotFound;
     case ErrorClass::usage_error:
     case ErrorClass::invalid_policy:
     case ErrorClass::spawn_sandbox_unavailable:
     case ErrorClass::capability_denied:
-    case ErrorClass::internal_error: return 125;
+    case ErrorClass::internal_error: return exit_status::kCageError;
   }
-  return 125;
+  return exit_status::kCageError;
 }
 
 }  // namespace cage

@@ -1,6 +1,7 @@
 // The check list of `cage --self-test` and the probe that runs inside the sandbox (see self_test.h).
 // A denial passes only if the probe itself ran and was refused (exit 1) and, for writes, the file is
 // absent on the host afterwards; an error of cage's own (125-127) fails the check, never passes it.
+#include "common/exit_status.h"
 #include "common/self_test.h"
 
 #include <cerrno>
@@ -96,7 +97,7 @@ Outcome run_check(const Host& h, const Check& c) {
   int st = h.run(argv, c.env, out);
   std::error_code ec;
   if (st != c.want) {
-    std::string why = st >= 125 || st < 0 ? "cage itself failed (exit " + std::to_string(st) + ")"
+    std::string why = st >= exit_status::kCageError || st < 0 ? "cage itself failed (exit " + std::to_string(st) + ")"
                                           : "probe exit " + std::to_string(st) + ", expected " + std::to_string(c.want);
     std::string l = last_line(out);
     return {false, l.empty() ? why : why + ": " + l, st};
@@ -114,7 +115,7 @@ int run(const Host& h, bool json) {
     f << "cage self-test secret\n";
     if (!f) {
       std::cerr << "cage: self-test: cannot write " << h.scratch << "/secret.txt" << std::endl;
-      return 125;
+      return exit_status::kCageError;
     }
   }
   toml::array results;

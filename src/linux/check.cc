@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "common/exit_status.h"
 #include "common/json.h"
 #include "linux/cgroup_plan.h"
 #include "linux/compile.h"
@@ -205,7 +206,7 @@ int check_host(bool json, const Result<policy::Policy>& intended,
     }
     std::cout << (all ? "full confinement: available\n" : "full confinement: NOT available (cage will refuse to run)\n");
   }
-  return all ? 0 : 125;
+  return all ? 0 : exit_status::kCageError;
 }
 
 }  // namespace cage::lx

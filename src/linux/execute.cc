@@ -2,6 +2,7 @@
 // into new user, mount, pid, ipc, uts, cgroup (and net) namespaces, writes the id maps, serves the
 // proxy, forwards signals, enforces --timeout and turns the child's report into an exit status or
 // an Error. Proved by tests/integration/*.sh.
+#include "common/exit_status.h"
 #include "linux/execute.h"
 
 #include <fcntl.h>
@@ -259,12 +260,6 @@ struct Supervise {
   }
 };
 
-int exit_status_of_wait(int st) {
-  if (WIFEXITED(st)) return WEXITSTATUS(st);
-  if (WIFSIGNALED(st)) return 128 + WTERMSIG(st);
-  return 125;
-}
-
 struct Pipe {
   UniqueFd r, w;
   static Result<Pipe> make() {
@@ -448,13 +443,13 @@ Result<RunOutcome> execute_plan(const Plan& plan, const RunHooks& hooks) {
   if (sup.workload_status >= 0) {
     out.wait_status = sup.workload_status;
     out.have_wait_status = true;
-    out.exit_status = exit_status_of_wait(sup.workload_status);
+    out.exit_status = exit_status::of_wait(sup.workload_status);
   } else {
     out.wait_status = sup.init_status;
-    out.exit_status = WIFSIGNALED(sup.init_status) ? 128 + WTERMSIG(sup.init_status) : 125;
+    out.exit_status = WIFSIGNALED(sup.init_status) ? exit_status::of_wait(sup.init_status) : exit_status::kCageError;
   }
-  if (out.timed_out) out.exit_status = 124;
-  if (out.aborted) out.exit_status = 125;
+  if (out.timed_out) out.exit_status = exit_status::kTimedOut;
+  if (out.aborted) out.exit_status = exit_status::kCageError;
   return out;
 }
 

@@ -21,6 +21,7 @@
 #include <cstring>
 #include <fcntl.h>
 
+#include "common/exit_status.h"
 #include "linux/child.h"
 #include "linux/connect_notify.h"
 #include "linux/net.h"
@@ -92,8 +93,8 @@ void child_fail(const ChildContext& c, ChildStep step, int err, int index) {
   ssize_t n;
   do n = ::write(c.error_write, &f, sizeof f);
   while (n < 0 && errno == EINTR);
-  int code = 125;
-  if (step == ChildStep::exec) code = (err == ENOENT || err == ENOTDIR) ? 127 : 126;
+  int code = exit_status::kCageError;
+  if (step == ChildStep::exec) code = (err == ENOENT || err == ENOTDIR) ? exit_status::kNotFound : exit_status::kCannotExecute;
   _exit(code);
 }
 
@@ -115,7 +116,7 @@ void run_init(const ChildContext& c) {
   }
   if (n != 1) {  // the supervisor is gone: nothing to report to
     if (!namespaces && c.private_dir) remove_private_dir(c.private_dir);
-    _exit(125);
+    _exit(exit_status::kCageError);
   }
   ::close(c.sync_read);
   c.scope_refused = go == kReleaseFallback;
@@ -171,7 +172,7 @@ void run_init(const ChildContext& c) {
     if (!namespaces && ::getppid() != supervisor) {  // reparented: the supervisor died (SIGKILL)
       end_descendants();
       if (c.private_dir) remove_private_dir(c.private_dir);
-      _exit(125);
+      _exit(exit_status::kCageError);
     }
     // The supervisor ends the run (--timeout's grace is over, the audit failed): where SIGKILL of a
     // pid namespace's init takes every process with it, here init ends the tree, then dies the same way.

@@ -3,6 +3,7 @@
 // (spawn_shim, cage's init inside the new namespaces, before the workload). The listening socket is
 // bound here, before the fork, so the workload can never race the shim to the port or find it
 // closed. Proven by tests/integration/net_*.sh.
+#include "common/exit_status.h"
 #include "linux/net.h"
 
 #include <fcntl.h>
@@ -119,11 +120,11 @@ int spawn_shim(const NetPlan& plan, int sandbox_end, int self_exe_fd) {
     int l = fcntl(ls, F_DUPFD, 10), c = fcntl(sandbox_end, F_DUPFD, 10), x = fcntl(self_exe_fd, F_DUPFD, 10),
         r = fcntl(ready[1], F_DUPFD, 10);
     if (l < 0 || c < 0 || x < 0 || r < 0 || dup2(l, 3) < 0 || dup2(c, 4) < 0 || dup2(x, 5) < 0 || dup2(r, 6) < 0)
-      _exit(125);
+      _exit(exit_status::kCageError);
     fcntl(5, F_SETFD, FD_CLOEXEC);  // the exec needs it; the shim does not
     syscall(SYS_close_range, 7U, ~0U, 0U);
     syscall(SYS_execveat, 5, "", kShimArgv, kShimEnv, AT_EMPTY_PATH);
-    _exit(126);
+    _exit(exit_status::kCannotExecute);
   }
   close(ls);
   close(ready[1]);

@@ -1,6 +1,7 @@
 // Reporting around lx::execute (see report.h): the audit events in the order they happen, the
 // warning for each limit no cgroup enforces, and the result once the run is over, on every path
 // main.cc takes after parsing. Proved by tests/integration/limits_audit.sh and limits_result.sh.
+#include "common/exit_status.h"
 #include "linux/report.h"
 
 #include "linux/compile.h"
@@ -195,7 +196,7 @@ int Session::run(const Plan& plan, const policy::Policy& pol, bool json_errors) 
     std::cerr << printable(offline_hint(out->offline_lookups)) << std::endl;
   if (facts_.error) std::cerr << render_error_text(*facts_.error) << std::endl;
   finish(json_errors);
-  if (opts_.audit_required && !facts_.audit_ok) return 125;
+  if (opts_.audit_required && !facts_.audit_ok) return exit_status::kCageError;
   return out->exit_status;
 }
 

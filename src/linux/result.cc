@@ -1,6 +1,7 @@
 // Result class and JSON shapes of the result and the audit events (see result.h). Pure; each class
 // is reached by tests/integration/limits_*.sh and the shapes are checked in tests/unit/report_test.cc
 // against docs/schema/*.schema.json.
+#include "common/exit_status.h"
 #include "linux/result.h"
 
 #include <sys/wait.h>
@@ -122,7 +123,7 @@ toml::table unenforced_fields(const Unenforced& u) {
 
 toml::table result_table(const RunFacts& f) {
   RunClass cls = classify(f);
-  int exit_code = f.error ? exit_status_of(*f.error) : f.outcome ? f.outcome->exit_status : 125;
+  int exit_code = f.error ? exit_status_of(*f.error) : f.outcome ? f.outcome->exit_status : exit_status::kCageError;
   toml::table t{{"schema", "cage.result/1"},
                 {"run_id", f.run_id},
                 {"class", std::string(to_string(cls))},

@@ -4,6 +4,7 @@
 // forwards SIGINT/TERM/HUP/QUIT that were sent to cage itself (a terminal's signals reach the
 // workload's process group directly), enforces --timeout (SIGTERM, SIGKILL 5 s later, exit 124) and
 // returns the workload's status. Runs only on a Mac: `cage --self-test` is its check (self_test.cc).
+#include "common/exit_status.h"
 #include "macos/execute.h"
 
 #include <fcntl.h>
@@ -151,7 +152,7 @@ struct Supervise {
       int st = 0;
       pid_t r = waitpid(pid, &st, WNOHANG);
       if (r == pid) return st;
-      if (r < 0 && errno != EINTR) return 125 << 8;
+      if (r < 0 && errno != EINTR) return exit_status::kCageError << 8;
       // SIGCHLD is not caught: a short poll keeps the loop simple and the latency small.
       pollfd fd{signals, POLLIN, 0};
       int wait = 50;
@@ -260,10 +261,8 @@ Result<int> execute(const policy::Policy& pol, const std::vector<std::pair<std::
     return unavailable(ce.step == 0 ? s.cwd : ce.step == 1 ? "--rlimit" : sandbox_exec, what[ce.step % 3],
                        "check the path and limits", ce.err);
   }
-  if (sup.timed_out) return 124;
-  if (WIFEXITED(st)) return WEXITSTATUS(st);
-  if (WIFSIGNALED(st)) return 128 + WTERMSIG(st);
-  return 125;
+  if (sup.timed_out) return exit_status::kTimedOut;
+  return exit_status::of_wait(st);
 }
 
 }  // namespace cage::macos

@@ -1,6 +1,7 @@
 // The workload's environment: empty but for a small safe set, plus what --env passes through and
 // --setenv sets, minus --unsetenv. Nothing else from the caller's environment reaches the workload.
 #include <algorithm>
+#include <cctype>
 #include <string>
 #include <vector>
 
@@ -34,31 +35,42 @@ bool env_glob_match(const std::string& pattern, const std::string& name) {
   return p == pattern.size();
 }
 
+namespace {
+
+std::string folded(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+}  // namespace
+
 std::vector<std::string> build_environment(const EnvPolicy& env,
                                            const std::vector<std::pair<std::string, std::string>>& host,
-                                           const std::vector<std::pair<std::string, std::string>>& forced) {
+                                           const std::vector<std::pair<std::string, std::string>>& forced,
+                                           const char* const* passed, bool fold_case) {
+  auto key = [fold_case](const std::string& name) { return fold_case ? folded(name) : name; };
+  auto match = [&](const std::string& pattern, const std::string& name) {
+    return env_glob_match(key(pattern), key(name));
+  };
   std::vector<std::pair<std::string, std::string>> out;
-  auto put = [&out](const std::string& k, const std::string& v) {
-    auto it = std::find_if(out.begin(), out.end(), [&](const auto& kv) { return kv.first == k; });
+  auto put = [&](const std::string& k, const std::string& v) {
+    auto it = std::find_if(out.begin(), out.end(), [&](const auto& kv) { return key(kv.first) == key(k); });
     if (it != out.end())
-      it->second = v;
+      it->second = v;  // the first spelling of the name stays (Windows' "Path")
     else
       out.emplace_back(k, v);
   };
-  auto passed = [&env](const std::string& name) {
-    for (const char* const* d = kDefaultPassedEnv; *d; ++d)
-      if (env_glob_match(*d, name)) return true;
-    for (const auto& p : env.pass)
-      if (env_glob_match(p, name)) return true;
-    return false;
+  auto is_passed = [&](const std::string& name) {
+    for (const char* const* d = passed; *d; ++d)
+      if (match(*d, name)) return true;
+    return std::any_of(env.pass.begin(), env.pass.end(), [&](const std::string& p) { return match(p, name); });
   };
   for (const auto& [k, v] : host)
-    if (passed(k)) put(k, v);
+    if (is_passed(k)) put(k, v);
   for (const auto& [k, v] : forced) put(k, v);
   for (const auto& [k, v] : env.set) put(k, v);
   for (const auto& u : env.unset)
-    out.erase(std::remove_if(out.begin(), out.end(), [&](const auto& kv) { return env_glob_match(u, kv.first); }),
-              out.end());
+    out.erase(std::remove_if(out.begin(), out.end(), [&](const auto& kv) { return match(u, kv.first); }), out.end());
   std::vector<std::string> flat;
   flat.reserve(out.size());
   for (const auto& [k, v] : out) flat.push_back(k + "=" + v);

@@ -133,10 +133,13 @@ std::string parent_of(const std::string& abs);  // "/a/b" -> "/a", "/a" -> "/"
 
 // Environment (env.cc): the environment the workload starts with.
 bool env_glob_match(const std::string& pattern, const std::string& name);
+extern const char* const kDefaultPassedEnv[];
+// The caller's variables matching `passed` (null-terminated) or --env, then `forced`, then --setenv,
+// minus --unsetenv. fold_case: names compare case-insensitively and keep their first spelling (Windows).
 std::vector<std::string> build_environment(const EnvPolicy& env,
                                            const std::vector<std::pair<std::string, std::string>>& host,
-                                           const std::vector<std::pair<std::string, std::string>>& forced);
-extern const char* const kDefaultPassedEnv[];
+                                           const std::vector<std::pair<std::string, std::string>>& forced,
+                                           const char* const* passed = kDefaultPassedEnv, bool fold_case = false);
 // Set to "1" in every workload's environment (--unsetenv drops it): tools and scripts can tell they
 // run confined, and a cage started inside a cage says so instead of listing what it cannot enforce.
 // It only changes wording, never a decision: any process could set it.

@@ -7,6 +7,7 @@
 // otherwise hold all of them in the user namespace), no_new_privs, and a Landlock domain with no
 // file access, no TCP bind or connect, and signals and abstract sockets scoped to itself.
 // Proven by tests/integration/net_*.sh.
+#include "common/exit_status.h"
 #include "shim/shim.h"
 
 #include "common/send_fd.h"
@@ -72,14 +73,14 @@ int main(int argc, char** argv) {
   }
   if (listen_fd < 0 || channel < 0 || ready < 0) {
     static const char kUsage[] = "cage --spawn-shim: internal use only (--listen-fd N --channel-fd N --ready-fd N)\n";
-    if (write(2, kUsage, sizeof kUsage - 1) < 0) return 125;
-    return 125;
+    if (write(2, kUsage, sizeof kUsage - 1) < 0) return exit_status::kCageError;
+    return exit_status::kCageError;
   }
   signal(SIGPIPE, SIG_IGN);
   confine_self();
   // cage's init starts the workload only after this byte.
   static const char kReady = 'r';
-  if (write(ready, &kReady, 1) != 1) return 125;
+  if (write(ready, &kReady, 1) != 1) return exit_status::kCageError;
   close(ready);
   while (true) {
     int fd = accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
@@ -87,7 +88,7 @@ int main(int argc, char** argv) {
       if (errno == EINTR || errno == ECONNABORTED || errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
           errno == ENOMEM)
         continue;
-      return 125;
+      return exit_status::kCageError;
     }
     bool ok = pass_fd(channel, fd);
     close(fd);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/exit_status.h"
 #include "common/json.h"
 #include "windows/execute.h"
 #include "windows/mechanisms.h"
@@ -55,7 +56,7 @@ int check(bool json) {
     std::cout << (all ? "full confinement: available (enforcement: run cage --self-test)\n"
                       : "full confinement: NOT available (cage will refuse runs without --share-net)\n");
   }
-  return all ? 0 : 125;
+  return all ? 0 : exit_status::kCageError;
 }
 
 }  // namespace cage::win

@@ -43,10 +43,6 @@ std::string upper(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return s;
 }
-bool name_match(const std::string& pattern, const std::string& name) {
-  return policy::env_glob_match(upper(pattern), upper(name));
-}
-
 Status add_grant(WinPlan& plan, const policy::Grant& g, AclChange::Kind kind, const WinHostFacts& facts) {
   auto path = to_windows_path(g.path, facts, g.origin);
   if (!path) return path.error();
@@ -240,31 +236,7 @@ std::string quote_argument(const std::string& arg) {
 std::vector<std::string> build_environment(const policy::EnvPolicy& env,
                                            const std::vector<std::pair<std::string, std::string>>& host,
                                            const std::vector<std::pair<std::string, std::string>>& forced) {
-  std::vector<std::pair<std::string, std::string>> out;
-  auto put = [&out](const std::string& k, const std::string& v) {
-    auto it =
-        std::find_if(out.begin(), out.end(), [&](const auto& kv) { return upper(kv.first) == upper(k); });
-    if (it != out.end())
-      it->second = v;  // the first spelling of the name stays ("Path")
-    else
-      out.emplace_back(k, v);
-  };
-  auto passed = [&env](const std::string& name) {
-    for (const char* const* d = kPassedEnv; *d; ++d)
-      if (name_match(*d, name)) return true;
-    return std::any_of(env.pass.begin(), env.pass.end(),
-                       [&](const std::string& p) { return name_match(p, name); });
-  };
-  for (const auto& [k, v] : host)
-    if (passed(k)) put(k, v);
-  for (const auto& [k, v] : forced) put(k, v);
-  for (const auto& [k, v] : env.set) put(k, v);
-  for (const auto& u : env.unset)
-    out.erase(std::remove_if(out.begin(), out.end(), [&](const auto& kv) { return name_match(u, kv.first); }),
-              out.end());
-  std::vector<std::string> lines;
-  for (const auto& [k, v] : out) lines.push_back(k + "=" + v);
-  return lines;
+  return policy::build_environment(env, host, forced, kPassedEnv, /*fold_case=*/true);
 }
 
 Result<WinPlan> compile(const policy::Policy& p, const WinHostFacts& facts,

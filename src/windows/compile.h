@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/exit_status.h"
 #include "policy/policy.h"
 
 namespace cage::win {
@@ -130,8 +131,6 @@ struct WinPlan {
   std::vector<std::string> gaps;  // what this plan cannot enforce on Windows, said in --dry-run
 };
 
-// Exit statuses the executor reports for the workload (besides the workload's own).
-inline constexpr int kExitTimeout = 124, kExitInterrupted = 130;
 
 // "/C:/x/y" -> "C:\x\y"; under the home -> %USERPROFILE%\...; on a non-Windows host every other
 // absolute path maps through Wine's Z: drive. Anything else cannot be mapped: invalid_policy.

@@ -4,6 +4,7 @@
 // (exit 125) unless the command itself is missing (127) or not executable (126).
 // Verified: the plan by windows_plan_test.cc, the refusal under Wine by tests/cross/wine_smoke.sh,
 // the enforcement on a real host by `cage --self-test`.
+#include "common/exit_status.h"
 #include "windows/execute.h"
 
 #include <algorithm>
@@ -159,11 +160,11 @@ int wait_for(Run& run, const WinPlan& plan) {
   }
   if (r == WAIT_TIMEOUT) {
     std::cerr << "cage: --timeout reached after " << plan.timeout_ms << " ms; the run was stopped\n";
-    ::TerminateJobObject(run.job.get(), kExitTimeout);
-    return kExitTimeout;
+    ::TerminateJobObject(run.job.get(), exit_status::kTimedOut);
+    return exit_status::kTimedOut;
   }
-  ::TerminateJobObject(run.job.get(), kExitInterrupted);
-  return kExitInterrupted;
+  ::TerminateJobObject(run.job.get(), exit_status::kInterrupted);
+  return exit_status::kInterrupted;
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // common/self_test.cc; this file gives it a Host: this cage.exe, a scratch directory under
 // %USERPROFILE%, a listener on 127.0.0.1 and a runner that captures a run's output. What only a
 // real Windows host can show: Wine enforces none of it (tests/cross/wine_smoke.sh expects FAILs).
+#include "common/exit_status.h"
 #include "common/self_test.h"
 
 #include <cstdio>
@@ -113,14 +114,14 @@ int self_test(bool json) {
   wchar_t* profile = _wgetenv(L"USERPROFILE");
   if (h.exe.empty() || !profile) {
     std::fprintf(stderr, "cage: self-test: cannot find this binary or %%USERPROFILE%%\n");
-    return 125;
+    return exit_status::kCageError;
   }
   h.scratch = narrow(profile) + "\\.cage-self-test-" + std::to_string(::GetCurrentProcessId()) + "-" +
               std::to_string(::GetTickCount());
   if (!::CreateDirectoryW(wide(h.scratch).c_str(), nullptr)) {
     std::fprintf(stderr, "cage: self-test: cannot create %s: %s\n", h.scratch.c_str(),
                  describe(::GetLastError()).c_str());
-    return 125;
+    return exit_status::kCageError;
   }
   Listener listener;
   int status = 125;
