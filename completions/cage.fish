@@ -16,7 +16,7 @@ function __cage_command_started
             case --
                 return 0
             case --ro --rw --tmpfs --hide --chdir --env --setenv --unsetenv --secret --net --seccomp --timeout \
-                --rlimit --hostname --target --profile --net-mode --memory --pids --cpu --mechanism \
+                --rlimit --hostname --target --profile --net-mode --memory --pids --cpu --max-output --max-stdout --max-stderr --mechanism \
                 --allow-degraded --result --audit
                 set skip 1
             case '-*'
@@ -44,7 +44,7 @@ function __cage_complete_command
                 set -e tokens[1]
                 break
             case --ro --rw --tmpfs --hide --chdir --env --setenv --unsetenv --secret --net --seccomp --timeout \
-                --rlimit --hostname --target --profile --net-mode --memory --pids --cpu --mechanism \
+                --rlimit --hostname --target --profile --net-mode --memory --pids --cpu --max-output --max-stdout --max-stderr --mechanism \
                 --allow-degraded --result --audit
                 set skip 1
             case '-*'
@@ -95,6 +95,9 @@ complete -c cage -n $opt -l rlimit -x -a 'as= core= cpu= data= fsize= memlock= m
 complete -c cage -n $opt -l memory -x -d 'Memory limit for the sandbox (512M, 2G)'
 complete -c cage -n $opt -l pids -x -d 'Limit the sandbox to N processes'
 complete -c cage -n $opt -l cpu -x -d 'CPU share in cores (0.5, 1.5)'
+complete -c cage -n $opt -l max-output -x -d 'Cap stdout and stderr at SIZE bytes each'
+complete -c cage -n $opt -l max-stdout -x -d 'Cap stdout alone at SIZE bytes'
+complete -c cage -n $opt -l max-stderr -x -d 'Cap stderr alone at SIZE bytes'
 complete -c cage -n $opt -l strict-limits -d 'Refuse to run when a limit cannot be enforced'
 complete -c cage -n $opt -l mechanism -x -a 'auto namespaces landlock' -d 'Confinement mechanism'
 complete -c cage -n $opt -l allow-degraded -x -a 'pid hide tmpfs hostname nested-ro metadata pid,metadata pid,hide pid,tmpfs pid,hide,tmpfs' -d 'Accept losses under Landlock only'

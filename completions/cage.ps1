@@ -23,6 +23,9 @@ $script:CageOptions = [ordered]@{
     '--memory'      = 'Memory limit for the whole sandbox (512M, 2G)'
     '--pids'        = 'Limit the sandbox to N processes and threads'
     '--cpu'         = 'CPU share in cores (0.5, 1.5)'
+    '--max-output'  = 'Pass at most SIZE bytes of stdout and of stderr each; the rest is dropped and counted'
+    '--max-stdout'  = 'The cap for stdout alone'
+    '--max-stderr'  = 'The cap for stderr alone'
     '--strict-limits' = 'Refuse to run when a limit cannot be enforced by a cgroup'
     '--mechanism'   = 'auto, namespaces, or landlock'
     '--allow-degraded' = 'Accept these losses where only Landlock is available: pid, hide, tmpfs, hostname, nested-ro, metadata'
@@ -62,7 +65,7 @@ $script:CageValues = @{
 $script:CagePathOptions = @('--ro', '--rw', '--tmpfs', '--hide', '--chdir', '--result', '--audit', '--script')
 $script:CageValueOptions = @('--ro', '--rw', '--tmpfs', '--hide', '--chdir', '--env', '--setenv', '--unsetenv', '--secret',
                              '--net', '--seccomp', '--timeout', '--rlimit', '--hostname', '--target', '--profile',
-                             '--net-mode', '--memory', '--pids', '--cpu', '--mechanism', '--allow-degraded', '--result',
+                             '--net-mode', '--memory', '--pids', '--cpu', '--max-output', '--max-stdout', '--max-stderr', '--mechanism', '--allow-degraded', '--result',
                              '--audit', '--script')
 
 function script:CageProfileNames {

@@ -81,6 +81,13 @@ const FlagSpec kFlags[] = {
      &PolicyInput::pids},
     {"--cpu", "FRACTION", Arity::scalar, kProc, "CPU share in cores (0.5, 1.5), by cgroup", nullptr,
      &PolicyInput::cpu},
+    {"--max-output", "SIZE", Arity::scalar, kProc,
+     "Pass at most SIZE bytes of stdout and of stderr each (1M, 0); the rest is read and dropped, and one "
+     "line at the end says how much", nullptr, &PolicyInput::max_output},
+    {"--max-stdout", "SIZE", Arity::scalar, kProc, "The cap for stdout alone (overrides --max-output)", nullptr,
+     &PolicyInput::max_stdout},
+    {"--max-stderr", "SIZE", Arity::scalar, kProc, "The cap for stderr alone (overrides --max-output)", nullptr,
+     &PolicyInput::max_stderr},
     {"--strict-limits", "", Arity::flag, kProc,
      "Refuse to run when a limit cannot be enforced by a cgroup (instead of an rlimit approximation and a warning)",
      nullptr, &PolicyInput::strict_limits},

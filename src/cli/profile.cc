@@ -321,8 +321,11 @@ Status Loader::limits(const Doc& d, const toml::table& t, Layer& l) {
       v = scalar_text(d, n, key, true, false), dst = &l.input.timeout;
     } else if (k.str() == "strict") {
       v = boolean(d, n, key), dst = &l.input.strict_limits;
+    } else if (k.str() == "max_output" || k.str() == "max_stdout" || k.str() == "max_stderr") {
+      v = scalar_text(d, n, key, true, false);
+      dst = k.str() == "max_output" ? &l.input.max_output : k.str() == "max_stdout" ? &l.input.max_stdout : &l.input.max_stderr;
     } else {
-      return unknown(d, k, "limits.", "memory pids cpu timeout rlimits strict");
+      return unknown(d, k, "limits.", "memory pids cpu timeout rlimits strict max_output max_stdout max_stderr");
     }
     if (!v) return v.error();
     *dst = *v;
@@ -500,7 +503,8 @@ const Scalar kScalars[] = {&PolicyInput::memory,    &PolicyInput::pids,         
                            &PolicyInput::timeout,   &PolicyInput::seccomp,       &PolicyInput::chdir,
                            &PolicyInput::hostname,  &PolicyInput::no_system,     &PolicyInput::no_cwd,
                            &PolicyInput::share_net, &PolicyInput::strict_limits, &PolicyInput::audit_file,
-                           &PolicyInput::audit_required, &PolicyInput::net_mode, &PolicyInput::mechanism};
+                           &PolicyInput::audit_required, &PolicyInput::net_mode, &PolicyInput::mechanism,
+                           &PolicyInput::max_output,     &PolicyInput::max_stdout, &PolicyInput::max_stderr};
 
 std::string env_name(const std::string& text) { return text.substr(0, text.find('=')); }
 
@@ -680,6 +684,9 @@ std::string print_profile(const PolicyInput& in, const std::string& home, const 
   put_str(limits, "cpu", in.cpu);
   put_str(limits, "timeout", in.timeout);
   put_bool(limits, "strict", in.strict_limits);
+  put_str(limits, "max_output", in.max_output);
+  put_str(limits, "max_stdout", in.max_stdout);
+  put_str(limits, "max_stderr", in.max_stderr);
   if (!in.rlimits.empty()) limits.insert("rlimits", pairs(in.rlimits));
   toml::table audit;
   if (in.audit_file) audit.insert("file", in.audit_file->text.rfind("fd:", 0) == 0 ? esc(in.audit_file->text)

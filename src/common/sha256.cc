@@ -2,6 +2,7 @@
 // tests/unit/report_test.cc. Not used for secrets: it names a policy, so speed and size matter more.
 #include "common/sha256.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -41,25 +42,43 @@ void block(uint32_t h[8], const unsigned char* p) {
 
 }  // namespace
 
-std::string sha256_hex(std::string_view data) {
-  uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-  const auto* p = reinterpret_cast<const unsigned char*>(data.data());
-  size_t n = data.size();
-  for (; n >= 64; n -= 64, p += 64) block(h, p);
+void Sha256::update(const void* data, size_t n) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  total_ += n;
+  if (used_ > 0) {
+    size_t take = std::min(n, sizeof buf_ - used_);
+    std::memcpy(buf_ + used_, p, take);
+    used_ += take, p += take, n -= take;
+    if (used_ < sizeof buf_) return;
+    block(h_, buf_);
+    used_ = 0;
+  }
+  for (; n >= 64; n -= 64, p += 64) block(h_, p);
+  std::memcpy(buf_, p, n);
+  used_ = n;
+}
+
+std::string Sha256::hex() {
   // Padding: 0x80, zeros, then the message length in bits, big-endian, filling one or two blocks.
   unsigned char tail[128] = {};
-  std::memcpy(tail, p, n);
-  tail[n] = 0x80;
-  size_t len = n < 56 ? 64 : 128;
-  uint64_t bits = uint64_t(data.size()) * 8;
+  std::memcpy(tail, buf_, used_);
+  tail[used_] = 0x80;
+  size_t len = used_ < 56 ? 64 : 128;
+  uint64_t bits = total_ * 8;
   for (int i = 0; i < 8; ++i) tail[len - 1 - i] = static_cast<unsigned char>(bits >> (8 * i));
-  block(h, tail);
-  if (len == 128) block(h, tail + 64);
+  block(h_, tail);
+  if (len == 128) block(h_, tail + 64);
   static const char* hex = "0123456789abcdef";
   std::string out;
-  for (uint32_t v : h)
+  for (uint32_t v : h_)
     for (int s = 28; s >= 0; s -= 4) out += hex[(v >> s) & 0xf];
   return out;
+}
+
+std::string sha256_hex(std::string_view data) {
+  Sha256 h;
+  h.update(data.data(), data.size());
+  return h.hex();
 }
 
 }  // namespace cage

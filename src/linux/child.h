@@ -54,6 +54,7 @@ struct ChildContext {
   mutable int dev_null = -1;  // O_PATH /dev/null, used to mask files; opened by the child too
   const char* private_dir = nullptr;  // landlock_only: removed by init should the supervisor die
   int supervisor_pidfd = -1;  // readable once the supervisor has exited
+  int output_fds[3] = {-1, -1, -1};  // --max-output: the pipes init puts on fds 1 and 2 (output_cap.h)
 };
 
 [[noreturn]] void child_fail(const ChildContext& c, ChildStep step, int err, int index = -1);

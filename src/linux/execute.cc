@@ -309,7 +309,14 @@ Result<RunOutcome> execute_plan(const Plan& plan, const RunHooks& hooks) {
     chan->supervisor_end.reset(sv[0]);
     chan->sandbox_end.reset(sv[1]);
   }
+  std::unique_ptr<output_cap::Pump> pump;  // made before clone: init takes its pipes as fds 1 and 2
+  if (plan.limits.max_stdout || plan.limits.max_stderr) {
+    auto p = output_cap::Pump::prepare(plan.limits);
+    if (!p) return p.error();
+    pump = std::move(*p);
+  }
   ChildContext& c = prep.ctx;
+  for (int fd = 1; pump && fd < 3; ++fd) c.output_fds[fd] = pump->child_fd(fd);
   // init learns from this whether the supervisor died before init asked for a parent-death signal.
   UniqueFd self_pidfd(static_cast<int>(::syscall(SYS_pidfd_open, ::getpid(), 0)));
   if (!self_pidfd.valid()) return unavailable("pidfd", "cannot open a pidfd of cage itself", "use Linux 5.3 or later", errno);
@@ -344,6 +351,7 @@ Result<RunOutcome> execute_plan(const Plan& plan, const RunHooks& hooks) {
     ::close(status->r.get());
     ::close(sigfd.get());
     if (chan->supervisor_end.valid()) ::close(chan->supervisor_end.get());
+    if (pump) pump->close_in_child();
     run_init(c);
   }
   if (pid < 0) {
@@ -419,6 +427,7 @@ Result<RunOutcome> execute_plan(const Plan& plan, const RunHooks& hooks) {
     return Error{ErrorClass::internal_error, "cannot start the sandbox", "", "sync", errno};
   }
   sync->w.reset();
+  if (pump) pump->start();
   Supervise sup{static_cast<int>(pid), sigfd.get(), errp->r.get(), status->r.get(), plan, hooks, terminal};
   sup.run();
   // A SIGCONT not read yet (`bg` just before the run ended) still counts.
@@ -428,10 +437,11 @@ Result<RunOutcome> execute_plan(const Plan& plan, const RunHooks& hooks) {
   struct timespec now {0, 0};
   if (::sigtimedwait(&cont, nullptr, &now) == SIGCONT) note_continued(terminal);
   restore_terminal(terminal);
+  RunOutcome out;
+  if (pump) out.output = pump->finish();  // init is gone, and with it every writer of the pipes
   proxy.reset();
   mediator.reset();
   sigprocmask(SIG_SETMASK, &old, nullptr);
-  RunOutcome out;
   if (offline) out.offline_lookups = offline->finish();
   if (cg) {
     out.cgroup = cg->stats();

@@ -5,6 +5,7 @@
 
 #include "common/error.h"
 #include "linux/cgroup_plan.h"
+#include "linux/output_cap.h"
 #include "linux/plan.h"
 #include "proxy/event.h"
 
@@ -18,6 +19,7 @@ struct RunOutcome {
   bool aborted = false;           // RunHooks::abort_fd fired: the sandbox was killed (--audit-required)
   cgroup::Stats cgroup;           // counters of the run's cgroups, read before they were removed
   std::vector<std::string> offline_lookups;  // without --net: the names the workload looked up
+  std::vector<output_cap::StreamStats> output;  // each capped stream (--max-output): counts and hash
 };
 
 // What the audit log and the result learn from a run while it happens.

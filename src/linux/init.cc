@@ -99,6 +99,11 @@ void child_fail(const ChildContext& c, ChildStep step, int err, int index) {
 }
 
 void run_init(const ChildContext& c) {
+  // A capped stream: from here on neither init nor anything it starts holds the real one (dup2
+  // closes it), so no descriptor past the cap reaches it. dup2's copy is not close-on-exec.
+  for (int fd = 1; fd < 3; ++fd)
+    if (c.output_fds[fd] >= 0 && (::dup2(c.output_fds[fd], fd) < 0 || ::close(c.output_fds[fd]) != 0))
+      child_fail(c, ChildStep::sync, errno);
   wipe_environment();
   const bool namespaces = c.plan->mechanism == Mechanism::namespaces;
   const pid_t supervisor = ::getppid();

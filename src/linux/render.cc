@@ -5,6 +5,7 @@
 
 #include "common/sha256.h"
 #include "linux/compile.h"
+#include "policy/summary.h"
 #include "linux/transparent_plan.h"
 #include "proxy/synthetic.h"
 
@@ -220,6 +221,9 @@ std::string render_text(const Plan& plan) {
     << (plan.no_nested_userns ? ", no nested user namespace (a root caller's would write host-valid file capabilities)" : "")
     << "\n";
   if (plan.limits.timeout_ms) o << "timeout: " << *plan.limits.timeout_ms << " ms\n";
+  if (plan.limits.max_stdout || plan.limits.max_stderr)
+    o << "output: " << policy::summary_output(plan.limits)
+      << " (through pipes cage reads; the rest is dropped and counted)\n";
   for (const auto& r : plan.limits.rlimits) o << "rlimit: " << r.name << "=" << r.soft << ":" << r.hard << "\n";
   render_cgroup_text(o, plan.cgroup);
   return o.str();
@@ -260,6 +264,8 @@ toml::table render_table(const Plan& plan) {
   if (plan.limits.memory_bytes) limits.insert("memory_bytes", static_cast<int64_t>(*plan.limits.memory_bytes));
   if (plan.limits.pids) limits.insert("pids", static_cast<int64_t>(*plan.limits.pids));
   if (plan.limits.cpu) limits.insert("cpu", *plan.limits.cpu);
+  if (plan.limits.max_stdout) limits.insert("max_stdout_bytes", static_cast<int64_t>(*plan.limits.max_stdout));
+  if (plan.limits.max_stderr) limits.insert("max_stderr_bytes", static_cast<int64_t>(*plan.limits.max_stderr));
   limits.insert("strict", plan.limits.strict);
   limits.insert("cgroup", render_cgroup_table(plan.cgroup));
   toml::array degraded, notes, layers;

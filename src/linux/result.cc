@@ -160,6 +160,16 @@ toml::table result_table(const RunFacts& f) {
   for (const auto& u : f.unenforced) unenforced.push_back(unenforced_fields(u));
   limits.insert("not_enforced", std::move(unenforced));
   t.insert("limits", std::move(limits));
+  if (f.outcome && !f.outcome->output.empty()) {  // each capped stream (--max-output)
+    toml::table output;
+    for (const auto& o : f.outcome->output)
+      output.insert(o.name, toml::table{{"cap_bytes", static_cast<int64_t>(o.cap)},
+                                        {"written_bytes", static_cast<int64_t>(o.written)},
+                                        {"dropped_bytes", static_cast<int64_t>(o.dropped)},
+                                        {"sha256", o.sha256},
+                                        {"reader_left", o.broken}});
+    t.insert("output", std::move(output));
+  }
   t.insert("network", toml::table{{"allowed", f.net.allowed},
                                   {"denied", f.net.denied},
                                   {"failed", f.net.failed},

@@ -238,6 +238,9 @@ Result<MacPlan> compile(const policy::Policy& p, const MacHostFacts& facts,
   if (!p.env.secrets.empty())  // never a silent drop: the executor here does not read them yet
     return unavailable(p.env.secrets.front().origin, "--secret is not implemented on macOS yet",
                        "pass the variable with --env NAME from cage's environment");
+  if (p.limits.max_stdout || p.limits.max_stderr)  // likewise: no executor here copies the streams yet
+    return unavailable(p.limits.output_origin, "output caps are not implemented on macOS yet",
+                       "drop --max-output/--max-stdout/--max-stderr and cap the output where it is read");
   auto sbpl = compile_sbpl(p, facts);
   if (!sbpl) return sbpl.error();
   MacPlan plan;

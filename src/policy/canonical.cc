@@ -28,6 +28,8 @@ toml::table limits_table(const Limits& l) {
   if (l.pids) t.insert("pids", as_int(*l.pids));
   if (l.cpu) t.insert("cpu", *l.cpu);
   if (l.timeout_ms) t.insert("timeout_ms", as_int(*l.timeout_ms));
+  if (l.max_stdout) t.insert("max_stdout_bytes", as_int(*l.max_stdout));
+  if (l.max_stderr) t.insert("max_stderr_bytes", as_int(*l.max_stderr));
   toml::table rl;
   for (const auto& r : l.rlimits) rl.insert(r.name, toml::array{as_int(r.soft), as_int(r.hard)});
   t.insert("rlimits", std::move(rl));

@@ -38,6 +38,7 @@ struct PolicyInput {
   std::optional<Value> net_mode;  // --net-mode proxy|transparent|both
   std::vector<Value> rlimits;
   std::optional<Value> memory, pids, cpu, timeout, seccomp, chdir, hostname;
+  std::optional<Value> max_output, max_stdout, max_stderr;  // --max-output (both streams), per stream
   std::optional<Value> no_system, no_cwd, share_net, strict_limits;  // "true"/"false" with origin
   std::optional<Value> mechanism;        // --mechanism auto|namespaces|landlock
   std::vector<Value> allow_degraded;     // --allow-degraded pid,hide,...
@@ -91,6 +92,10 @@ struct Limits {
   std::optional<uint64_t> timeout_ms;
   std::vector<Rlimit> rlimits;
   bool strict = false;  // --strict-limits: a limit that cannot be enforced is an error
+  // --max-stdout / --max-stderr (or --max-output for both): bytes passed through per stream; past
+  // them the rest is read and dropped and one marker line says how much (src/linux/output_cap.cc).
+  std::optional<uint64_t> max_stdout, max_stderr;
+  std::string output_origin;  // "--max-output 1M": the first cap's source, for errors
 };
 
 struct Policy {

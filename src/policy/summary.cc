@@ -50,12 +50,20 @@ std::string summary_environment(const std::vector<std::string>& env) {
   return out + "\n";
 }
 
+std::string summary_output(const Limits& l) {
+  std::string s;
+  if (l.max_stdout) s += "stdout capped at " + human_bytes(*l.max_stdout);
+  if (l.max_stderr) s += (s.empty() ? "" : ", ") + std::string("stderr capped at ") + human_bytes(*l.max_stderr);
+  return s;
+}
+
 std::string summary_limits(const Limits& l) {
   std::string s;
   auto add = [&s](const std::string& x) { s += (s.empty() ? "" : ", ") + x; };
   if (l.timeout_ms) add("timeout " + std::to_string(*l.timeout_ms) + " ms");
   if (l.memory_bytes) add("memory " + human_bytes(*l.memory_bytes));
   if (l.pids) add("pids " + std::to_string(*l.pids));
+  if (l.max_stdout || l.max_stderr) add(summary_output(l));
   if (l.cpu) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%g", *l.cpu);

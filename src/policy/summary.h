@@ -29,5 +29,7 @@ std::string summary_grants(const Policy& p);
 std::string summary_environment(const std::vector<std::string>& env);
 // "timeout 30000 ms, memory 512 MiB, pids 64, cpu 0.5, nofile=256", or "none".
 std::string summary_limits(const Limits& l);
+// "stdout capped at 1 MiB, stderr capped at 4 KiB" (--max-output and friends), or empty.
+std::string summary_output(const Limits& l);
 
 }  // namespace cage::policy

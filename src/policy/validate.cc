@@ -32,7 +32,8 @@ bool parse_u64(std::string_view s, uint64_t& out) {
 }
 
 // "512M", "1G", "1.5G", "2GiB", "512MB", "4096" (bytes); units are binary whichever way written.
-Result<uint64_t> parse_size(const Value& v) {
+// At least `min` bytes; 0 only where min is 0 (an output cap that passes nothing through).
+Result<uint64_t> parse_size(const Value& v, uint64_t min = 1 << 20) {
   std::string s = v.text;
   uint64_t mult = 1;
   auto upper = [&s](size_t from_end) {
@@ -50,11 +51,12 @@ Result<uint64_t> parse_size(const Value& v) {
   char* end = nullptr;
   errno = 0;
   double d = s.empty() ? -1 : std::strtod(s.c_str(), &end);
-  if (s.empty() || errno != 0 || *end != '\0' || !(d > 0) || std::isinf(d) || s[0] == '-' || s[0] == '+')
+  if (s.empty() || errno != 0 || *end != '\0' || !(d > 0 || (min == 0 && d == 0)) || std::isinf(d) || s[0] == '-' ||
+      s[0] == '+')
     return invalid(where(v), "not a size", "write a positive size such as 512M, 2G or 1048576");
   double bytes = d * static_cast<double>(mult);
   if (bytes >= 9.0e18) return invalid(where(v), "size is too large", "give at most 8E");
-  if (bytes < 1 << 20) return invalid(where(v), "size is below 1M", "give at least 1M");
+  if (bytes < static_cast<double>(min)) return invalid(where(v), "size is below 1M", "give at least 1M");
   return static_cast<uint64_t>(bytes);
 }
 
@@ -293,6 +295,16 @@ Status validate_limits(const PolicyInput& in, Policy& p) {
     list.erase(std::remove_if(list.begin(), list.end(), [&](const Rlimit& x) { return x.name == r->name; }),
                list.end());
     list.push_back(*r);
+  }
+  // A per-stream cap wins over --max-output, whichever source gave which.
+  for (auto [own, dst] : {std::pair{&PolicyInput::max_stdout, &Limits::max_stdout},
+                          std::pair{&PolicyInput::max_stderr, &Limits::max_stderr}}) {
+    const auto& v = in.*own ? in.*own : in.max_output;
+    if (!v) continue;
+    auto r = parse_size(*v, 0);
+    if (!r) return r.error();
+    p.limits.*dst = *r;
+    if (p.limits.output_origin.empty()) p.limits.output_origin = where(*v);
   }
   if (in.strict_limits) {
     auto b = parse_bool(*in.strict_limits);

@@ -244,6 +244,9 @@ Result<WinPlan> compile(const policy::Policy& p, const WinHostFacts& facts,
   if (!p.env.secrets.empty())  // never a silent drop: the executor here does not read them yet
     return unavailable(p.env.secrets.front().origin, "--secret is not implemented on Windows yet",
                        "pass the variable with --env NAME from cage's environment");
+  if (p.limits.max_stdout || p.limits.max_stderr)  // likewise: no executor here copies the streams yet
+    return unavailable(p.limits.output_origin, "output caps are not implemented on Windows yet",
+                       "drop --max-output/--max-stdout/--max-stderr and cap the output where it is read");
   if (!p.tmpfs.empty())
     return unavailable(p.tmpfs.front().origin, "Windows has no private tmpfs mounts",
                        "use --rw on a scratch directory instead");

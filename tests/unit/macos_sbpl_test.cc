@@ -249,6 +249,16 @@ TEST(MacosCompile, RefusesSecrets) {
   EXPECT_EQ(plan.error().input, "--secret TOKEN=fd:3");
 }
 
+// Output caps likewise: refused with the flag named, never dropped.
+TEST(MacosCompile, RefusesOutputCaps) {
+  auto pol = mac_policy({"--max-stderr", "1M", "--", "make"});
+  ASSERT_TRUE(pol) << pol.error().reason;
+  auto plan = macos::compile(*pol, Mac().facts(), {});
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().cls, ErrorClass::spawn_sandbox_unavailable);
+  EXPECT_EQ(plan.error().input, "--max-stderr 1M");
+}
+
 TEST(MacosCompile, RefusesLinuxOnlyRlimitsKeepsTheOthers) {
   auto pol = mac_policy({"--rlimit", "rtprio=0", "--", "make"});
   ASSERT_TRUE(pol) << pol.error().reason;

@@ -57,6 +57,14 @@ TEST(WindowsPlan, RefusesSecrets) {
   EXPECT_EQ(plan.error().input, "--secret TOKEN=fd:3");
 }
 
+// Output caps likewise: refused with the flag named, never dropped.
+TEST(WindowsPlan, RefusesOutputCaps) {
+  auto plan = plan_of({"--max-output", "1M", "--", "cmd"});
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().cls, ErrorClass::spawn_sandbox_unavailable);
+  EXPECT_EQ(plan.error().input, "--max-output 1M");
+}
+
 TEST(WindowsPlan, TokenIsRestrictedAndLow) {
   auto plan = plan_of({"--", "cmd.exe"});
   ASSERT_TRUE(plan) << plan.error().reason;
