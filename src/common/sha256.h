@@ -7,6 +7,10 @@
 namespace cage {
 
 std::string sha256_hex(std::string_view data);  // 64 lowercase hex digits
+// Whether the x86-64 SHA extensions are in use (chosen once from CPUID); tests turn them off to
+// compare the two block functions. Turning them on where the CPU lacks them does nothing.
+bool sha256_accelerated();
+void sha256_set_accelerated(bool on);
 
 // The same digest over data given in pieces (an output stream as it passes, output_cap.cc).
 class Sha256 {
