@@ -57,6 +57,16 @@ TEST(WindowsPlan, RefusesSecrets) {
   EXPECT_EQ(plan.error().input, "--secret TOKEN=fd:3");
 }
 
+// --uid and --scratch are refused, never dropped.
+TEST(WindowsPlan, RefusesUidAndScratch) {
+  for (auto [flag, value] : {std::pair<const char*, const char*>{"--uid", "nobody"}, {"--scratch", "cache"}}) {
+    auto plan = plan_of({flag, value, "--", "cmd"});
+    ASSERT_FALSE(plan) << flag;
+    EXPECT_EQ(plan.error().cls, ErrorClass::spawn_sandbox_unavailable);
+    EXPECT_EQ(plan.error().input, std::string(flag) + " " + value);
+  }
+}
+
 TEST(WindowsPlan, TokenIsRestrictedAndLow) {
   auto plan = plan_of({"--", "cmd.exe"});
   ASSERT_TRUE(plan) << plan.error().reason;
