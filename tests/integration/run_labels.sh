@@ -20,11 +20,20 @@ n=$(wc -l <"$work/a.log")
 [ "$n" -ge 2 ] && [ "$(lines "$work/a.log" '(d["run_id"], d.get("labels"))' | sort -u)" = "('$id', {'team': 'infra', 'ticket': 'OPS 7'})" ] &&
   pass "run id and labels in each of the $n audit events" || fail "audit events: $(cat "$work/a.log")"
 
+schema() {  # SCHEMA FILE [--lines]
+  "$py" "$CAGE_SOURCE_DIR/tests/integration/limits_schema.py" "$CAGE_SOURCE_DIR/docs/schema/$1.schema.json" "${@:2}" ||
+    fail "$2 does not match $1.schema.json"
+}
+schema result "$work/r.json"
+schema audit-event "$work/a.log" --lines
+
 cage_run --run-id build-42.x --audit "$work/b.log" --result "$work/s.json" -- sh -c 'echo "$CAGE_RUN_ID"'
 expect_rc 0 "a run with --run-id"
 [ "$out" = build-42.x ] && [ "$(json "$work/s.json" 'd["run_id"]')" = build-42.x ] &&
   [ "$(lines "$work/b.log" 'd["run_id"]' | sort -u)" = build-42.x ] && pass "the supplied run id is used everywhere" ||
   fail "supplied run id: inside '$out', result $(cat "$work/s.json")"
+schema result "$work/s.json"
+schema audit-event "$work/b.log" --lines
 [ "$(json "$work/s.json" '"labels" in d')" = False ] && pass "no labels: no labels field" || fail "labels without --label"
 
 # --json-errors: the error names the run and its labels.
