@@ -17,7 +17,7 @@ function __cage_command_started
                 return 0
             case --ro --rw --tmpfs --hide --chdir --env --setenv --unsetenv --secret --net --seccomp --timeout \
                 --rlimit --hostname --target --profile --net-mode --memory --pids --cpu --max-output --max-stdout --max-stderr --mechanism \
-                --allow-degraded --result --audit
+                --allow-degraded --result --audit --label --run-id --scratch --scratch-remove --uid
                 set skip 1
             case '-*'
             case '*'
@@ -45,7 +45,7 @@ function __cage_complete_command
                 break
             case --ro --rw --tmpfs --hide --chdir --env --setenv --unsetenv --secret --net --seccomp --timeout \
                 --rlimit --hostname --target --profile --net-mode --memory --pids --cpu --max-output --max-stdout --max-stderr --mechanism \
-                --allow-degraded --result --audit
+                --allow-degraded --result --audit --label --run-id --scratch --scratch-remove --uid
                 set skip 1
             case '-*'
             case '*'
@@ -102,6 +102,12 @@ complete -c cage -n $opt -l strict-limits -d 'Refuse to run when a limit cannot 
 complete -c cage -n $opt -l mechanism -x -a 'auto namespaces landlock' -d 'Confinement mechanism'
 complete -c cage -n $opt -l allow-degraded -x -a 'pid hide tmpfs hostname nested-ro metadata pid,metadata pid,hide pid,tmpfs pid,hide,tmpfs' -d 'Accept losses under Landlock only'
 complete -c cage -n $opt -l hostname -x -d 'Host name inside the sandbox'
+complete -c cage -n $opt -l uid -x -a 'nobody' -d 'Run as nobody, UID or UID:GID inside'
+complete -c cage -n $opt -l scratch -x -d 'Mount the persistent scratch directory NAME at /scratch/NAME'
+complete -c cage -n $opt -l scratch-list -d 'List your scratch directories'
+complete -c cage -n $opt -l scratch-remove -x -d 'Delete the scratch directory NAME'
+complete -c cage -n $opt -l label -x -d 'Tag the run with KEY=VALUE'
+complete -c cage -n $opt -l run-id -x -d 'Use ID as the run id'
 # Result and audit
 complete -c cage -n $opt -l result -r -F -d 'Write the result as JSON to FILE or fd:N'
 complete -c cage -n $opt -l audit -r -F -d 'Append audit events to FILE or fd:N'

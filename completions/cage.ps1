@@ -30,6 +30,12 @@ $script:CageOptions = [ordered]@{
     '--mechanism'   = 'auto, namespaces, or landlock'
     '--allow-degraded' = 'Accept these losses where only Landlock is available: pid, hide, tmpfs, hostname, nested-ro, metadata'
     '--hostname'    = 'Host name inside the sandbox'
+    '--uid'         = 'Run as nobody, UID or UID:GID inside the user namespace'
+    '--scratch'     = 'Mount the persistent scratch directory NAME at /scratch/NAME'
+    '--scratch-list' = 'List your scratch directories'
+    '--scratch-remove' = 'Delete the scratch directory NAME'
+    '--label'       = 'Tag the run with KEY=VALUE'
+    '--run-id'      = 'Use ID as the run id'
     '--result'      = "Write the run's result as one JSON object to FILE or fd:N"
     '--audit'       = 'Append audit events as JSON lines to FILE or fd:N'
     '--audit-required' = 'If the audit log cannot be written, do not start'
@@ -61,12 +67,13 @@ $script:CageValues = @{
     '--mechanism' = @('auto', 'namespaces', 'landlock')
     '--net-mode' = @('proxy', 'transparent', 'both')
     '--allow-degraded' = @('pid', 'hide', 'tmpfs', 'hostname', 'nested-ro', 'metadata', 'pid,metadata', 'pid,hide', 'pid,tmpfs', 'pid,hide,tmpfs')
+    '--uid'         = @('nobody')
 }
 $script:CagePathOptions = @('--ro', '--rw', '--tmpfs', '--hide', '--chdir', '--result', '--audit', '--script')
 $script:CageValueOptions = @('--ro', '--rw', '--tmpfs', '--hide', '--chdir', '--env', '--setenv', '--unsetenv', '--secret',
                              '--net', '--seccomp', '--timeout', '--rlimit', '--hostname', '--target', '--profile',
                              '--net-mode', '--memory', '--pids', '--cpu', '--max-output', '--max-stdout', '--max-stderr', '--mechanism', '--allow-degraded', '--result',
-                             '--audit', '--script')
+                             '--audit', '--script', '--label', '--run-id', '--scratch', '--scratch-remove', '--uid')
 
 function script:CageProfileNames {
     $names = [System.Collections.Generic.List[string]]::new()

@@ -47,6 +47,26 @@ int check(cli::Invocation& inv, const std::string& cwd) {
   return backend::check(inv.json, pol, env);
 }
 
+// --scratch-list, --scratch-remove NAME: the caller's scratch directories, where a run would keep them.
+int scratch(const cli::Invocation& inv, const std::string& cwd) {
+  auto env = backend::environment();
+  policy::Context ctx{cwd, "", env};
+  for (const auto& [k, v] : env)
+    if (k == "HOME") ctx.home = v;
+  backend::adapt_input(const_cast<policy::PolicyInput&>(inv.input), ctx);
+  if (inv.mode == cli::Mode::scratch_remove && !policy::valid_scratch_name(inv.scratch_name))
+    return backend::fail(usage("--scratch-remove " + inv.scratch_name, "not a scratch name",
+                               "name one that --scratch-list shows"),
+                         inv.json_errors);
+  const std::string root = policy::scratch_root(ctx);
+  if (root.empty())
+    return backend::fail(invalid("--scratch-list", "no directory keeps scratch state ($HOME and $XDG_STATE_HOME are unset)",
+                                 "set HOME"),
+                         inv.json_errors);
+  return backend::scratch_command(root, inv.mode == cli::Mode::scratch_list ? "" : inv.scratch_name, inv.json,
+                                  inv.json_errors);
+}
+
 int run(const std::vector<std::string>& args) {
   const bool json_errors = cli::wants_json_errors(args);
   const std::string cwd = backend::current_dir();
@@ -59,6 +79,8 @@ int run(const std::vector<std::string>& args) {
     case cli::Mode::version: std::cout << "cage " CAGE_VERSION "\n"; return 0;
     case cli::Mode::check: return check(*inv, cwd);
     case cli::Mode::self_test: return backend::self_test(args, inv->json);
+    case cli::Mode::scratch_list:
+    case cli::Mode::scratch_remove: return scratch(*inv, cwd);
     case cli::Mode::print_profile:
     case cli::Mode::dry_run:
     case cli::Mode::run: break;
@@ -69,6 +91,13 @@ int run(const std::vector<std::string>& args) {
   profile_ctx.keep_missing_optional = inv->mode == cli::Mode::print_profile;
   if (auto s = cli::apply_profiles(*inv, profile_ctx); !s)
     return backend::fail(s.error(), inv->json_errors);
+  // The run id exists before the report session opens: its every event carries it.
+  if (inv->mode == cli::Mode::run && !inv->input.run_id)
+    inv->input.run_id = policy::Value{backend::new_run_id(), "generated run id", ""};
+  if (inv->input.run_id) {
+    inv->report.run_id = inv->input.run_id->text;
+    set_error_context(inv->report.run_id);
+  }
   if (auto s = backend::open_report(inv->report, inv->mode == cli::Mode::run); !s)
     return backend::fail(s.error(), inv->json_errors);
   policy::Context ctx{cwd, "", env};
@@ -84,6 +113,7 @@ int run(const std::vector<std::string>& args) {
   }
   auto pol = policy::validate(inv->input, ctx);
   if (!pol) return backend::fail(pol.error(), inv->json_errors);
+  set_error_context(pol->run_id, pol->labels);
   backend::report_policy(*pol);
   if (!inv->target.empty() && inv->target != backend::host_os()) return foreign_dry_run(inv->target, *pol, env, *inv);
   if (inv->mode == cli::Mode::dry_run) return backend::dry_run(*pol, env, inv->json, inv->verbose, inv->json_errors);

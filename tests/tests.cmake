@@ -7,6 +7,7 @@ include(GoogleTest)
 
 add_executable(cage_unit_tests
   tests/unit/validate_test.cc
+  tests/unit/identity_test.cc
   tests/unit/host_pattern_test.cc
   tests/unit/proxy_allowlist_test.cc
   tests/unit/proxy_http_test.cc

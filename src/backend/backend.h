@@ -46,5 +46,9 @@ int posix_self_test(bool json);
 // json: the whole plan as JSON; else verbose: the whole plan as text; else a summary.
 int dry_run(const policy::Policy& pol, const Environ& env, bool json, bool verbose, bool json_errors);
 int run(const policy::Policy& pol, const Environ& env, bool json_errors);
+// A fresh run id: 32 hex digits from the OS's random source.
+std::string new_run_id();
+// --scratch-list (name empty) or --scratch-remove NAME, over the scratch directories beneath root.
+int scratch_command(const std::string& root, const std::string& name, bool json, bool json_errors);
 
 }  // namespace cage::backend

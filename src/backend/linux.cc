@@ -11,6 +11,7 @@
 #include "linux/execute.h"
 #include "linux/host_view.h"
 #include "linux/report.h"
+#include "linux/scratch.h"
 #include "shim/shim.h"
 
 namespace cage::backend {
@@ -72,6 +73,15 @@ int run(const policy::Policy& pol, const Environ& env, bool json_errors) {
   auto plan = lx::compile(pol, *host, env);
   if (!plan) return fail(plan.error(), json_errors);
   return g_session->run(*plan, pol, json_errors);
+}
+
+std::string new_run_id() { return audit::new_run_id(); }
+
+int scratch_command(const std::string& root, const std::string& name, bool json, bool json_errors) {
+  auto out = name.empty() ? lx::scratch_list(root, json) : lx::scratch_remove(root, name);
+  if (!out) return fail(out.error(), json_errors);
+  std::cout << *out;
+  return 0;
 }
 
 }  // namespace cage::backend

@@ -1,5 +1,6 @@
 // The macOS backend behind src/main.cc: sandbox-exec with the SBPL profile from macos::compile
 // (src/macos/execute.cc carries a run out).
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <iostream>
@@ -45,6 +46,22 @@ int run(const policy::Policy& pol, const Environ& env, bool json_errors) {
   auto status = macos::execute(pol, env);
   if (!status) return fail(status.error(), json_errors);
   return *status;
+}
+
+std::string new_run_id() {
+  unsigned char b[16];
+  ::arc4random_buf(b, sizeof b);
+  static const char* hex = "0123456789abcdef";
+  std::string s;
+  for (unsigned char c : b) s += {hex[c >> 4], hex[c & 15]};
+  return s;
+}
+
+// --scratch is refused by macos::compile too: no scratch directory exists to list or remove.
+int scratch_command(const std::string&, const std::string& name, bool, bool json_errors) {
+  return fail(unavailable(name.empty() ? "--scratch-list" : "--scratch-remove " + name,
+                          "scratch directories are not implemented on macOS yet", "keep state in a --rw directory"),
+              json_errors);
 }
 
 }  // namespace cage::backend

@@ -3,6 +3,7 @@
 // converted to UTF-8 once here.
 #include <windows.h>
 #include <shellapi.h>
+#include <rpc.h>
 
 #include <cstring>
 #include <iostream>
@@ -84,6 +85,23 @@ int run(const policy::Policy& pol, const Environ& env, bool json_errors) {
   auto status = win::run(pol, env);
   if (!status) return fail(status.error(), json_errors);
   return *status;
+}
+
+std::string new_run_id() {
+  UUID u{};
+  ::UuidCreate(&u);  // version 4: random
+  const auto* b = reinterpret_cast<const unsigned char*>(&u);
+  static const char* hex = "0123456789abcdef";
+  std::string s;
+  for (size_t i = 0; i < sizeof u; ++i) s += {hex[b[i] >> 4], hex[b[i] & 15]};
+  return s;
+}
+
+// --scratch is refused by win::compile too: no scratch directory exists to list or remove.
+int scratch_command(const std::string&, const std::string& name, bool, bool json_errors) {
+  return fail(unavailable(name.empty() ? "--scratch-list" : "--scratch-remove " + name,
+                          "scratch directories are not implemented on Windows yet", "keep state in a --rw directory"),
+              json_errors);
 }
 
 }  // namespace cage::backend

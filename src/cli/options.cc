@@ -32,6 +32,7 @@ const char* const kFs = "Filesystem";
 const char* const kEnv = "Environment";
 const char* const kNet = "Network";
 const char* const kProc = "Process and limits";
+const char* const kReport = "Result and audit";
 
 const FlagSpec kFlags[] = {
     {"--ro", "PATH", Arity::list, kFs, "Grant PATH read-only (and executable) at the same path inside",
@@ -45,6 +46,10 @@ const FlagSpec kFlags[] = {
      &PolicyInput::no_system},
     {"--no-cwd", "", Arity::flag, kFs, "Do not grant the current directory read-only implicitly", nullptr,
      &PolicyInput::no_cwd},
+    {"--scratch", "NAME", Arity::scalar, kFs,
+     "Mount the persistent directory NAME (yours, 0700, kept across runs) read-write at /scratch/NAME; "
+     "$CAGE_SCRATCH names it",
+     nullptr, &PolicyInput::scratch},
     {"--chdir", "DIR", Arity::scalar, kFs, "Start the command in DIR (default: the current directory)",
      nullptr, &PolicyInput::chdir},
     {"--env", "NAME", Arity::list, kEnv, "Pass the caller's variable NAME through (globs such as LC_* allowed)",
@@ -99,6 +104,14 @@ const FlagSpec kFlags[] = {
      &PolicyInput::allow_degraded, nullptr},
     {"--hostname", "NAME", Arity::scalar, kProc, "Host name inside the sandbox (default: cage)", nullptr,
      &PolicyInput::hostname},
+    {"--uid", "ID", Arity::scalar, kProc,
+     "Run as nobody, UID or UID:GID inside the user namespace; files it writes stay yours on the host", nullptr,
+     &PolicyInput::uid},
+    {"--label", "KEY=VALUE", Arity::list, kReport,
+     "Tag the run: in every audit event, the result and --json-errors (repeatable)", &PolicyInput::labels, nullptr},
+    {"--run-id", "ID", Arity::scalar, kReport,
+     "Use ID as the run id (default: 32 random hex digits); also $CAGE_RUN_ID inside", nullptr,
+     &PolicyInput::run_id},
 };
 
 struct Bound {
@@ -106,7 +119,8 @@ struct Bound {
   bool verbose = false;
   bool audit_required = false, quiet = false;
   std::string result, audit;
-  bool print_profile = false;
+  bool print_profile = false, scratch_list = false;
+  std::string scratch_remove;
   std::string target;
   bool script = false;  // only for --help: parse() splits --script off before CLI11 runs
   std::vector<std::string> profiles;
@@ -167,14 +181,19 @@ void bind_modes(CLI::App& app, Bound& b) {
   app.add_flag("--self-test", b.self_test,
                "Run confined probes (denied and allowed reads, writes, connections) and report each")
       ->group(g);
-  app.add_flag("--json", b.json, "Machine-readable output for --dry-run and --check")->group(g);
+  app.add_flag("--scratch-list", b.scratch_list, "List your --scratch directories (name, size, where) and exit")
+      ->group(g);
+  app.add_option("--scratch-remove", b.scratch_remove, "Delete the --scratch directory NAME and exit")
+      ->type_name("NAME")
+      ->group(g);
+  app.add_flag("--json", b.json, "Machine-readable output for --dry-run, --check and --scratch-list")->group(g);
   app.add_flag("--json-errors", b.json_errors, "Print errors as one JSON object on stderr")->group(g);
   app.add_flag("-V,--version", b.version, "Print the version and exit")->group(g);
   app.add_flag("-q,--quiet", b.quiet,
                "No notes of cage's own on stderr (what killed the command, an ungranted working directory); "
                "errors and warnings still print")
       ->group(g);
-  const char* r = "Result and audit";
+  const char* r = kReport;
   app.add_option("--result", b.result, "Write the run's result as one JSON object (cage.result/1) to FILE or fd:N")
       ->type_name("FILE|fd:N")
       ->group(r);
@@ -296,10 +315,14 @@ Result<Invocation> parse_words(const std::vector<std::string>& words, const std:
   } catch (const CLI::ParseError& e) {
     return parse_error(e, *app);
   }
+  // Known before the report session opens, which writes it into every audit event.
+  if (const auto& id = inv.input.run_id; id && !policy::valid_run_id(id->text))
+    return usage("--run-id " + id->text, "not a run id",
+                 "1-64 letters, digits, '.', '_' or '-', starting with a letter or digit");
   inv.json = b.json;
   inv.json_errors = b.json_errors;
   inv.verbose = b.verbose;
-  inv.report = ReportOptions{b.result, b.audit, b.audit_required, b.quiet};
+  inv.report = ReportOptions{b.result, b.audit, b.audit_required, b.quiet, {}};
   inv.target = b.target;
   for (const auto& ref : b.profiles) inv.profiles.push_back(Value{ref, "--profile", cwd});
   inv.input.argv = b.command;
@@ -327,6 +350,11 @@ Result<Invocation> parse_words(const std::vector<std::string>& words, const std:
   }
   if (b.print_profile) {
     inv.mode = Mode::print_profile;
+    return inv;
+  }
+  if (b.scratch_list || !b.scratch_remove.empty()) {
+    inv.mode = b.scratch_list ? Mode::scratch_list : Mode::scratch_remove;
+    inv.scratch_name = b.scratch_remove;
     return inv;
   }
   if (!b.target.empty() && !b.dry_run)

@@ -9,13 +9,14 @@
 
 namespace cage::cli {
 
-enum class Mode { run, dry_run, check, self_test, version, help, print_profile };
+enum class Mode { run, dry_run, check, self_test, version, help, print_profile, scratch_list, scratch_remove };
 
 // --result, --audit, --audit-required: where the run's result and audit events go ("FILE" or "fd:N").
 struct ReportOptions {
   std::string result, audit;
   bool audit_required = false;
   bool quiet = false;  // --quiet: no notes of cage's own on stderr (why the command died, ...); errors still
+  std::string run_id;  // --run-id or generated (main.cc), before the session opens
 };
 
 struct Invocation {
@@ -33,6 +34,7 @@ struct Invocation {
   std::vector<std::string> script_args;   // ARGS, passed to the script
   policy::PolicyInput script_line;        // OPTIONS, relative paths based on FILE's directory
   std::string help_text;     // filled for Mode::help
+  std::string scratch_name;  // --scratch-remove NAME
 };
 
 // argv excludes nothing: argv[0] is the program name. cwd is the base of relative paths on the

@@ -247,8 +247,10 @@ Status Loader::fs(const Doc& d, const toml::table& t, Layer& l) {
       v = boolean(d, n, key), dst = &l.input.no_cwd;
     } else if (k.str() == "chdir") {
       v = str(d, n, key), dst = &l.input.chdir;
+    } else if (k.str() == "scratch") {
+      v = str(d, n, key), dst = &l.input.scratch;
     } else {
-      return unknown(d, k, "fs.", "ro rw tmpfs hide no_system no_cwd chdir");
+      return unknown(d, k, "fs.", "ro rw tmpfs hide no_system no_cwd chdir scratch");
     }
     if (!v) return v.error();
     *dst = *v;
@@ -353,8 +355,10 @@ Status Loader::audit(const Doc& d, const toml::table& t, Layer& l) {
     } else if (k.str() == "required") {
       v = boolean(d, n, key);
       if (v) l.input.audit_required = *v;
+    } else if (k.str() == "labels") {  // { KEY = "VALUE" } (--label)
+      if (auto s = name_table(d, n, key, "a table of KEY = \"VALUE\"", l.input.labels); !s) return s;
     } else {
-      return unknown(d, k, "audit.", "file required");
+      return unknown(d, k, "audit.", "file required labels");
     }
     if (!v) return v.error();
   }
@@ -408,6 +412,10 @@ Status Loader::top(const Doc& d, const toml::table& t, Layer& includes, Layer& o
       auto v = str(d, n, key);
       if (!v) return v.error();
       own.input.mechanism = *v;
+    } else if (key == "uid") {  // "nobody", "UID" or "UID:GID", or an integer (--uid)
+      auto v = scalar_text(d, n, key, true, false);
+      if (!v) return v.error();
+      own.input.uid = *v;
     } else if (key == "allow_degraded") {  // ["pid", "hide", "tmpfs"] (--allow-degraded)
       if (auto st = str_list(d, n, key, own.input.allow_degraded); !st) return st;
     } else if (key == "fs" || key == "env" || key == "net" || key == "limits" || key == "seccomp" ||
@@ -415,7 +423,7 @@ Status Loader::top(const Doc& d, const toml::table& t, Layer& includes, Layer& o
       if (auto s = section(d, n, key, own); !s) return s;
     } else {
       return unknown(d, k, "",
-                     "version include run hostname mechanism allow_degraded [fs] [env] [net] [limits] [seccomp] [audit]");
+                     "version include run hostname mechanism uid allow_degraded [fs] [env] [net] [limits] [seccomp] [audit]");
     }
   }
   return Ok{};
@@ -504,7 +512,8 @@ const Scalar kScalars[] = {&PolicyInput::memory,    &PolicyInput::pids,         
                            &PolicyInput::hostname,  &PolicyInput::no_system,     &PolicyInput::no_cwd,
                            &PolicyInput::share_net, &PolicyInput::strict_limits, &PolicyInput::audit_file,
                            &PolicyInput::audit_required, &PolicyInput::net_mode, &PolicyInput::mechanism,
-                           &PolicyInput::max_output,     &PolicyInput::max_stdout, &PolicyInput::max_stderr};
+                           &PolicyInput::max_output,     &PolicyInput::max_stdout, &PolicyInput::max_stderr,
+                           &PolicyInput::run_id,    &PolicyInput::scratch,       &PolicyInput::uid};
 
 std::string env_name(const std::string& text) { return text.substr(0, text.find('=')); }
 
@@ -609,12 +618,15 @@ void merge_into(PolicyInput& into, const PolicyInput& later, const std::string& 
     const auto& src = later.*(slot.list);
     dst.insert(dst.end(), src.begin(), src.end());
   }
+  // A later source's label replaces an earlier one of the same key (two in one source are an error).
+  for (const auto& v : later.labels)
+    std::erase_if(into.labels, [&](const Value& x) { return env_name(x.text) == env_name(v.text); });
   for (const auto* list : {&later.env_pass, &later.env_set})
     for (const auto& v : *list)
       std::erase_if(into.env_unset, [&](const Value& u) { return u.text == env_name(v.text); });
   for (auto list : {&PolicyInput::env_pass, &PolicyInput::env_set, &PolicyInput::env_unset, &PolicyInput::env_secret,
                     &PolicyInput::net,
-                    &PolicyInput::rlimits, &PolicyInput::allow_degraded})
+                    &PolicyInput::rlimits, &PolicyInput::allow_degraded, &PolicyInput::labels})
     (into.*list).insert((into.*list).end(), (later.*list).begin(), (later.*list).end());
   for (auto s : kScalars)
     if (later.*s) into.*s = later.*s;
@@ -662,6 +674,7 @@ std::string print_profile(const PolicyInput& in, const std::string& home, const 
   }
   put_str(root, "hostname", in.hostname);
   put_str(root, "mechanism", in.mechanism);
+  put_str(root, "uid", in.uid);
   if (!in.allow_degraded.empty()) root.insert("allow_degraded", strings(in.allow_degraded));
   toml::table fs;
   for (const auto& slot : kFsLists)
@@ -669,6 +682,7 @@ std::string print_profile(const PolicyInput& in, const std::string& home, const 
   put_bool(fs, "no_system", in.no_system);
   put_bool(fs, "no_cwd", in.no_cwd);
   if (in.chdir) fs.insert("chdir", path_text(*in.chdir));
+  put_str(fs, "scratch", in.scratch);
   toml::table env;
   if (!in.env_pass.empty()) env.insert("pass", strings(in.env_pass));
   if (!in.env_unset.empty()) env.insert("unset", strings(in.env_unset));
@@ -692,6 +706,7 @@ std::string print_profile(const PolicyInput& in, const std::string& home, const 
   if (in.audit_file) audit.insert("file", in.audit_file->text.rfind("fd:", 0) == 0 ? esc(in.audit_file->text)
                                                                                   : path_text(*in.audit_file));
   put_bool(audit, "required", in.audit_required);
+  if (!in.labels.empty()) audit.insert("labels", pairs(in.labels));  // --run-id is one run's: never printed
   for (auto& [name, t] : std::initializer_list<std::pair<const char*, toml::table*>>{
            {"fs", &fs}, {"env", &env}, {"net", &net}, {"limits", &limits}, {"audit", &audit}})
     if (!t->empty()) root.insert(name, std::move(*t));

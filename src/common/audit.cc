@@ -184,8 +184,11 @@ void Log::emit(const std::string& type, toml::table fields) {
   fields.insert_or_assign("type", type);
   fields.insert_or_assign("time", timestamp_now());
   fields.insert_or_assign("run_id", run_id_);
+  std::unique_lock<std::mutex> lock(mu_);
+  if (!labels_.empty()) fields.insert_or_assign("labels", labels_);
+  lock.unlock();
   std::string line = to_json_line(fields) + "\n";
-  std::lock_guard<std::mutex> lock(mu_);
+  lock.lock();
   if (failed_ || stop_) return;
   if (queued_bytes_ + line.size() > kMaxQueued) {
     failed_ = true;
@@ -264,6 +267,11 @@ bool Log::sync(int timeout_ms) {
     return false;
   }
   return true;
+}
+
+void Log::set_labels(toml::table labels) {
+  std::lock_guard<std::mutex> lock(mu_);
+  labels_ = std::move(labels);
 }
 
 bool Log::failed() const {

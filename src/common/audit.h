@@ -38,7 +38,7 @@ class Log {
   ~Log();
   Log(const Log&) = delete;
   Log& operator=(const Log&) = delete;
-  // Adds schema, type, time and run_id to fields and queues the line. Never blocks on the destination.
+  // Adds schema, type, time, run_id and labels to fields and queues the line. Never blocks on the destination.
   void emit(const std::string& type, toml::table fields);
   // Waits up to timeout_ms for the queue to drain, then stops the writer. False when the writer is
   // stuck in write(2) and was detached: the caller must then keep this object alive (leak it).
@@ -46,6 +46,8 @@ class Log {
   // Waits up to timeout_ms until every queued line is written, then fsyncs a regular file (a pipe or
   // socket has nothing to sync). False, with failed() set, when the lines are not on disk by then.
   bool sync(int timeout_ms);
+  // --label: added to every event from now on (known once the policy validated).
+  void set_labels(toml::table labels);
   bool failed() const;
   std::string failure() const;  // "write: No space left on device"
   int failure_fd() const { return failure_event_.get(); }  // eventfd, readable once failed()
@@ -56,6 +58,7 @@ class Log {
   void fail(const std::string& why);
   UniqueFd fd_, failure_event_;
   std::string run_id_;
+  toml::table labels_;
   mutable std::mutex mu_;
   std::condition_variable cv_, drained_;
   std::deque<std::string> queue_;

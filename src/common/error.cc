@@ -7,6 +7,16 @@
 
 namespace cage {
 
+namespace {
+std::string g_run_id;
+std::vector<std::pair<std::string, std::string>> g_labels;
+}  // namespace
+
+void set_error_context(std::string run_id, std::vector<std::pair<std::string, std::string>> labels) {
+  g_run_id = std::move(run_id);
+  g_labels = std::move(labels);
+}
+
 std::string_view to_string(ErrorClass cls) {
   switch (cls) {
     case ErrorClass::usage_error: return "usage_error";
@@ -41,6 +51,12 @@ std::string render_error_json(const Error& e) {
   }
   inner.insert("exit_status", exit_status_of(e));
   toml::table outer{{"error", std::move(inner)}};
+  if (!g_run_id.empty()) outer.insert("run_id", g_run_id);
+  if (!g_labels.empty()) {
+    toml::table labels;
+    for (const auto& [k, v] : g_labels) labels.insert_or_assign(k, v);
+    outer.insert("labels", std::move(labels));
+  }
   return to_json_line(outer);
 }
 

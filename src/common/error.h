@@ -3,6 +3,8 @@
 #pragma once
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "common/result.h"
 
@@ -33,6 +35,9 @@ using Status = Expected<Ok, Error>;
 std::string_view to_string(ErrorClass cls);
 std::string render_error_text(const Error& e);
 std::string render_error_json(const Error& e);
+// The run's id and labels once known (main.cc): --json-errors prints them next to the error, so a
+// caller running many sandboxes can tell whose error it is.
+void set_error_context(std::string run_id, std::vector<std::pair<std::string, std::string>> labels = {});
 // 125 for cage's own errors; 126 when the command cannot be executed, 127 when it is not found.
 int exit_status_of(const Error& e);
 

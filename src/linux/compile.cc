@@ -250,11 +250,12 @@ void Compiler::passwd_files() {
     }
     return f;
   };
+  // The caller's entry gives the shell, and the name unless --uid chose another id.
   if (auto pw = host.read_file("/etc/passwd")) {
     std::stringstream ss(*pw);
     for (std::string line; std::getline(ss, line);)
-      if (field(line, 2) == std::to_string(uid)) {
-        user_name = field(line, 0);
+      if (field(line, 2) == std::to_string(plan.ids.outer_uid)) {
+        if (uid == plan.ids.outer_uid) user_name = field(line, 0);
         if (auto sh = field(line, 6); !sh.empty()) shell = sh;
         break;
       }
@@ -263,19 +264,24 @@ void Compiler::passwd_files() {
     std::stringstream ss(*gr);
     for (std::string line; std::getline(ss, line);)
       if (field(line, 2) == std::to_string(gid)) {
-        group_name = field(line, 0);
+        if (gid == plan.ids.outer_gid) group_name = field(line, 0);
         break;
       }
   }
+  constexpr uint32_t kNobody = 65534;
   if (uid == 0) user_name = "root";
   if (gid == 0) group_name = "root";
+  if (uid == kNobody) user_name = "nobody";
+  if (gid == kNobody) group_name = "nogroup";
   std::string home = p.home.empty() ? "/" : p.home;
   std::string passwd = "root:x:0:0:root:/root:/bin/sh\n";
-  if (uid != 0)
+  if (uid != 0 && uid != kNobody)
     passwd += user_name + ":x:" + std::to_string(uid) + ":" + std::to_string(gid) + "::" + home + ":" + shell + "\n";
-  passwd += "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n";
+  // --uid nobody: the workload's own entry is nobody's, with the home and shell it runs with.
+  passwd += uid == kNobody ? "nobody:x:65534:" + std::to_string(gid) + ":nobody:" + home + ":" + shell + "\n"
+                           : "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n";
   std::string group = "root:x:0:\n";
-  if (gid != 0) group += group_name + ":x:" + std::to_string(gid) + ":\n";
+  if (gid != 0 && gid != kNobody) group += group_name + ":x:" + std::to_string(gid) + ":\n";
   group += "nogroup:x:65534:\n";
   sys.push_back(MountStep{MountKind::file, "", "/etc/passwd", passwd, false, false, "default view: passwd (root, you, nobody)"});
   sys.push_back(MountStep{MountKind::file, "", "/etc/group", group, false, false, "default view: group (root, yours, nogroup)"});
@@ -493,6 +499,8 @@ Status Compiler::environment(const std::vector<std::pair<std::string, std::strin
     forced[0].second = "<private>/home";
     forced.emplace_back("TMPDIR", "<private>/tmp");
   }
+  if (!p.run_id.empty()) forced.emplace_back(policy::kRunIdVariable, p.run_id);
+  if (plan.scratch) forced.emplace_back(policy::kScratchVariable, plan.scratch->inside);
   if (plan.net.mode == NetPlan::Mode::proxy && plan.net.shim_port != 0)
     for (auto& kv : proxy::proxy_environment(plan.net.shim_port, plan.net.allow)) {
       // Every JVM prints "Picked up JAVA_TOOL_OPTIONS" on stderr. Where transparent egress carries
@@ -619,11 +627,32 @@ static Error nested_in_cage(Error e, const std::vector<std::pair<std::string, st
                      "with --mechanism landlock --allow-degraded=pid");
 }
 
+// --scratch: where the directory is on the host (below the real path of the caller's state base,
+// so the mount's no-symlink open of the source succeeds) and where the workload finds it.
+static Result<ScratchPlan> plan_scratch(const policy::Scratch& s, const HostView& host, bool landlock_only) {
+  auto base = host.realpath(s.base);
+  if (!base || host.stat(*base).kind != FileKind::dir)
+    return invalid(s.origin, s.base + " (where scratch directories live) is not a directory", "set HOME or XDG_STATE_HOME");
+  ScratchPlan sp{*base, {}, "", "", s.origin};
+  std::stringstream ss(s.below);
+  for (std::string part; std::getline(ss, part, '/');) sp.below.push_back(part);
+  sp.host_path = (*base == "/" ? "" : *base) + "/" + s.below;
+  // Landlock alone cannot move a directory: the workload sees it at its host path.
+  sp.inside = landlock_only ? sp.host_path : std::string(policy::kScratchInside) + "/" + s.name;
+  return sp;
+}
+
 Result<Plan> compile(const Policy& p, const HostView& host,
                      const std::vector<std::pair<std::string, std::string>>& caller_env) {
   Compiler c{p, host, {}, {}, {}};
   c.plan.ids = IdMaps{host.uid(), host.gid(), host.uid(), host.gid()};
+  if (p.run_as) {  // one inside id each, mapped to the caller's: the host still sees only the caller
+    c.plan.ids.inner_uid = p.run_as->uid;
+    c.plan.ids.inner_gid = p.run_as->gid;
+  }
   c.plan.hostname = p.hostname;
+  c.plan.run_id = p.run_id;
+  c.plan.labels = p.labels;
   c.plan.argv = p.argv;
   c.plan.seccomp.profile = p.seccomp;
   c.plan.limits = p.limits;
@@ -633,8 +662,18 @@ Result<Plan> compile(const Policy& p, const HostView& host,
                                       "see cage --check; or use --mechanism auto to fall back to Landlock alone"),
                           caller_env);
   if (p.mechanism == Policy::Mechanism::landlock || (p.mechanism == Policy::Mechanism::automatic && !userns)) {
+    if (p.run_as && (p.run_as->uid != host.uid() || p.run_as->gid != host.gid()))
+      return unavailable(p.run_as->origin, "another id inside needs a user namespace, which the Landlock-only "
+                                           "mechanism does not create",
+                         "run where user namespaces are allowed (see cage --check), or drop --uid");
     if (auto s = compile_landlock_view(p, host, c.plan); !s)
       return p.mechanism == Policy::Mechanism::automatic ? nested_in_cage(s.error(), caller_env) : s.error();
+    if (p.scratch) {
+      auto sp = plan_scratch(*p.scratch, host, true);
+      if (!sp) return sp.error();
+      c.plan.landlock.rules.push_back(LandlockRule{sp->host_path, Access::write, true, sp->why, true});
+      c.plan.scratch = std::move(*sp);
+    }
     if (auto s = c.environment(caller_env); !s) return s.error();
     if (auto s = c.resolve_command(); !s) return s.error();
     if (auto s = compile_cgroups(c.plan, host, runtime_dir_of(caller_env)); !s) return s.error();
@@ -650,6 +689,12 @@ Result<Plan> compile(const Policy& p, const HostView& host,
     if (auto s = c.resolve(g, MountKind::tmpfs); !s) return s.error();
   for (const auto& g : p.hide)
     if (auto s = c.resolve(g, MountKind::hide); !s) return s.error();
+  if (p.scratch) {
+    auto sp = plan_scratch(*p.scratch, host, false);
+    if (!sp) return sp.error();
+    c.user.push_back(MountStep{MountKind::bind_rw, sp->host_path, sp->inside, "", true, false, sp->why, true});
+    c.plan.scratch = std::move(*sp);
+  }
   if (auto s = c.default_view(); !s) return s.error();
   if (auto s = c.home_and_cwd(); !s) return s.error();
   if (auto s = c.merge(); !s) return s.error();

@@ -26,6 +26,8 @@ std::string quoted_argv(const std::vector<std::string>& argv);
 std::string platform_line(const Plan& plan);
 void render_unenforced_text(std::ostream& o, const CgroupPlan& cg);
 void render_network_text(std::ostream& o, const Plan& plan, bool detail);  // detail: the transparent routes
+// The run's id and labels, --uid and --scratch: a line each, only when asked for (goldens stay put).
+void render_identity_text(std::ostream& o, const Plan& plan, const char* indent);
 
 // compile_landlock.cc: the view where user namespaces are blocked (Landlock + seccomp alone).
 Status compile_landlock_view(const policy::Policy& p, const HostView& host, Plan& plan);

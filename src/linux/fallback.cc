@@ -23,52 +23,12 @@
 #include "linux/sentinel.h"
 #include "linux/terminal.h"
 #include "proxy/loopback.h"
+#include "linux/scratch.h"
 
 namespace cage::lx {
 
 namespace {
 
-
-// Removes everything beneath dirfd (left open), depth first, without allocating: cage's init runs it
-// in a forked copy of the supervisor, which may have had other threads. openat(O_NOFOLLOW) and
-// unlinkat relative to the directory fd: a symlink swapped in during the walk is unlinked, never
-// followed. Passes repeat until one removes nothing (entries may shift while a directory shrinks).
-void remove_beneath(int dirfd, int depth) {
-  alignas(8) char buf[1024];
-  for (bool removed = true; removed;) {
-    removed = false;
-    if (::lseek(dirfd, 0, SEEK_SET) != 0) return;
-    long n;
-    while ((n = ::syscall(SYS_getdents64, dirfd, buf, sizeof buf)) > 0) {
-      for (long at = 0; at < n;) {
-        auto* e = reinterpret_cast<Dirent64*>(buf + at);
-        at += e->reclen;
-        const char* name = e->name;
-        if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'))) continue;
-        if (::unlinkat(dirfd, name, 0) == 0) {
-          removed = true;
-          continue;
-        }
-        if (depth <= 0) continue;  // deeper than this is left for remove_stale, not the stack
-        int sub = ::openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (sub < 0) continue;
-        remove_beneath(sub, depth - 1);
-        ::close(sub);
-        if (::unlinkat(dirfd, name, AT_REMOVEDIR) == 0) removed = true;
-      }
-    }
-  }
-}
-constexpr int kMaxDepth = 1000;
-
-// Removes the directory `name` in `parent` with everything beneath it; allocates nothing.
-void remove_tree_at(int parent, const char* name) {
-  int fd = ::openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return;
-  remove_beneath(fd, kMaxDepth);
-  ::close(fd);
-  ::unlinkat(parent, name, AT_REMOVEDIR);
-}
 
 // Calls visit(dirfd, name) for each entry of dirfd but "." and "..", then closes dirfd.
 template <class Visit>
@@ -140,6 +100,9 @@ void substitute(std::string& s, const std::string& key, const std::string& value
 void remove_private_dir(const char* path) { remove_tree_at(AT_FDCWD, path); }
 
 Result<RunOutcome> execute(const Plan& plan, const RunHooks& hooks) {
+  // Both mechanisms: the directory exists, the caller's and closed to others, before anything opens it.
+  if (plan.scratch)
+    if (auto s = ensure_scratch(*plan.scratch); !s) return s.error();
   if (plan.mechanism != Mechanism::landlock_only) return execute_plan(plan, hooks);
   // Declared first, released last: the directory is gone (~PrivateDir) before the sentinel leaves.
   // It covers the moments before init exists (init removes the directory itself should the

@@ -3,6 +3,7 @@
 // with --dry-run (render.cc) without privileges.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -151,6 +152,16 @@ struct CgroupPlan {
   bool strict = false;               // --strict-limits: a refused scope is an error, not a fallback
 };
 
+// --scratch NAME: a directory of the caller's that outlives the run. execute creates it (0700) below
+// `base`, opening each of `below` without following links (scratch.cc), before anything mounts it.
+struct ScratchPlan {
+  std::string base;                // real path of $XDG_STATE_HOME or $HOME: trusted, the caller's own
+  std::vector<std::string> below;  // ".local" "state" "cage" "scratch" NAME
+  std::string host_path;           // base + below
+  std::string inside;              // namespaces: /scratch/NAME; landlock_only: host_path
+  std::string why;                 // "--scratch cache"
+};
+
 // namespaces: the full sandbox. landlock_only: where user namespaces are blocked, Landlock +
 // seccomp + no_new_privs + rlimits on the host's own tree (src/linux/fallback.cc).
 enum class Mechanism { namespaces, landlock_only };
@@ -187,6 +198,9 @@ struct Plan {
   // user.max_user_namespaces is 0). A nested namespace would regain CAP_SETFCAP with its root mapped
   // to host uid 0, and a file capability it wrote in a --rw grant would hold on the host.
   bool no_nested_userns = false;
+  std::optional<ScratchPlan> scratch;
+  std::string run_id;  // empty in a --dry-run without --run-id: generated at start
+  std::vector<std::pair<std::string, std::string>> labels;  // for --dry-run; the report session records them
   policy::Limits limits;
   CgroupPlan cgroup;
 };

@@ -146,6 +146,25 @@ void render_unenforced_text(std::ostream& o, const CgroupPlan& cg) {
       << ": " << u.why << "\n";
 }
 
+void render_identity_text(std::ostream& o, const Plan& plan, const char* indent) {
+  auto head = [&](std::string name) {  // "run:" padded like the lines around it
+    name += ':';
+    name.resize(std::max(name.size() + 1, std::string(indent).size() + 4), ' ');
+    return name;
+  };
+  if (!plan.run_id.empty() || !plan.labels.empty()) {
+    o << head("run") << "id " << (plan.run_id.empty() ? "generated at start" : plan.run_id);
+    for (const auto& [k, v] : plan.labels) o << ", " << k << "=" << v;
+    o << "\n";
+  }
+  if (plan.ids.inner_uid != plan.ids.outer_uid || plan.ids.inner_gid != plan.ids.outer_gid)
+    o << head("as") << "uid " << plan.ids.inner_uid << ", gid " << plan.ids.inner_gid << " inside (--uid); uid "
+      << plan.ids.outer_uid << " on the host\n";
+  if (plan.scratch)
+    o << head("scratch") << plan.scratch->inside << " (read-write, kept across runs in " << plan.scratch->host_path
+      << ")\n";
+}
+
 void render_network_text(std::ostream& o, const Plan& plan, bool detail) {
   o << "network: " << net_mode(plan.net.mode);
   switch (plan.net.mode) {
@@ -190,6 +209,7 @@ std::string render_text(const Plan& plan) {
   o << "ids:      uid " << plan.ids.outer_uid << " -> " << plan.ids.inner_uid << ", gid " << plan.ids.outer_gid
     << " -> " << plan.ids.inner_gid << "\n";
   o << "hostname: " << plan.hostname << "\n";
+  render_identity_text(o, plan, "      ");
   o << "\nmounts (in order, on a fresh tmpfs root, read-only once built):\n";
   for (const auto& m : plan.mounts) {
     o << "  " << to_string(m.kind);
@@ -303,6 +323,14 @@ toml::table render_table(const Plan& plan) {
       {"limits", std::move(limits)},
   };
   if (!plan.cwd_note.empty()) t.insert("cwd_note", plan.cwd_note);
+  if (!plan.run_id.empty()) t.insert("run_id", plan.run_id);
+  if (!plan.labels.empty()) {
+    toml::table labels;
+    for (const auto& [k, v] : plan.labels) labels.insert_or_assign(k, v);
+    t.insert("labels", std::move(labels));
+  }
+  if (plan.scratch)
+    t.insert("scratch", toml::table{{"inside", plan.scratch->inside}, {"host", plan.scratch->host_path}});
   return t;
 }
 

@@ -110,6 +110,7 @@ std::string render_summary(const Plan& plan) {
   o << "command:     " << quoted_argv(plan.argv) << "  (" << plan.exec_path << ", in " << plan.cwd << ")\n";
   if (!plan.cwd_note.empty()) o << "note:     " << plan.cwd_note << "\n";
   for (const auto& n : plan.notes) o << "note:     " << n << "\n";
+  render_identity_text(o, plan, "         ");
   if (plan.mechanism == Mechanism::namespaces) mounts_summary(o, plan);
   else landlock_summary(o, plan);
   render_network_text(o, plan, false);

@@ -43,7 +43,7 @@ int64_t mono_ms() {
 Result<std::unique_ptr<Session>> Session::open(const cli::ReportOptions& opts) {
   std::unique_ptr<Session> s(new Session());
   s->opts_ = opts;
-  s->facts_.run_id = audit::new_run_id();
+  s->facts_.run_id = opts.run_id.empty() ? audit::new_run_id() : opts.run_id;
   s->facts_.audit_requested = !opts.audit.empty();
   if (!opts.result.empty()) {
     auto fd = audit::open_destination(opts.result, "--result", false);
@@ -75,7 +75,11 @@ Session::~Session() {
 
 Session* Session::active() { return g_active; }
 
-void Session::set_policy(const policy::Policy& p) { facts_.policy_hash = policy::policy_hash(p); }
+void Session::set_policy(const policy::Policy& p) {
+  facts_.policy_hash = policy::policy_hash(p);
+  for (const auto& [k, v] : p.labels) facts_.labels.insert_or_assign(k, v);
+  if (log_) log_->set_labels(facts_.labels);
+}
 
 void Session::emit(const std::string& type, toml::table fields) {
   if (log_) log_->emit(type, std::move(fields));

@@ -136,6 +136,7 @@ toml::table result_table(const RunFacts& f) {
   if (f.outcome && WIFEXITED(f.outcome->wait_status) && f.outcome->have_wait_status)
     t.insert("workload_exit_code", WEXITSTATUS(f.outcome->wait_status));
   if (!f.policy_hash.empty()) t.insert("policy_hash", f.policy_hash);
+  if (!f.labels.empty()) t.insert("labels", f.labels);
   if (!f.enforced.mechanism.empty()) {
     toml::array degraded;
     for (const auto& d : f.enforced.degraded) degraded.push_back(d);

@@ -28,6 +28,7 @@ struct NetTotals {
 
 struct RunFacts {
   std::string run_id, policy_hash;          // hash empty when the policy never validated
+  toml::table labels;                       // --label, once the policy validated
   std::optional<Error> error;               // cage's own error: the workload never started
   std::optional<RunOutcome> outcome;        // the run, when it happened
   int64_t wall_ms = 0;

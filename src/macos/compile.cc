@@ -235,6 +235,13 @@ Result<std::string> compile_sbpl(const policy::Policy& p, const MacHostFacts& fa
 
 Result<MacPlan> compile(const policy::Policy& p, const MacHostFacts& facts,
                         const std::vector<std::pair<std::string, std::string>>& caller_env) {
+  // Never a silent drop: no user namespace maps another id here, and no scratch store exists yet.
+  if (p.run_as)
+    return unavailable(p.run_as->origin, "macOS runs the workload as the caller's own user",
+                       "drop --uid");
+  if (p.scratch)
+    return unavailable(p.scratch->origin, "--scratch is not implemented on macOS yet",
+                       "keep state in a directory granted with --rw");
   if (!p.env.secrets.empty())  // never a silent drop: the executor here does not read them yet
     return unavailable(p.env.secrets.front().origin, "--secret is not implemented on macOS yet",
                        "pass the variable with --env NAME from cage's environment");
@@ -265,6 +272,7 @@ Result<MacPlan> compile(const policy::Policy& p, const MacHostFacts& facts,
   std::vector<std::pair<std::string, std::string>> forced = {{"HOME", p.home.empty() ? "/" : p.home},
                                                               {"PWD", plan.cwd},
                                                               {policy::kInsideMarker, "1"}};
+  if (!p.run_id.empty()) forced.emplace_back(policy::kRunIdVariable, p.run_id);
   if (!facts.private_tmp.empty()) forced.emplace_back("TMPDIR", facts.private_tmp);
   // The proxy listens on the host's loopback, where any local process could reach it: at run time
   // the URLs carry the run's secret (dry-run shows where it goes).

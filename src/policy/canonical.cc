@@ -75,6 +75,10 @@ toml::table canonical_table(const Policy& p, const Enforcement* used) {
     for (const auto& s : p.env.secrets) secrets.push_back(s.name + " from " + s.source);
     t["env"].as_table()->insert("secret", std::move(secrets));
   }
+  // What changes the sandbox is hashed; labels and the run id only name the run. Absent when unset,
+  // so hashes of policies without them stay as they were.
+  if (p.scratch) t.insert("scratch", p.scratch->name);
+  if (p.run_as) t.insert("uid", std::to_string(p.run_as->uid) + ":" + std::to_string(p.run_as->gid));
   if (used) t.insert("enforced", toml::table{{"mechanism", used->mechanism}, {"degraded", strings(used->degraded)}});
   return t;
 }

@@ -43,6 +43,8 @@ struct PolicyInput {
   std::optional<Value> mechanism;        // --mechanism auto|namespaces|landlock
   std::vector<Value> allow_degraded;     // --allow-degraded pid,hide,...
   std::optional<Value> audit_file, audit_required;  // [audit] file, required (profiles; carried for audit)
+  std::vector<Value> labels;                  // --label KEY=VALUE, [audit] labels
+  std::optional<Value> run_id, scratch, uid;  // --run-id (flag only), --scratch NAME, --uid nobody|N[:G]
   std::vector<std::string> argv;
 };
 
@@ -98,6 +100,21 @@ struct Limits {
   std::string output_origin;  // "--max-output 1M": the first cap's source, for errors
 };
 
+// --scratch NAME: a per-user directory that outlives the run (identity.cc decides where).
+struct Scratch {
+  std::string name;
+  std::string host_dir;  // absolute: <state dir>/cage/scratch/NAME, created 0700 at run time
+  std::string origin;    // "--scratch cache"
+  std::string base;      // $XDG_STATE_HOME or $HOME: the caller's, trusted as given
+  std::string below;     // host_dir relative to base: ".local/state/cage/scratch/NAME"
+};
+
+// --uid: who the workload is inside its user namespace; it still acts on the host as the caller.
+struct RunAs {
+  uint32_t uid = 0, gid = 0;
+  std::string origin;  // "--uid nobody"
+};
+
 struct Policy {
   std::vector<Grant> ro, rw, tmpfs, hide;
   bool system_view = true;  // false with --no-system: start from an empty root
@@ -121,12 +138,31 @@ struct Policy {
   Limits limits;
   SeccompProfile seccomp = SeccompProfile::default_profile;
   std::vector<std::string> argv;
+  // Identity (identity.cc): labels and the run id only name the run (audit, result, errors,
+  // $CAGE_RUN_ID) and never change what it may do, so the policy hash leaves them out.
+  std::vector<std::pair<std::string, std::string>> labels;
+  std::string run_id;  // empty in a --dry-run without --run-id: generated at start
+  std::optional<Scratch> scratch;
+  std::optional<RunAs> run_as;
 };
 
 Result<Policy> validate(const PolicyInput& in, const Context& ctx);
 // What --allow-degraded may name: pid (host processes visible, no pid namespace), hide (--hide
 // cannot mask beneath a grant), tmpfs (--tmpfs paths are not mounted).
 extern const char* const kDegradableElements[6];
+
+// Identity (identity.cc): --label, --run-id, --scratch, --uid.
+Status validate_identity(const PolicyInput& in, const Context& ctx, Policy& p);
+// --run-id: 1-64 of [A-Za-z0-9._-], starting with a letter or digit (generated ones: 32 hex digits).
+bool valid_run_id(std::string_view id);
+// Where scratch directories live on the host: $XDG_STATE_HOME/cage/scratch, else
+// ~/.local/state/cage/scratch (root too). Empty when neither is known.
+std::string scratch_root(const Context& ctx);
+std::pair<std::string, std::string> scratch_location(const Context& ctx);  // {base, relative part}
+bool valid_scratch_name(std::string_view name);
+inline constexpr const char* kScratchInside = "/scratch";  // namespaces: /scratch/NAME inside
+inline constexpr const char* kRunIdVariable = "CAGE_RUN_ID";
+inline constexpr const char* kScratchVariable = "CAGE_SCRATCH";
 
 // Path helpers (paths.cc): "~" expansion, joining to a base, lexical cleaning. Pure string work.
 Result<std::string> absolute_path(const Value& v, const std::string& home);

@@ -426,6 +426,7 @@ Result<Policy> validate(const PolicyInput& in, const Context& ctx) {
   if (auto s = validate_limits(in, p); !s) return s.error();
   if (auto s = validate_net(in, p); !s) return s.error();
   if (auto s = validate_misc(in, ctx, p); !s) return s.error();
+  if (auto s = validate_identity(in, ctx, p); !s) return s.error();
   return p;
 }
 

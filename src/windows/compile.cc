@@ -241,6 +241,13 @@ std::vector<std::string> build_environment(const policy::EnvPolicy& env,
 
 Result<WinPlan> compile(const policy::Policy& p, const WinHostFacts& facts,
                         const std::vector<std::pair<std::string, std::string>>& caller_env) {
+  // Never a silent drop: no user namespace maps another id here, and no scratch store exists yet.
+  if (p.run_as)
+    return unavailable(p.run_as->origin, "Windows runs the workload as the caller's own user",
+                       "drop --uid");
+  if (p.scratch)
+    return unavailable(p.scratch->origin, "--scratch is not implemented on Windows yet",
+                       "keep state in a directory granted with --rw");
   if (!p.env.secrets.empty())  // never a silent drop: the executor here does not read them yet
     return unavailable(p.env.secrets.front().origin, "--secret is not implemented on Windows yet",
                        "pass the variable with --env NAME from cage's environment");
@@ -302,6 +309,7 @@ Result<WinPlan> compile(const policy::Policy& p, const WinHostFacts& facts,
     if (auto h = to_windows_path(p.home, facts, "HOME"); h) profile = *h;
   std::vector<std::pair<std::string, std::string>> forced = {{"USERPROFILE", profile},
                                                               {policy::kInsideMarker, "1"}};
+  if (!p.run_id.empty()) forced.emplace_back(policy::kRunIdVariable, p.run_id);
   forced.emplace_back("TEMP", plan.temp.path);
   forced.emplace_back("TMP", plan.temp.path);
   if (plan.proxy)

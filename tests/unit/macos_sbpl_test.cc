@@ -239,6 +239,23 @@ TEST(MacosCompile, EnvironmentAndLimits) {
   EXPECT_NE(plan->sbpl.find("(subpath \"/private/tmp/cage.abc\")"), std::string::npos);
 }
 
+// --uid and --scratch are refused, never dropped: no user namespace, no scratch store here.
+TEST(MacosCompile, RefusesUidAndScratch) {
+  for (auto [flag, value] : {std::pair<const char*, const char*>{"--uid", "nobody"}, {"--scratch", "cache"}}) {
+    auto pol = mac_policy({flag, value, "--", "make"});
+    ASSERT_TRUE(pol) << pol.error().reason;
+    auto plan = macos::compile(*pol, Mac().facts(), {});
+    ASSERT_FALSE(plan) << flag;
+    EXPECT_EQ(plan.error().cls, ErrorClass::spawn_sandbox_unavailable);
+    EXPECT_EQ(plan.error().input, std::string(flag) + " " + value);
+  }
+  auto pol = mac_policy({"--run-id", "r1", "--", "make"});
+  ASSERT_TRUE(pol);
+  auto plan = macos::compile(*pol, Mac().facts(), {});
+  ASSERT_TRUE(plan);
+  EXPECT_NE(std::find(plan->env.begin(), plan->env.end(), "CAGE_RUN_ID=r1"), plan->env.end());
+}
+
 // --secret is refused, never dropped, until the macOS executor reads it.
 TEST(MacosCompile, RefusesSecrets) {
   auto pol = mac_policy({"--secret", "TOKEN=fd:3", "--", "make"});

@@ -65,6 +65,16 @@ TEST(WindowsPlan, RefusesOutputCaps) {
   EXPECT_EQ(plan.error().input, "--max-output 1M");
 }
 
+// --uid and --scratch are refused, never dropped.
+TEST(WindowsPlan, RefusesUidAndScratch) {
+  for (auto [flag, value] : {std::pair<const char*, const char*>{"--uid", "nobody"}, {"--scratch", "cache"}}) {
+    auto plan = plan_of({flag, value, "--", "cmd"});
+    ASSERT_FALSE(plan) << flag;
+    EXPECT_EQ(plan.error().cls, ErrorClass::spawn_sandbox_unavailable);
+    EXPECT_EQ(plan.error().input, std::string(flag) + " " + value);
+  }
+}
+
 TEST(WindowsPlan, TokenIsRestrictedAndLow) {
   auto plan = plan_of({"--", "cmd.exe"});
   ASSERT_TRUE(plan) << plan.error().reason;
