@@ -5,6 +5,7 @@
 // CMakeLists.txt links it for any CMAKE_SYSTEM_NAME without a backend, with posix.cc and no_report.cc;
 // tests build it on Linux as cage_unsupported (tests/integration/unsupported_os.sh).
 #include <cerrno>
+#include <random>
 
 #include "backend/backend.h"
 #include "common/self_test.h"
@@ -38,6 +39,20 @@ int dry_run(const policy::Policy&, const Environ&, bool, bool, bool json_errors)
 }
 
 int run(const policy::Policy&, const Environ&, bool json_errors) { return fail(no_sandbox("the run"), json_errors); }
+
+// The run id of the refusal's --json-errors line.
+std::string new_run_id() {
+  std::random_device rd;
+  static const char* hex = "0123456789abcdef";
+  std::string s;
+  for (int i = 0; i < 8; ++i)
+    for (unsigned v = rd(), k = 0; k < 4; ++k, v >>= 8) s += {hex[(v >> 4) & 15], hex[v & 15]};
+  return s;
+}
+
+int scratch_command(const std::string&, const std::string& name, bool, bool json_errors) {
+  return fail(no_sandbox(name.empty() ? "--scratch-list" : "--scratch-remove " + name), json_errors);
+}
 
 }  // namespace cage::backend
 
