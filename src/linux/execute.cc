@@ -49,7 +49,6 @@ int64_t now_ms() {
 
 struct Prepared {
   ChildContext ctx;
-  std::vector<UniqueFd> owned;
   std::vector<std::string> secrets;  // "NAME=value" of --secret, wiped once the child has its copy
   ~Prepared() { wipe(secrets); }
 };
@@ -99,12 +98,6 @@ Status prepare(const Plan& plan, Prepared& p) {
     c.seccomp_extra = std::move(*extra);
     if (plan.loopback_proxy || !plan.allow_metadata)
       c.notify = connect_notify::filter(plan.loopback_proxy, !plan.allow_metadata);
-  }
-  if (plan.net.mode == NetPlan::Mode::proxy && !plan.loopback_proxy) {
-    UniqueFd self(::open("/proc/self/exe", O_RDONLY | O_CLOEXEC));
-    if (!self.valid()) return unavailable("--net", "cannot open cage's own binary", "check /proc", errno);
-    c.self_exe = self.get();
-    p.owned.push_back(std::move(self));
   }
   return Ok{};
 }
@@ -354,7 +347,6 @@ Result<RunOutcome> execute_plan(const Plan& plan, const RunHooks& hooks) {
   errp->w.reset();
   status->w.reset();
   chan->sandbox_end.reset();
-  for (auto& fd : prep.owned) fd.reset();
   auto reap = [&](int sig) {
     ::kill(static_cast<pid_t>(pid), sig);
     int st;

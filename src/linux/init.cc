@@ -149,9 +149,8 @@ void run_init(const ChildContext& c) {
   if (!c.notify.empty())  // connect(), chmod and utimes of the workload go through the supervisor's check
     if (int e = connect_notify::install(c.net_fd, c.notify)) child_fail(c, ChildStep::seccomp, e);
   if (plan.net.mode == NetPlan::Mode::proxy && !plan.loopback_proxy)
-    if (int e = net::spawn_shim(plan.net, c.net_fd, c.self_exe)) child_fail(c, ChildStep::shim, e);
+    if (int e = net::spawn_shim(plan.net, c.net_fd, c.secret_envp)) child_fail(c, ChildStep::shim, e);
   if (c.net_fd >= 0) ::close(c.net_fd);
-  if (c.self_exe >= 0) ::close(c.self_exe);
   pid_t child = ::fork();
   if (child < 0) child_fail(c, ChildStep::fork_workload, errno);
   if (child == 0) exec_workload(c);

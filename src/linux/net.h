@@ -3,6 +3,7 @@
 // (cage's init, inside the new network namespace): spawn_shim() before the workload starts.
 #pragma once
 #include <memory>
+#include <vector>
 
 #include "common/error.h"
 #include "common/unique_fd.h"
@@ -30,9 +31,10 @@ Result<std::unique_ptr<Supervisor>> start(const NetPlan& plan, UniqueFd supervis
 Result<std::unique_ptr<Supervisor>> start(const NetPlan& plan, UniqueFd supervisor_end, proxy::EventSink sink);
 
 // Child, inside the namespace, after the root is built and `lo` is up. Binds 127.0.0.1:shim_port
-// (so the port is ready before the workload starts), forks, and execs
-// `cage --spawn-shim --listen-fd 3 --channel-fd 4` from self_exe_fd with an empty environment.
-// The caller still owns (and closes) sandbox_end. Returns 0 or an errno. Does not allocate.
-int spawn_shim(const NetPlan& plan, int sandbox_end, int self_exe_fd);
+// (so the port is ready before the workload starts) and forks the shim (shim::serve), which wipes
+// `secrets` (the --secret values in its copy of init's memory) and keeps no other descriptor; returns
+// once the shim has confined itself. The caller still owns (and closes) sandbox_end. Returns 0 or an
+// errno. Does not allocate.
+int spawn_shim(const NetPlan& plan, int sandbox_end, const std::vector<char*>& secrets);
 
 }  // namespace cage::lx::net
