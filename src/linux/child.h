@@ -50,6 +50,7 @@ struct ChildContext {
   int error_write = -1;  // ChildFailure records; close-on-exec
   int status_write = -1; // init sends the workload's wait status here
   int net_fd = -1;       // the shim's end of the proxy channel
+  mutable int shim_ready = -1;  // readable once the --net shim has confined itself (net::await_shim)
   mutable int dev_null = -1;  // O_PATH /dev/null, used to mask files; opened by the child too
   const char* private_dir = nullptr;  // landlock_only: removed by init should the supervisor die
   int supervisor_pidfd = -1;  // readable once the supervisor has exited

@@ -67,6 +67,8 @@ bool forwarded(int sig) {
   }
   ChildStep step = ChildStep::none;
   if (int e = drop_privileges(&step)) child_fail(c, step, e);
+  // Nothing of the workload's own runs before the --net shim has confined itself (net.h).
+  if (int e = net::await_shim(c.shim_ready)) child_fail(c, ChildStep::shim, e);
   int idx = -1;
   if (int e = landlock_restrict(plan.landlock, &step, &idx)) child_fail(c, step, e, idx);
   if (plan.mechanism == Mechanism::landlock_only) {
@@ -149,11 +151,12 @@ void run_init(const ChildContext& c) {
   if (!c.notify.empty())  // connect(), chmod and utimes of the workload go through the supervisor's check
     if (int e = connect_notify::install(c.net_fd, c.notify)) child_fail(c, ChildStep::seccomp, e);
   if (plan.net.mode == NetPlan::Mode::proxy && !plan.loopback_proxy)
-    if (int e = net::spawn_shim(plan.net, c.net_fd, c.secret_envp)) child_fail(c, ChildStep::shim, e);
+    if (int e = net::spawn_shim(plan.net, c.net_fd, c.secret_envp, &c.shim_ready)) child_fail(c, ChildStep::shim, e);
   if (c.net_fd >= 0) ::close(c.net_fd);
   pid_t child = ::fork();
   if (child < 0) child_fail(c, ChildStep::fork_workload, errno);
   if (child == 0) exec_workload(c);
+  if (c.shim_ready >= 0) ::close(c.shim_ready);
   for (char* s : c.secret_envp) explicit_bzero(s, std::strlen(s));  // the workload has its own copy
   ::close(c.error_write);
   // init keeps no privilege it does not need: reaping and kill() of its own children need none.

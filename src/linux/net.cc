@@ -80,7 +80,8 @@ Result<std::unique_ptr<Supervisor>> start(const NetPlan& plan, UniqueFd supervis
   return std::unique_ptr<Supervisor>(std::move(sup));
 }
 
-int spawn_shim(const NetPlan& plan, int sandbox_end, const std::vector<char*>& secrets) {
+int spawn_shim(const NetPlan& plan, int sandbox_end, const std::vector<char*>& secrets, int* ready_fd) {
+  *ready_fd = -1;
   if (plan.mode != NetPlan::Mode::proxy || plan.shim_port == 0) return 0;  // 0: --net-mode transparent
   int ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (ls < 0) return errno;
@@ -126,13 +127,17 @@ int spawn_shim(const NetPlan& plan, int sandbox_end, const std::vector<char*>& s
   }
   close(ls);
   close(ready[1]);
-  // The workload starts only once the shim holds no capability any more (shim.cc): until then it is
-  // root in the user namespace, in the workload's pid namespace.
+  *ready_fd = ready[0];
+  return 0;
+}
+
+int await_shim(int ready_fd) {
+  if (ready_fd < 0) return 0;
   char b = 0;
   ssize_t n;
-  do n = read(ready[0], &b, 1);
+  do n = read(ready_fd, &b, 1);
   while (n < 0 && errno == EINTR);
-  close(ready[0]);
+  close(ready_fd);
   return n == 1 && b == 'r' ? 0 : ECHILD;
 }
 
