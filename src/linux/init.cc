@@ -101,13 +101,21 @@ pid_t spawn_workload(const ChildContext& c) {
 }
 #else
 pid_t spawn_workload(const ChildContext& c) {
-  constexpr size_t kStack = 1 << 20;  // touched only as deep as exec_workload goes
-  void* stack = ::mmap(nullptr, kStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-  if (stack == MAP_FAILED) return -1;
-  pid_t pid = ::clone(workload_main, static_cast<char*>(stack) + kStack, CLONE_VM | CLONE_VFORK | SIGCHLD,
-                      const_cast<ChildContext*>(&c));
+  constexpr size_t kStack = 1 << 20, kGuard = 1 << 16;  // touched only as deep as exec_workload goes
+  // The lowest 64 KiB stay unmapped-like (PROT_NONE): an overflow faults instead of writing into
+  // init's memory beneath.
+  void* map = ::mmap(nullptr, kGuard + kStack, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  if (map == MAP_FAILED) return -1;
+  char* stack = static_cast<char*>(map) + kGuard;
+  if (::mprotect(stack, kStack, PROT_READ | PROT_WRITE) != 0) {
+    int e = errno;
+    ::munmap(map, kGuard + kStack);
+    errno = e;
+    return -1;
+  }
+  pid_t pid = ::clone(workload_main, stack + kStack, CLONE_VM | CLONE_VFORK | SIGCHLD, const_cast<ChildContext*>(&c));
   int e = errno;
-  ::munmap(stack, kStack);  // the process has exec'd or exited: it no longer runs on it
+  ::munmap(map, kGuard + kStack);  // the process has exec'd or exited: it no longer runs on it
   errno = e;
   return pid;
 }
