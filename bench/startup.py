@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Start-up and teardown of a sandboxed /bin/true: cage against bare /bin/true, `unshare -Urmpf` and
 `bwrap --unshare-all` with an equivalent read-only view, interleaved in one run (so machine noise
-hits every contender alike); prints medians and ratios against bwrap. Also the supervisor's peak
-RSS while a child runs. Usage: bench/startup.py [--cage PATH] [--runs N]"""
+hits every contender alike); prints medians and ratios against bwrap. `--net` runs name a host
+that is never dialled (start-up and teardown of the proxy, the shim and the listeners only).
+`--baseline PATH` adds the same cage runs of another build (e.g. main's, built apart), interleaved
+in the same rounds, for a before/after in one run. Also the supervisor's peak RSS while a child
+runs. Usage: bench/startup.py [--cage PATH] [--baseline PATH] [--runs N]"""
 import argparse
 import os
 import shutil
@@ -51,6 +54,7 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser()
     ap.add_argument("--cage", default=os.path.join(here, "..", "build", "cage"))
+    ap.add_argument("--baseline", help="another cage build, run interleaved as the 'before'")
     ap.add_argument("--runs", type=int, default=200)
     a = ap.parse_args()
     cwd = os.getcwd()
@@ -58,9 +62,12 @@ def main():
         "bare /bin/true": ["/bin/true"],
         "unshare -Urmpf": ["unshare", "-Urmpf", "--mount-proc", "/bin/true"],
         "bwrap --unshare-all": bwrap_cmd(cwd),
-        "cage --ro . (seccomp default)": [a.cage, "--ro", ".", "--", "/bin/true"],
-        "cage --ro . --seccomp none": [a.cage, "--ro", ".", "--seccomp", "none", "--", "/bin/true"],
     }
+    for tag, exe in [("", a.cage)] + ([(" [baseline]", a.baseline)] if a.baseline else []):
+        contenders[f"cage --ro . (seccomp default){tag}"] = [exe, "--ro", ".", "--", "/bin/true"]
+        contenders[f"cage --ro . --seccomp none{tag}"] = [exe, "--ro", ".", "--seccomp", "none", "--", "/bin/true"]
+        contenders[f"cage --ro . --net example.com:443{tag}"] = [exe, "--ro", ".", "--net", "example.com:443", "--",
+                                                                 "/bin/true"]
     if not shutil.which("bwrap"):
         del contenders["bwrap --unshare-all"]
     times = {k: [] for k in contenders}
@@ -74,9 +81,9 @@ def main():
     print(f"start-up + teardown of /bin/true, median of {a.runs} interleaved runs (ms):")
     for k, m in med.items():
         ratio = f"{m / ref:5.2f}x bwrap" if ref else ""
-        print(f"  {k:34s} {m:7.3f} ms  {ratio}")
+        print(f"  {k:48s} {m:7.3f} ms  {ratio}")
     c, s = med["cage --ro . (seccomp default)"], med["cage --ro . --seccomp none"]
-    print(f"seccomp filter load: {c - s:+.3f} ms median (default vs none)")
+    print(f"seccomp filter load: {c - s:+.3f} ms median (default vs none); load average {os.getloadavg()[0]:.1f}")
     print(f"supervisor peak RSS while a child runs: {peak_rss_kib(a.cage)} KiB")
 
 

@@ -18,8 +18,8 @@ using Environ = std::vector<std::pair<std::string, std::string>>;
 // The OS this binary runs on, spelled as --target spells it: "linux", "macos" or "windows".
 const char* host_os();
 
-// cage re-executing itself for a helper role (Linux: `cage --spawn-shim`): its exit status, or -1
-// when argv is an ordinary command line. Called before any parsing.
+// cage re-executing itself for a helper role (none at present: Linux's --net shim is forked by
+// init): its exit status, or -1 when argv is an ordinary command line. Called before any parsing.
 int internal_entry(int argc, char** argv);
 
 // Process facts, in UTF-8 (Windows converts from its wide-character originals).

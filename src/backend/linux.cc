@@ -12,7 +12,6 @@
 #include "linux/host_view.h"
 #include "linux/report.h"
 #include "linux/scratch.h"
-#include "shim/shim.h"
 
 namespace cage::backend {
 
@@ -22,10 +21,7 @@ std::unique_ptr<lx::report::Session> g_session;  // open for a run, from before 
 
 const char* host_os() { return "linux"; }
 
-int internal_entry(int argc, char** argv) {
-  if (argc > 1 && std::strcmp(argv[1], "--spawn-shim") == 0) return shim::main(argc, argv);
-  return -1;
-}
+int internal_entry(int, char**) { return -1; }  // the --net shim is forked by init, not re-executed
 
 Status open_report(const cli::ReportOptions& opts, bool for_run) {
   if (!for_run) return Ok{};

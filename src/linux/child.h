@@ -49,8 +49,8 @@ struct ChildContext {
   int sync_read = -1;    // the supervisor writes one byte once the id maps are written
   int error_write = -1;  // ChildFailure records; close-on-exec
   int status_write = -1; // init sends the workload's wait status here
-  int self_exe = -1;     // for `cage --spawn-shim`
   int net_fd = -1;       // the shim's end of the proxy channel
+  mutable int shim_ready = -1;  // readable once the --net shim has confined itself (net::await_shim)
   mutable int dev_null = -1;  // O_PATH /dev/null, used to mask files; opened by the child too
   const char* private_dir = nullptr;  // landlock_only: removed by init should the supervisor die
   int supervisor_pidfd = -1;  // readable once the supervisor has exited

@@ -52,7 +52,6 @@ int64_t now_ms() {
 
 struct Prepared {
   ChildContext ctx;
-  std::vector<UniqueFd> owned;
   std::vector<std::string> secrets;  // "NAME=value" of --secret, wiped once the child has its copy
   ~Prepared() { wipe(secrets); }
 };
@@ -102,12 +101,6 @@ Status prepare(const Plan& plan, Prepared& p) {
     c.seccomp_extra = std::move(*extra);
     if (plan.loopback_proxy || !plan.allow_metadata)
       c.notify = connect_notify::filter(plan.loopback_proxy, !plan.allow_metadata);
-  }
-  if (plan.net.mode == NetPlan::Mode::proxy && !plan.loopback_proxy) {
-    UniqueFd self(::open("/proc/self/exe", O_RDONLY | O_CLOEXEC));
-    if (!self.valid()) return unavailable("--net", "cannot open cage's own binary", "check /proc", errno);
-    c.self_exe = self.get();
-    p.owned.push_back(std::move(self));
   }
   return Ok{};
 }
@@ -183,6 +176,7 @@ struct Supervise {
   const Plan& plan;
   const RunHooks& hooks;
   SavedTerminal& terminal;
+  OfflineResolver* offline;  // without --net: answered here, between the other events
   ChildFailure failure{};
   // SIGKILL of a pid namespace's init takes every process of the sandbox with it. Without one, init is
   // asked to end its whole tree first (descendants.cc): a setsid'd daemon must not outlive --timeout.
@@ -229,14 +223,16 @@ struct Supervise {
     int64_t deadline = plan.limits.timeout_ms ? now_ms() + static_cast<int64_t>(*plan.limits.timeout_ms) : -1;
     int64_t kill_at = -1;
     while (!exited) {
-      struct pollfd fds[3] = {{sigfd, POLLIN, 0}, {aborted ? -1 : hooks.abort_fd, POLLIN, 0}, {error_read, POLLIN, 0}};
+      struct pollfd fds[4] = {{sigfd, POLLIN, 0}, {aborted ? -1 : hooks.abort_fd, POLLIN, 0}, {error_read, POLLIN, 0},
+                              {offline ? offline->fd() : -1, POLLIN, 0}};
       int wait = -1;
       int64_t next = kill_at >= 0 ? kill_at : deadline;
       if (next >= 0) wait = static_cast<int>(std::max<int64_t>(0, next - now_ms()));
-      int rc = ::poll(fds, error_read >= 0 ? 3 : 2, wait);
+      int rc = ::poll(fds, 4, wait);  // a negative fd is skipped
       if (rc < 0 && errno != EINTR) break;
       if (rc > 0 && (fds[0].revents & POLLIN)) on_signal();
       if (rc > 0 && error_read >= 0 && (fds[2].revents & (POLLIN | POLLHUP))) on_error_pipe();
+      if (rc > 0 && fds[3].fd >= 0 && fds[3].revents) offline->on_readable();
       if (rc > 0 && !aborted && (fds[1].revents & POLLIN)) {
         aborted = true;
         if (hooks.killed) hooks.killed("audit_failed", SIGKILL);
@@ -364,7 +360,6 @@ Result<RunOutcome> execute_plan(const Plan& plan, const RunHooks& hooks) {
   errp->w.reset();
   status->w.reset();
   chan->sandbox_end.reset();
-  for (auto& fd : prep.owned) fd.reset();
   auto reap = [&](int sig) {
     ::kill(static_cast<pid_t>(pid), sig);
     int st;
@@ -404,13 +399,8 @@ Result<RunOutcome> execute_plan(const Plan& plan, const RunHooks& hooks) {
     mediator = std::move(*m);
   }
   std::unique_ptr<OfflineResolver> offline;
-  if (plan.net.offline_resolver != 0 && plan.mechanism == Mechanism::namespaces) {
-    offline = OfflineResolver::start(std::move(chan->supervisor_end));
-    if (!offline) {
-      reap(SIGKILL);
-      return Error{ErrorClass::internal_error, "cannot start the offline resolver", {}, "network", errno};
-    }
-  }
+  if (plan.net.offline_resolver != 0 && plan.mechanism == Mechanism::namespaces)
+    offline = std::make_unique<OfflineResolver>(std::move(chan->supervisor_end));
   if (plan.net.mode == NetPlan::Mode::proxy && !plan.loopback_proxy) {
     auto s = hooks.net ? net::start(plan.net, std::move(chan->supervisor_end), hooks.net)
                        : net::start(plan.net, std::move(chan->supervisor_end));
@@ -428,7 +418,7 @@ Result<RunOutcome> execute_plan(const Plan& plan, const RunHooks& hooks) {
   }
   sync->w.reset();
   if (pump) pump->start();
-  Supervise sup{static_cast<int>(pid), sigfd.get(), errp->r.get(), status->r.get(), plan, hooks, terminal};
+  Supervise sup{static_cast<int>(pid), sigfd.get(), errp->r.get(), status->r.get(), plan, hooks, terminal, offline.get()};
   sup.run();
   // A SIGCONT not read yet (`bg` just before the run ended) still counts.
   sigset_t cont;

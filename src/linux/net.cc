@@ -15,21 +15,16 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <thread>
 
 #include "proxy/loopback.h"
 #include "proxy/server.h"
 #include "proxy/socket_compat.h"
+#include "shim/shim.h"
 
 namespace cage::lx::net {
 namespace {
-
-// The shim's argv is fixed: its fds are always 3 (listener), 4 (channel) and 6 (ready: the shim
-// writes a byte once it has confined itself), so nothing has to be formatted (allocated) in the child.
-char kArg0[] = "cage", kArg1[] = "--spawn-shim", kArg2[] = "--listen-fd", kArg3[] = "3", kArg4[] = "--channel-fd",
-     kArg5[] = "4", kArg6[] = "--ready-fd", kArg7[] = "6";
-char* const kShimArgv[] = {kArg0, kArg1, kArg2, kArg3, kArg4, kArg5, kArg6, kArg7, nullptr};
-char* const kShimEnv[] = {nullptr};
 
 class ProxySupervisor final : public Supervisor {
  public:
@@ -86,7 +81,8 @@ Result<std::unique_ptr<Supervisor>> start(const NetPlan& plan, UniqueFd supervis
   return std::unique_ptr<Supervisor>(std::move(sup));
 }
 
-int spawn_shim(const NetPlan& plan, int sandbox_end, int self_exe_fd) {
+int spawn_shim(const NetPlan& plan, int sandbox_end, const std::vector<char*>& secrets, int* ready_fd) {
+  *ready_fd = -1;
   if (plan.mode != NetPlan::Mode::proxy || plan.shim_port == 0) return 0;  // 0: --net-mode transparent
   int ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (ls < 0) return errno;
@@ -116,25 +112,33 @@ int spawn_shim(const NetPlan& plan, int sandbox_end, int self_exe_fd) {
     return e;
   }
   if (pid == 0) {
-    // Move the four fds clear of 3..6 first, so the dup2s below cannot clobber one another.
-    int l = fcntl(ls, F_DUPFD, 10), c = fcntl(sandbox_end, F_DUPFD, 10), x = fcntl(self_exe_fd, F_DUPFD, 10),
-        r = fcntl(ready[1], F_DUPFD, 10);
-    if (l < 0 || c < 0 || x < 0 || r < 0 || dup2(l, 3) < 0 || dup2(c, 4) < 0 || dup2(x, 5) < 0 || dup2(r, 6) < 0)
+    // No exec (a second start of cage's static image cost most of --net's start-up): the shim runs
+    // in this copy of init, so it first drops what init holds for the workload. The --secret values
+    // are wiped (init wipes its own once the workload has them), and every descriptor but the
+    // listener (3), the channel (4) and the ready pipe (5) is closed: the error and status pipes,
+    // the caller's stdio, whatever init holds. Moved clear of 0..9 first (an fd of cage's own may
+    // sit at 0..2 when the caller closed its stdio).
+    for (char* s : secrets) explicit_bzero(s, strlen(s));
+    int l = fcntl(ls, F_DUPFD_CLOEXEC, 10), c = fcntl(sandbox_end, F_DUPFD_CLOEXEC, 10),
+        r = fcntl(ready[1], F_DUPFD_CLOEXEC, 10);
+    if (l < 0 || c < 0 || r < 0 || syscall(SYS_close_range, 0U, 9U, 0U) != 0 || dup3(l, 3, O_CLOEXEC) < 0 ||
+        dup3(c, 4, O_CLOEXEC) < 0 || dup3(r, 5, O_CLOEXEC) < 0 || syscall(SYS_close_range, 6U, ~0U, 0U) != 0)
       _exit(exit_status::kCageError);
-    fcntl(5, F_SETFD, FD_CLOEXEC);  // the exec needs it; the shim does not
-    syscall(SYS_close_range, 7U, ~0U, 0U);
-    syscall(SYS_execveat, 5, "", kShimArgv, kShimEnv, AT_EMPTY_PATH);
-    _exit(exit_status::kCannotExecute);
+    _exit(shim::serve(3, 4, 5));
   }
   close(ls);
   close(ready[1]);
-  // The workload starts only once the shim holds no capability any more (shim.cc): until then it is
-  // root in the user namespace, in the workload's pid namespace.
+  *ready_fd = ready[0];
+  return 0;
+}
+
+int await_shim(int ready_fd) {
+  if (ready_fd < 0) return 0;
   char b = 0;
   ssize_t n;
-  do n = read(ready[0], &b, 1);
+  do n = read(ready_fd, &b, 1);
   while (n < 0 && errno == EINTR);
-  close(ready[0]);
+  close(ready_fd);
   return n == 1 && b == 'r' ? 0 : ECHILD;
 }
 

@@ -3,6 +3,7 @@
 // (cage's init, inside the new network namespace): spawn_shim() before the workload starts.
 #pragma once
 #include <memory>
+#include <vector>
 
 #include "common/error.h"
 #include "common/unique_fd.h"
@@ -30,9 +31,15 @@ Result<std::unique_ptr<Supervisor>> start(const NetPlan& plan, UniqueFd supervis
 Result<std::unique_ptr<Supervisor>> start(const NetPlan& plan, UniqueFd supervisor_end, proxy::EventSink sink);
 
 // Child, inside the namespace, after the root is built and `lo` is up. Binds 127.0.0.1:shim_port
-// (so the port is ready before the workload starts), forks, and execs
-// `cage --spawn-shim --listen-fd 3 --channel-fd 4` from self_exe_fd with an empty environment.
-// The caller still owns (and closes) sandbox_end. Returns 0 or an errno. Does not allocate.
-int spawn_shim(const NetPlan& plan, int sandbox_end, int self_exe_fd);
+// (so the port is ready before the workload starts) and forks the shim (shim::serve), which wipes
+// `secrets` (the --secret values in its copy of init's memory) and keeps no other descriptor.
+// *ready_fd gets the pipe the shim writes once it has confined itself (-1 without a shim): the
+// workload's process passes await_shim before it lets the workload's own code run, so the shim
+// confines itself while the workload's process is set up. The caller still owns (and closes)
+// sandbox_end. Returns 0 or an errno. Does not allocate.
+int spawn_shim(const NetPlan& plan, int sandbox_end, const std::vector<char*>& secrets, int* ready_fd);
+// Waits until the shim holds no capability any more (until then it is root in the user namespace,
+// in the workload's pid namespace) and closes ready_fd; 0, or ECHILD if the shim died first.
+int await_shim(int ready_fd);
 
 }  // namespace cage::lx::net

@@ -1,16 +1,11 @@
-// OfflineResolver (see offline_resolver.h): one thread per run without --net, asleep in poll(2)
-// until the workload looks a name up or the run ends.
+// OfflineResolver (see offline_resolver.h): answered from the supervisor's poll loop (execute.cc)
+// whenever the workload looks a name up, and drained once the run ends.
 #include "linux/offline_resolver.h"
 
-#include <fcntl.h>
-#include <poll.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <mutex>
-#include <thread>
 
 #include "common/send_fd.h"
 #include "proxy/dns.h"
@@ -21,30 +16,35 @@ namespace {
 constexpr size_t kMostNames = 16;  // remembered for the hint; more are counted as "..."
 }
 
-struct OfflineResolver::State {
-  UniqueFd channel, sock, stop_r, stop_w;
-  std::thread thread;
-  std::mutex mu;
-  std::vector<std::string> names;
-  bool more = false;
+void OfflineResolver::note(const std::string& name) {
+  if (std::find(names_.begin(), names_.end(), name) != names_.end()) return;
+  if (names_.size() < kMostNames) names_.push_back(name);
+  else more_ = true;
+}
 
-  void note(const std::string& name) {
-    std::lock_guard<std::mutex> lock(mu);
-    if (std::find(names.begin(), names.end(), name) != names.end()) return;
-    if (names.size() < kMostNames) names.push_back(name);
-    else more = true;
+bool OfflineResolver::on_readable() {
+  if (!sock_.valid()) {
+    if (!channel_.valid()) return false;
+    char tag = 0;
+    int fd = recv_fd(channel_.get(), &tag, MSG_DONTWAIT);
+    if (fd < 0 && errno == EAGAIN) return false;
+    channel_.reset();  // one socket, or init closed the channel without one
+    if (fd >= 0) sock_.reset(fd);
+    return true;
   }
-  void answer() {
-    char buf[1500];
+  char buf[1500];
+  for (int i = 0; i < 64; ++i) {  // a burst at a time; poll comes back for the rest
     sockaddr_storage from{};
     socklen_t len = sizeof from;
-    ssize_t n = ::recvfrom(sock.get(), buf, sizeof buf, MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&from), &len);
-    if (n <= 0) return;
+    ssize_t n = ::recvfrom(sock_.get(), buf, sizeof buf, MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&from), &len);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return i > 0;
+    if (n == 0) continue;
     std::string_view msg(buf, static_cast<size_t>(n));
     proxy::DnsQuery q;
     std::string reply;
     switch (proxy::parse_dns_query(msg, q)) {
-      case proxy::DnsParse::ignore: return;
+      case proxy::DnsParse::ignore: continue;
       case proxy::DnsParse::formerr: reply = proxy::dns_error(msg, proxy::DnsRcode::formerr); break;
       case proxy::DnsParse::notimp: reply = proxy::dns_error(msg, proxy::DnsRcode::notimp); break;
       case proxy::DnsParse::ok:
@@ -55,56 +55,20 @@ struct OfflineResolver::State {
         reply = proxy::dns_answer(msg, q, proxy::DnsRcode::nxdomain);
         break;
     }
-    ::sendto(sock.get(), reply.data(), reply.size(), MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&from), len);
+    ::sendto(sock_.get(), reply.data(), reply.size(), MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&from), len);
   }
-  void run() {
-    while (true) {
-      int watched = sock.valid() ? sock.get() : channel.get();
-      struct pollfd fds[2] = {{watched, POLLIN, 0}, {stop_r.get(), POLLIN, 0}};
-      if (::poll(fds, 2, -1) < 0) {
-        if (errno == EINTR) continue;
-        return;
-      }
-      if (fds[1].revents) return;
-      if (!fds[0].revents) continue;
-      if (sock.valid()) {
-        answer();
-        continue;
-      }
-      char tag = 0;
-      int fd = recv_fd(channel.get(), &tag);
-      if (fd < 0) return;  // init closed the channel without a socket: it failed, and says so itself
-      sock.reset(fd);
-      channel.reset();
-    }
-  }
-};
-
-std::unique_ptr<OfflineResolver> OfflineResolver::start(UniqueFd channel) {
-  std::unique_ptr<OfflineResolver> r(new OfflineResolver());
-  r->s_ = std::make_unique<State>();
-  int p[2];
-  if (::pipe2(p, O_CLOEXEC) != 0) return nullptr;
-  r->s_->stop_r.reset(p[0]);
-  r->s_->stop_w.reset(p[1]);
-  r->s_->channel = std::move(channel);
-  r->s_->thread = std::thread([st = r->s_.get()] { st->run(); });
-  return r;
+  return true;
 }
 
 std::vector<std::string> OfflineResolver::finish() {
-  if (s_->thread.joinable()) {
-    char b = 1;
-    (void)!::write(s_->stop_w.get(), &b, 1);
-    s_->thread.join();
+  // The sandbox is gone: what init sent and what the workload asked is all queued by now (the
+  // socket's receive buffer bounds it; the count bounds the loop).
+  for (int i = 0; i < 256 && on_readable(); ++i) {
   }
-  std::lock_guard<std::mutex> lock(s_->mu);
-  auto names = s_->names;
-  if (s_->more) names.push_back("...");
+  auto names = names_;
+  if (more_) names.push_back("...");
   return names;
 }
-
-OfflineResolver::~OfflineResolver() { finish(); }
 
 std::string offline_hint(const std::vector<std::string>& names) {
   if (names.empty()) return "";

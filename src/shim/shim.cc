@@ -1,12 +1,12 @@
-// The in-namespace shim (`cage --spawn-shim`): accepts the workload's TCP connections on the
-// namespace's 127.0.0.1:PORT and hands each accepted socket to the supervisor's proxy over a
-// SOCK_SEQPACKET socketpair (SCM_RIGHTS). It never reads or writes a payload byte: the supervisor
-// relays directly between the workload's socket and the upstream one. Started by cage's init
-// before the workload (lx::net::spawn_shim), non-dumpable, empty environment; once it holds its
-// two descriptors it keeps nothing a takeover could use: no capability (a root caller's shim would
+// The in-namespace shim: accepts the workload's TCP connections on the namespace's 127.0.0.1:PORT
+// and hands each accepted socket to the supervisor's proxy over a SOCK_SEQPACKET socketpair
+// (SCM_RIGHTS). It never reads or writes a payload byte: the supervisor relays directly between the
+// workload's socket and the upstream one. Forked by cage's init before the workload
+// (lx::net::spawn_shim), non-dumpable, holding no descriptor but its own; once it holds its two
+// descriptors it keeps nothing a takeover could use: no capability (a root caller's shim would
 // otherwise hold all of them in the user namespace), no_new_privs, and a Landlock domain with no
 // file access, no TCP bind or connect, and signals and abstract sockets scoped to itself.
-// Proven by tests/integration/net_*.sh.
+// Proven by tests/integration/net_*.sh and tests/escape/network.sh.
 #include "common/exit_status.h"
 #include "shim/shim.h"
 
@@ -21,17 +21,9 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
-#include <cstring>
 
 namespace cage::shim {
 namespace {
-
-int fd_arg(const char* s) {
-  char* end = nullptr;
-  long v = std::strtol(s, &end, 10);
-  return (end && *end == '\0' && v >= 0 && v < 1 << 20) ? static_cast<int>(v) : -1;
-}
 
 // Best effort: each layer the kernel offers is taken, none is needed for the shim's job (accept on
 // a bound listener, sendmsg on a connected socketpair), so none is a reason to fail: no Landlock at
@@ -60,22 +52,12 @@ bool pass_fd(int channel, int fd) { return send_fd(channel, fd, 'c') == 0; }
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  // Non-dumpable: the workload (same uid, same pid namespace) cannot ptrace us or read our memory.
+int serve(int listen_fd, int channel, int ready) {
+  // Non-dumpable (init is already; said again here): the workload (same uid, same pid namespace)
+  // cannot ptrace us or read our memory, which is a copy of init's.
   prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   // Die with cage's init, i.e. with the sandbox.
   prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-  int listen_fd = -1, channel = -1, ready = -1;
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (std::strcmp(argv[i], "--listen-fd") == 0) listen_fd = fd_arg(argv[++i]);
-    else if (std::strcmp(argv[i], "--channel-fd") == 0) channel = fd_arg(argv[++i]);
-    else if (std::strcmp(argv[i], "--ready-fd") == 0) ready = fd_arg(argv[++i]);
-  }
-  if (listen_fd < 0 || channel < 0 || ready < 0) {
-    static const char kUsage[] = "cage --spawn-shim: internal use only (--listen-fd N --channel-fd N --ready-fd N)\n";
-    if (write(2, kUsage, sizeof kUsage - 1) < 0) return exit_status::kCageError;
-    return exit_status::kCageError;
-  }
   signal(SIGPIPE, SIG_IGN);
   confine_self();
   // cage's init starts the workload only after this byte.

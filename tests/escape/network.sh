@@ -104,9 +104,18 @@ if ! fallback; then
       [ "${p#/proc/}" = 1 ] && continue
       [ "$(sed -n "s/^Name:[[:space:]]*//p" "$p/status")" = cage ] || continue
       echo "shim $(sed -n -e "s/^CapEff:[[:space:]]*//p" -e "s/^CapPrm:[[:space:]]*//p" -e "s/^NoNewPrivs:[[:space:]]*//p" "$p/status" | tr "\n" " ")"
+      echo "shim fds $(ls "$p/fd" 2>/dev/null | sort -n | tr "\n" " ")"
     done'
   grep -q '^shim 0000000000000000 0000000000000000 1 $' <<<"$out" && pass "the --net shim holds no capability, no_new_privs" ||
     fail "the --net shim: $out $err"
+  # A fork of init, it keeps only its listener and its channel: not init's error and status pipes,
+  # not the caller's stdio. (Listed where the workload may list another process's fds: as root.)
+  fds=$(sed -n 's/^shim fds //p' <<<"$out")
+  case "$fds" in
+    "") pass "the shim's descriptors are not listable here" ;;
+    "3 4 ") pass "the --net shim holds only its listener and channel (fds 3 4)" ;;
+    *) fail "the --net shim holds fds: $fds" ;;
+  esac
   cage_run --net "127.0.0.1:$port" -- "$py" -c '
 import os, socket
 s = socket.create_connection(("127.0.0.1", 3128), timeout=5)
