@@ -6,6 +6,7 @@
 #include "common/error.h"
 #include "linux/cgroup_plan.h"
 #include "linux/plan.h"
+#include "linux/tmpfs_usage.h"
 #include "proxy/event.h"
 
 namespace cage::lx {
@@ -18,6 +19,7 @@ struct RunOutcome {
   bool aborted = false;           // RunHooks::abort_fd fired: the sandbox was killed (--audit-required)
   cgroup::Stats cgroup;           // counters of the run's cgroups, read before they were removed
   std::vector<std::string> offline_lookups;  // without --net: the names the workload looked up
+  std::vector<TmpfsUsage> tmpfs;             // each sized private tmpfs as the run left it
 };
 
 // What the audit log and the result learn from a run while it happens.

@@ -56,6 +56,7 @@ std::string summary_limits(const Limits& l) {
   if (l.timeout_ms) add("timeout " + std::to_string(*l.timeout_ms) + " ms");
   if (l.memory_bytes) add("memory " + human_bytes(*l.memory_bytes));
   if (l.pids) add("pids " + std::to_string(*l.pids));
+  if (l.tmpfs_bytes) add("tmpfs " + human_bytes(*l.tmpfs_bytes) + " each");
   if (l.cpu) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%g", *l.cpu);
