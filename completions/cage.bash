@@ -28,7 +28,7 @@ _cage() {
     case "${COMP_WORDS[i]}" in
       --) start=$((i + 1)); break ;;
       --ro|--rw|--tmpfs|--hide|--chdir|--env|--setenv|--unsetenv|--secret|--net|--seccomp|--timeout|--rlimit|\
-      --hostname|--target|--profile|--net-mode|--memory|--pids|--cpu|--mechanism|--allow-degraded|--result|--audit)
+      --hostname|--target|--profile|--net-mode|--memory|--tmpfs-size|--pids|--cpu|--mechanism|--allow-degraded|--result|--audit)
         i=$((i + 1)) ;;
       -*) ;;
       *) start=$i; break ;;
@@ -93,7 +93,7 @@ _cage() {
       compopt -o filenames 2>/dev/null
       mapfile -t COMPREPLY < <(compgen -f -- "$cur")
       return 0 ;;
-    --net|--timeout|--hostname|--memory|--pids|--cpu)
+    --net|--timeout|--hostname|--memory|--tmpfs-size|--pids|--cpu)
       return 0 ;;  # free-form values: nothing sensible to offer
   esac
 
@@ -101,7 +101,7 @@ _cage() {
     local opts="--ro --rw --tmpfs --hide --no-system --no-cwd --chdir
       --env --setenv --unsetenv --secret
       --net --net-mode --share-net
-      --seccomp --timeout --rlimit --memory --pids --cpu --strict-limits --mechanism --allow-degraded
+      --seccomp --timeout --rlimit --memory --tmpfs-size --pids --cpu --strict-limits --mechanism --allow-degraded
       --hostname --result --audit --audit-required --profile --print-profile --script
       --dry-run -v --verbose --target --check --self-test --json --json-errors -q --quiet -V --version -h --help --"
     mapfile -t COMPREPLY < <(compgen -W "$opts" -- "$cur")
