@@ -139,7 +139,8 @@ std::string death_note(RunClass cls, const policy::Policy& p, std::string_view k
     detail = p.limits.memory_bytes ? "--memory " + human_bytes(*p.limits.memory_bytes) : "its memory limit";
   else if (cls == RunClass::disk_quota_exceeded && f && f->outcome)
     for (const auto& t : f->outcome->tmpfs)
-      if (t.full) detail += (detail.empty() ? "" : ", ") + t.path + " (size " + human_bytes(static_cast<uint64_t>(t.size_bytes)) + ")";
+      if (t.full)
+        detail += (detail.empty() ? "" : ", ") + t.path + " (size " + human_bytes(static_cast<uint64_t>(t.size_bytes)) + ")";
   if (cls == RunClass::network_denied && f)
     detail = std::to_string(f->net.denied) + (f->net.denied == 1 ? " connection or lookup" : " connections or lookups");
   for (const auto& n : kDeathNotes)
@@ -211,7 +212,8 @@ toml::table result_table(const RunFacts& f) {
   if (f.outcome && !f.outcome->tmpfs.empty()) {
     toml::array fs;
     for (const auto& u : f.outcome->tmpfs)
-      fs.push_back(toml::table{{"path", u.path}, {"size_bytes", u.size_bytes}, {"used_bytes", u.used_bytes}, {"full", u.full}});
+      fs.push_back(toml::table{
+          {"path", u.path}, {"size_bytes", u.size_bytes}, {"used_bytes", u.used_bytes}, {"full", u.full}});
     t.insert("tmpfs", std::move(fs));
   }
   toml::table audit{{"requested", f.audit_requested}, {"ok", f.audit_ok}};

@@ -189,7 +189,8 @@ Status add_tmpfs(const std::vector<Value>& in, std::vector<Grant>& out, const Co
     auto [path, size] = split_tmpfs_spec(v.text);
     Value pv = v;
     pv.text = path;
-    if (path.empty()) return invalid(where(v), "no path before ':size='", "write PATH:size=SIZE, e.g. /scratch:size=1G");
+    if (path.empty())
+      return invalid(where(v), "no path before ':size='", "write PATH:size=SIZE, e.g. /scratch:size=1G");
     auto p = absolute_path(pv, ctx.home);
     if (!p) return p.error();
     uint64_t bytes = 0;
@@ -197,7 +198,8 @@ Status add_tmpfs(const std::vector<Value>& in, std::vector<Grant>& out, const Co
       Value sv = v;
       sv.text = size;
       auto b = parse_size(sv);
-      if (!b) return invalid(where(v), "'size=" + size + "' is not a size", "write PATH:size=SIZE, e.g. " + path + ":size=1G");
+      if (!b)  // parse_size's reason: not a size, below 1M, too large
+        return invalid(where(v), "size=" + size + ": " + b.error().reason, "write PATH:size=SIZE, e.g. " + path + ":size=1G");
       bytes = *b;
     }
     std::erase_if(out, [&](const Grant& g) { return g.path == *p; });  // the later one (a flag over a profile)
