@@ -28,8 +28,8 @@ _cage() {
     case "${COMP_WORDS[i]}" in
       --) start=$((i + 1)); break ;;
       --ro|--rw|--tmpfs|--hide|--chdir|--env|--setenv|--unsetenv|--secret|--net|--seccomp|--timeout|--rlimit|\
-      --hostname|--target|--profile|--net-mode|--memory|--pids|--cpu|--max-output|--max-stdout|--max-stderr|\
-      --mechanism|--allow-degraded|--result|--audit|--label|--run-id|--scratch|--scratch-remove|--uid)
+      --hostname|--target|--profile|--net-mode|--memory|--tmpfs-size|--pids|--cpu|--max-output|--max-stdout|\
+      --max-stderr|--mechanism|--allow-degraded|--result|--audit|--label|--run-id|--scratch|--scratch-remove|--uid)
         i=$((i + 1)) ;;
       -*) ;;
       *) start=$i; break ;;
@@ -97,7 +97,7 @@ _cage() {
     --uid)
       mapfile -t COMPREPLY < <(compgen -W "nobody" -- "$cur")
       return 0 ;;
-    --net|--timeout|--hostname|--memory|--pids|--cpu|--max-output|--max-stdout|--max-stderr|--label|--run-id|--scratch|\
+    --net|--timeout|--hostname|--memory|--tmpfs-size|--pids|--cpu|--max-output|--max-stdout|--max-stderr|--label|--run-id|--scratch|\
     --scratch-remove)
       return 0 ;;  # free-form values: nothing sensible to offer
   esac
@@ -106,8 +106,9 @@ _cage() {
     local opts="--ro --rw --tmpfs --hide --no-system --no-cwd --chdir --scratch --scratch-list --scratch-remove
       --env --setenv --unsetenv --secret
       --net --net-mode --share-net
-      --seccomp --timeout --rlimit --memory --pids --cpu --max-output --max-stdout --max-stderr --strict-limits --mechanism
-      --allow-degraded --hostname --uid --label --run-id --result --audit --audit-required --profile --print-profile --script
+      --seccomp --timeout --rlimit --memory --tmpfs-size --pids --cpu --max-output --max-stdout --max-stderr --strict-limits
+      --mechanism --allow-degraded --hostname --uid --label --run-id --result --audit --audit-required --profile
+      --print-profile --script
       --dry-run -v --verbose --target --check --self-test --json --json-errors -q --quiet -V --version -h --help --"
     mapfile -t COMPREPLY < <(compgen -W "$opts" -- "$cur")
     return 0

@@ -16,7 +16,7 @@ function __cage_command_started
             case --
                 return 0
             case --ro --rw --tmpfs --hide --chdir --env --setenv --unsetenv --secret --net --seccomp --timeout \
-                --rlimit --hostname --target --profile --net-mode --memory --pids --cpu --max-output --max-stdout --max-stderr --mechanism \
+                --rlimit --hostname --target --profile --net-mode --memory --tmpfs-size --pids --cpu --max-output --max-stdout --max-stderr --mechanism \
                 --allow-degraded --result --audit --label --run-id --scratch --scratch-remove --uid
                 set skip 1
             case '-*'
@@ -44,7 +44,7 @@ function __cage_complete_command
                 set -e tokens[1]
                 break
             case --ro --rw --tmpfs --hide --chdir --env --setenv --unsetenv --secret --net --seccomp --timeout \
-                --rlimit --hostname --target --profile --net-mode --memory --pids --cpu --max-output --max-stdout --max-stderr --mechanism \
+                --rlimit --hostname --target --profile --net-mode --memory --tmpfs-size --pids --cpu --max-output --max-stdout --max-stderr --mechanism \
                 --allow-degraded --result --audit --label --run-id --scratch --scratch-remove --uid
                 set skip 1
             case '-*'
@@ -74,7 +74,7 @@ set -l opt 'not __cage_command_started'
 # Filesystem
 complete -c cage -n $opt -l ro -r -F -d 'Grant PATH read-only (and executable)'
 complete -c cage -n $opt -l rw -r -F -d 'Grant PATH read-write'
-complete -c cage -n $opt -l tmpfs -r -F -d 'Mount an empty private tmpfs at PATH'
+complete -c cage -n $opt -l tmpfs -r -F -d 'Mount an empty private tmpfs at PATH (PATH:size=SIZE)'
 complete -c cage -n $opt -l hide -r -F -d 'Mask PATH beneath a granted one'
 complete -c cage -n $opt -l no-system -d 'Start from an empty root'
 complete -c cage -n $opt -l no-cwd -d 'Do not grant the current directory'
@@ -93,6 +93,7 @@ complete -c cage -n $opt -l seccomp -x -a 'default relaxed none' -d 'Syscall fil
 complete -c cage -n $opt -l timeout -x -d 'Wall-clock limit (30s, 5m, 1h)'
 complete -c cage -n $opt -l rlimit -x -a 'as= core= cpu= data= fsize= memlock= msgqueue= nice= nofile= nproc= rss= rtprio= rttime= sigpending= stack=' -d 'Set a resource limit'
 complete -c cage -n $opt -l memory -x -d 'Memory limit for the sandbox (512M, 2G)'
+complete -c cage -n $opt -l tmpfs-size -x -d 'Size of each private tmpfs (default 1/8 of RAM)'
 complete -c cage -n $opt -l pids -x -d 'Limit the sandbox to N processes'
 complete -c cage -n $opt -l cpu -x -d 'CPU share in cores (0.5, 1.5)'
 complete -c cage -n $opt -l max-output -x -d 'Cap stdout and stderr at SIZE bytes each'

@@ -5,7 +5,7 @@
 $script:CageOptions = [ordered]@{
     '--ro'          = 'Grant PATH read-only (and executable) at the same path inside'
     '--rw'          = 'Grant PATH read-write at the same path inside'
-    '--tmpfs'       = 'Mount an empty private tmpfs at PATH'
+    '--tmpfs'       = 'Mount an empty private tmpfs at PATH (PATH:size=SIZE)'
     '--hide'        = 'Mask PATH (a file or directory beneath a granted one)'
     '--no-system'   = 'Start from an empty root: no default system view'
     '--no-cwd'      = 'Do not grant the current directory read-only implicitly'
@@ -21,6 +21,7 @@ $script:CageOptions = [ordered]@{
     '--timeout'     = 'Wall-clock limit (30s, 5m, 1h)'
     '--rlimit'      = 'Set a resource limit NAME=VALUE'
     '--memory'      = 'Memory limit for the whole sandbox (512M, 2G)'
+    '--tmpfs-size'  = 'Size of each private tmpfs (default 1/8 of RAM)'
     '--pids'        = 'Limit the sandbox to N processes and threads'
     '--cpu'         = 'CPU share in cores (0.5, 1.5)'
     '--max-output'  = 'Pass at most SIZE bytes of stdout and of stderr each; the rest is dropped and counted'
@@ -72,7 +73,7 @@ $script:CageValues = @{
 $script:CagePathOptions = @('--ro', '--rw', '--tmpfs', '--hide', '--chdir', '--result', '--audit', '--script')
 $script:CageValueOptions = @('--ro', '--rw', '--tmpfs', '--hide', '--chdir', '--env', '--setenv', '--unsetenv', '--secret',
                              '--net', '--seccomp', '--timeout', '--rlimit', '--hostname', '--target', '--profile',
-                             '--net-mode', '--memory', '--pids', '--cpu', '--max-output', '--max-stdout', '--max-stderr', '--mechanism', '--allow-degraded', '--result',
+                             '--net-mode', '--memory', '--tmpfs-size', '--pids', '--cpu', '--max-output', '--max-stdout', '--max-stderr', '--mechanism', '--allow-degraded', '--result',
                              '--audit', '--script', '--label', '--run-id', '--scratch', '--scratch-remove', '--uid')
 
 function script:CageProfileNames {

@@ -39,7 +39,8 @@ const FlagSpec kFlags[] = {
      &PolicyInput::ro, nullptr},
     {"--rw", "PATH", Arity::list, kFs, "Grant PATH read-write at the same path inside", &PolicyInput::rw,
      nullptr},
-    {"--tmpfs", "PATH", Arity::list, kFs, "Mount an empty private tmpfs at PATH", &PolicyInput::tmpfs, nullptr},
+    {"--tmpfs", "PATH[:size=SIZE]", Arity::list, kFs,
+     "Mount an empty private tmpfs at PATH, of SIZE (default: --tmpfs-size)", &PolicyInput::tmpfs, nullptr},
     {"--hide", "PATH", Arity::list, kFs, "Mask PATH (a file or directory beneath a granted one)",
      &PolicyInput::hide, nullptr},
     {"--no-system", "", Arity::flag, kFs, "Start from an empty root: no default system view", nullptr,
@@ -82,6 +83,9 @@ const FlagSpec kFlags[] = {
      &PolicyInput::rlimits, nullptr},
     {"--memory", "SIZE", Arity::scalar, kProc, "Memory limit for the whole sandbox (512M, 2G), by cgroup",
      nullptr, &PolicyInput::memory},
+    {"--tmpfs-size", "SIZE", Arity::scalar, kProc,
+     "Size of each private tmpfs cage mounts (/tmp, /var/tmp, /run, $HOME, /dev/shm, --tmpfs); default 1/8 of RAM",
+     nullptr, &PolicyInput::tmpfs_size},
     {"--pids", "N", Arity::scalar, kProc, "Limit the sandbox to N processes and threads, by cgroup", nullptr,
      &PolicyInput::pids},
     {"--cpu", "FRACTION", Arity::scalar, kProc, "CPU share in cores (0.5, 1.5), by cgroup", nullptr,
@@ -194,7 +198,7 @@ void bind_modes(CLI::App& app, Bound& b) {
                "errors and warnings still print")
       ->group(g);
   const char* r = kReport;
-  app.add_option("--result", b.result, "Write the run's result as one JSON object (cage.result/1) to FILE or fd:N")
+  app.add_option("--result", b.result, "Write the run's result as one JSON object (cage.result/2) to FILE or fd:N")
       ->type_name("FILE|fd:N")
       ->group(r);
   app.add_option("--audit", b.audit, "Append audit events as JSON lines (cage.audit/1) to FILE or fd:N")

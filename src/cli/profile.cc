@@ -321,13 +321,15 @@ Status Loader::limits(const Doc& d, const toml::table& t, Layer& l) {
       v = scalar_text(d, n, key, true, true), dst = &l.input.cpu;
     } else if (k.str() == "timeout") {
       v = scalar_text(d, n, key, true, false), dst = &l.input.timeout;
+    } else if (k.str() == "tmpfs_size") {
+      v = scalar_text(d, n, key, true, false), dst = &l.input.tmpfs_size;
     } else if (k.str() == "strict") {
       v = boolean(d, n, key), dst = &l.input.strict_limits;
     } else if (k.str() == "max_output" || k.str() == "max_stdout" || k.str() == "max_stderr") {
       v = scalar_text(d, n, key, true, false);
       dst = k.str() == "max_output" ? &l.input.max_output : k.str() == "max_stdout" ? &l.input.max_stdout : &l.input.max_stderr;
     } else {
-      return unknown(d, k, "limits.", "memory pids cpu timeout rlimits strict max_output max_stdout max_stderr");
+      return unknown(d, k, "limits.", "memory pids cpu timeout tmpfs_size rlimits strict max_output max_stdout max_stderr");
     }
     if (!v) return v.error();
     *dst = *v;
@@ -513,7 +515,8 @@ const Scalar kScalars[] = {&PolicyInput::memory,    &PolicyInput::pids,         
                            &PolicyInput::share_net, &PolicyInput::strict_limits, &PolicyInput::audit_file,
                            &PolicyInput::audit_required, &PolicyInput::net_mode, &PolicyInput::mechanism,
                            &PolicyInput::max_output,     &PolicyInput::max_stdout, &PolicyInput::max_stderr,
-                           &PolicyInput::run_id,    &PolicyInput::scratch,       &PolicyInput::uid};
+                           &PolicyInput::run_id,    &PolicyInput::scratch,       &PolicyInput::uid,
+                           &PolicyInput::tmpfs_size};
 
 std::string env_name(const std::string& text) { return text.substr(0, text.find('=')); }
 
@@ -600,7 +603,8 @@ Result<Layer> load_profile(const Value& ref, const ProfileContext& ctx) {
 }
 
 void merge_into(PolicyInput& into, const PolicyInput& later, const std::string& home) {
-  auto key = [&home](const Value& v) {
+  auto key = [&home](Value v) {
+    v.text = policy::split_tmpfs_spec(v.text).first;  // a --tmpfs size is not part of the path
     auto abs = policy::absolute_path(v, home);
     return abs ? *abs : v.text;
   };
@@ -697,6 +701,7 @@ std::string print_profile(const PolicyInput& in, const std::string& home, const 
   put_str(limits, "pids", in.pids);
   put_str(limits, "cpu", in.cpu);
   put_str(limits, "timeout", in.timeout);
+  put_str(limits, "tmpfs_size", in.tmpfs_size);
   put_bool(limits, "strict", in.strict_limits);
   put_str(limits, "max_output", in.max_output);
   put_str(limits, "max_stdout", in.max_stdout);

@@ -17,7 +17,7 @@
 namespace cage::audit {
 
 inline constexpr const char* kAuditSchema = "cage.audit/1";
-inline constexpr const char* kResultSchema = "cage.result/1";
+inline constexpr const char* kResultSchema = "cage.result/2";
 
 // One line of compact JSON (no newline) for a table of strings, integers, floats, booleans, arrays
 // and tables. Keys come out sorted (toml::table is ordered), so equal tables give equal text.

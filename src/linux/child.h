@@ -35,6 +35,7 @@ struct ChildContext {
   // mount namespace (a bind from an fd of another namespace is refused), before anything is
   // mounted; the parent only sizes the vector.
   mutable std::vector<int> source_fds;
+  mutable std::vector<int> tmpfs_fds;  // one per mount: init's O_PATH of each sized tmpfs (tmpfs_usage.h)
   std::vector<char*> argv, envp;       // null-terminated
   std::vector<char*> secret_envp;      // the --secret entries of envp: init wipes its copies after the fork
   // plan->limits.rlimits, then plan->cgroup.scope.fallback_rlimits: those apply only when the

@@ -110,6 +110,23 @@ const char* const kProcMasked[] = {"keys", "key-users", "timer_list", "sched_deb
                                    "scsi", "asound", "kpageflags", "kpagecount", "kpagecgroup", "slabinfo",
                                    "vmallocinfo", "pagetypeinfo", nullptr};
 
+}  // namespace
+
+// 1/8 of the host's RAM for each private tmpfs, in whole MiB: a default run has five writable ones, so
+// together they hold at most 5/8 of RAM (the kernel's default is 1/2 for each), and a /tmp or $HOME
+// still takes a large build or package install (3 GiB on a 24 GiB host). Tmpfs pages are also charged
+// to the --memory cgroup. Without /proc/meminfo: 1 GiB.
+uint64_t default_tmpfs_bytes(const HostView& host) {
+  constexpr uint64_t kMiB = 1ULL << 20;
+  auto info = host.read_file("/proc/meminfo");
+  auto at = info ? info->find("MemTotal:") : std::string::npos;
+  uint64_t kib = at == std::string::npos ? 0 : std::strtoull(info->c_str() + at + 9, nullptr, 10);
+  if (kib == 0) return 1024 * kMiB;
+  return std::max<uint64_t>(kib * 1024 / 8 / kMiB, 16) * kMiB;
+}
+
+namespace {
+
 struct Compiler {
   const Policy& p;
   const HostView& host;
@@ -145,7 +162,7 @@ Status Compiler::resolve(const Grant& g, MountKind kind) {
   if (!real || fi.kind == FileKind::missing) {
     if (kind == MountKind::hide) return nothing_to_hide(g, fi.err);
     if (kind == MountKind::tmpfs && fi.kind == FileKind::missing) {
-      user.push_back(MountStep{kind, "", g.path, "", true, false, g.origin, true});
+      user.push_back(MountStep{kind, "", g.path, "", true, false, g.origin, true, g.size_bytes});
       return Ok{};
     }
     return Error{ErrorClass::invalid_policy, "no such file or directory",
@@ -163,7 +180,7 @@ Status Compiler::resolve(const Grant& g, MountKind kind) {
   if (kind == MountKind::tmpfs && fi.kind != FileKind::dir)
     return invalid(g.origin, "--tmpfs needs a directory (or a path that does not exist yet)");
   if (auto s = refuse_link_inside_rw(p, host, g, *real); !s) return s;
-  MountStep s{kind, *real, *real, "", fi.kind == FileKind::dir, false, g.origin, true};
+  MountStep s{kind, *real, *real, "", fi.kind == FileKind::dir, false, g.origin, true, g.size_bytes};
   if (kind == MountKind::tmpfs) s.source.clear();
   user.push_back(s);
   // A granted link also appears where it was named, pointing at what is bound (a convenience only:
@@ -706,6 +723,12 @@ Result<Plan> compile(const Policy& p, const HostView& host,
       c.plan.mounts.push_back(MountStep{MountKind::bind_ro, *self, *self, "", false, false, "cage's own binary (read-only)"});
   }
   c.pin_nested_mounts();
+  // Every tmpfs the workload can write has a size: the kernel's default is half of RAM for each, and
+  // five of them (/tmp, /var/tmp, /run, $HOME, /dev/shm) could take more memory than the host has.
+  const uint64_t tmpfs_bytes = p.limits.tmpfs_bytes.value_or(default_tmpfs_bytes(host));
+  for (auto& m : c.plan.mounts)
+    if (((m.kind == MountKind::tmpfs && !m.read_only) || m.kind == MountKind::dev) && m.size_bytes == 0)
+      m.size_bytes = tmpfs_bytes;
   // The start directory must exist inside even when its content is not shown (--no-cwd), also
   // beneath a fresh tmpfs (a start in /tmp/x or /var/tmp/x).
   const MountStep* cwd_cover = c.covering(c.plan.cwd);

@@ -57,6 +57,9 @@ Status check_landlock_only_abi(const HostView& host);
 std::string landlock_layer(const Plan& plan);
 std::vector<std::string> layers_in_force(const Plan& plan);
 
+// The size of each writable private tmpfs without one given: 1/8 of the host's RAM (compile.cc).
+uint64_t default_tmpfs_bytes(const HostView& host);
+
 // The default shim port inside the sandbox's own network namespace.
 inline constexpr uint16_t kShimPort = 3128;
 

@@ -58,7 +58,9 @@ Status compile_landlock_view(const Policy& p, const HostView& host, Plan& plan) 
                     "the workload's descendants may outlive it (signals and ptrace to host processes stay "
                     "denied)"},
       {"hide", !p.hide.empty(), "--hide cannot mask a path beneath a grant without a mount namespace"},
-      {"tmpfs", !p.tmpfs.empty(), "--tmpfs cannot mount at its path without a mount namespace"},
+      {"tmpfs", !p.tmpfs.empty() || p.limits.tmpfs_bytes.has_value(),
+       "--tmpfs cannot mount at its path without a mount namespace, and --tmpfs-size has no private tmpfs to "
+       "size (HOME and TMPDIR are a directory on the host's /tmp)"},
       {"hostname", p.hostname != "cage", "--hostname needs a UTS namespace: the host's name shows"},
       {"nested-ro", nested_ro, "a --ro grant beneath a --rw grant stays writable: Landlock cannot take write "
                                "access away beneath a grant, and the workload may rename its parent directories "

@@ -60,6 +60,7 @@ Status prepare(const Plan& plan, Prepared& p) {
   auto& c = p.ctx;
   c.plan = &plan;
   c.source_fds.assign(plan.mounts.size(), -1);
+  c.tmpfs_fds.assign(plan.mounts.size(), -1);
   for (const auto& a : plan.argv) c.argv.push_back(const_cast<char*>(a.c_str()));
   c.argv.push_back(nullptr);
   if (!plan.secrets.empty()) {
@@ -178,6 +179,7 @@ struct Supervise {
   SavedTerminal& terminal;
   OfflineResolver* offline;  // without --net: answered here, between the other events
   ChildFailure failure{};
+  std::vector<TmpfsUsage> tmpfs{};
   // SIGKILL of a pid namespace's init takes every process of the sandbox with it. Without one, init is
   // asked to end its whole tree first (descendants.cc): a setsid'd daemon must not outlive --timeout.
   int kill_signal = plan.mechanism == Mechanism::landlock_only ? kEndRunSignal : SIGKILL;
@@ -253,6 +255,7 @@ struct Supervise {
     while (error_read >= 0) on_error_pipe();
     int st = 0;
     if (::read(status_read, &st, sizeof st) == static_cast<ssize_t>(sizeof st)) workload_status = st;
+    if (workload_status >= 0) tmpfs = read_tmpfs_usage(plan, status_read);
   }
 };
 
@@ -438,6 +441,7 @@ Result<RunOutcome> execute_plan(const Plan& plan, const RunHooks& hooks) {
     cg->remove();
   }
   if (sup.failed) return failure_to_error(sup.failure, plan);
+  out.tmpfs = std::move(sup.tmpfs);
   out.timed_out = sup.timed_out;
   out.aborted = sup.aborted;
   if (sup.workload_status >= 0) {

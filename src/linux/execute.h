@@ -7,6 +7,7 @@
 #include "linux/cgroup_plan.h"
 #include "linux/output_cap.h"
 #include "linux/plan.h"
+#include "linux/tmpfs_usage.h"
 #include "proxy/event.h"
 
 namespace cage::lx {
@@ -20,6 +21,7 @@ struct RunOutcome {
   cgroup::Stats cgroup;           // counters of the run's cgroups, read before they were removed
   std::vector<std::string> offline_lookups;  // without --net: the names the workload looked up
   std::vector<output_cap::StreamStats> output;  // each capped stream (--max-output): counts and hash
+  std::vector<TmpfsUsage> tmpfs;             // each sized private tmpfs as the run left it
 };
 
 // What the audit log and the result learn from a run while it happens.

@@ -25,6 +25,7 @@
 
 #include "common/exit_status.h"
 #include "linux/child.h"
+#include "linux/tmpfs_usage.h"
 #include "linux/connect_notify.h"
 #include "linux/net.h"
 #include "linux/netns.h"
@@ -180,6 +181,7 @@ void run_init(const ChildContext& c) {
   ChildStep mount_phase = ChildStep::none;
   if (namespaces)
     if (int e = build_root(c, &mount_phase, &idx)) child_fail(c, mount_phase, e, idx);
+  if (namespaces) open_sized_tmpfs(*c.plan, c.tmpfs_fds.data());
   for (int fd : c.source_fds)
     if (fd >= 0) ::close(fd);
   if (c.dev_null >= 0) ::close(c.dev_null);
@@ -233,6 +235,7 @@ void run_init(const ChildContext& c) {
         if (pid != child) continue;
         do n = ::write(c.status_write, &status, sizeof status);
         while (n < 0 && errno == EINTR);
+        if (namespaces) send_tmpfs_usage(*c.plan, c.tmpfs_fds.data(), c.status_write);
         if (!namespaces) end_descendants();
         _exit(0);
       }

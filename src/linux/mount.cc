@@ -104,9 +104,13 @@ int open_target(const std::string& target, int root_fd, char* link, size_t n, in
   return 0;
 }
 
-int mount_tmpfs(const char* at, const char* mode, bool noexec) {
+// size=0 leaves the kernel's default (half of RAM): only for what the workload cannot write.
+int mount_tmpfs(const char* at, const char* mode, bool noexec, uint64_t size = 0) {
   char opts[64];
-  std::snprintf(opts, sizeof opts, "mode=%s", mode);
+  if (size)
+    std::snprintf(opts, sizeof opts, "mode=%s,size=%llu", mode, static_cast<unsigned long long>(size));
+  else
+    std::snprintf(opts, sizeof opts, "mode=%s", mode);
   return err_of(::mount("tmpfs", at, "tmpfs", kNoSuidDev | (noexec ? MS_NOEXEC : 0), opts));
 }
 
@@ -146,7 +150,7 @@ int write_file(int parent, const char* leaf, const std::string& content) {
 
 // Minimal /dev: a tmpfs holding binds of the harmless host devices, a private devpts instance
 // (ptys of this sandbox only), /dev/shm and the usual links.
-int build_dev(const char* at) {
+int build_dev(const char* at, uint64_t shm_size) {
   char p[4096 + 64], q[64];
   if (int e = mount_tmpfs(at, "0755", true)) return e;
   for (const char* d : kDevices) {
@@ -172,7 +176,7 @@ int build_dev(const char* at) {
   if (::mount("devpts", p, "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=620") != 0) return errno;
   std::snprintf(p, sizeof p, "%s/shm", at);
   if (::mkdir(p, 01777) != 0) return errno;
-  if (int e = mount_tmpfs(p, "1777", false)) return e;
+  if (int e = mount_tmpfs(p, "1777", false, shm_size)) return e;
   const char* links[][2] = {{"ptmx", "pts/ptmx"}, {"fd", "/proc/self/fd"}, {"stdin", "/proc/self/fd/0"},
                             {"stdout", "/proc/self/fd/1"}, {"stderr", "/proc/self/fd/2"}};
   for (auto& l : links) {
@@ -301,7 +305,8 @@ int apply_step(const ChildContext& c, size_t i, int root_fd, int stage_fd, Paren
   switch (s.kind) {
     case MountKind::tmpfs: {
       bool is_tmp = s.target == "/tmp" || s.target == "/var/tmp";
-      e = mount_tmpfs(link, is_tmp ? "1777" : (s.why == "private empty $HOME" ? "0700" : "0755"), false);
+      e = mount_tmpfs(link, is_tmp ? "1777" : (s.why == "private empty $HOME" ? "0700" : "0755"), false,
+                      s.size_bytes);
       break;
     }
     case MountKind::bind_ro:
@@ -316,7 +321,7 @@ int apply_step(const ChildContext& c, size_t i, int root_fd, int stage_fd, Paren
       e = bind(at, link, at, true, true);
       break;
     case MountKind::dev:
-      e = build_dev(at);
+      e = build_dev(at, s.size_bytes);
       break;
     case MountKind::hide:
       if (s.is_dir) {

@@ -14,7 +14,7 @@
 
 namespace cage::lx::output_cap {
 
-// What a capped stream did, for the result (cage.result/1 "output").
+// What a capped stream did, for the result (cage.result/2 "output").
 struct StreamStats {
   std::string name;         // "stdout" or "stderr"
   uint64_t cap = 0;

@@ -36,6 +36,9 @@ struct MountStep {
   // A grant: the user's (--ro, a profile's fs.rw, --hide...) or the implicit current directory.
   // Rendering only: --dry-run lists these first, the default view as a count.
   bool granted = false;
+  // tmpfs: its size= (the workload gets ENOSPC past it); dev: the size of its /dev/shm. 0: none
+  // (a read-only tmpfs: /etc, a masked directory).
+  uint64_t size_bytes = 0;
 };
 
 // Landlock access in three scopes; landlock.cc maps them onto the kernel's access bits for the

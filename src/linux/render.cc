@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "common/sha256.h"
+#include "linux/cgroup_plan.h"
 #include "linux/compile.h"
 #include "policy/summary.h"
 #include "linux/transparent_plan.h"
@@ -218,6 +219,7 @@ std::string render_text(const Plan& plan) {
     if (m.kind == MountKind::symlink) o << " -> " << m.source;
     if ((m.kind == MountKind::bind_ro || m.kind == MountKind::bind_rw) && m.source != m.target) o << " <- " << m.source;
     if (m.kind == MountKind::tmpfs && m.read_only) o << " (read-only)";
+    if (m.size_bytes) o << (m.kind == MountKind::dev ? " (shm size " : " (size ") << format_size(m.size_bytes) << ")";
     o << "    # " << m.why << "\n";
   }
   o << "\nlayers in force:\n";
@@ -261,6 +263,7 @@ toml::table render_table(const Plan& plan) {
       t.insert("sha256", sha256_hex(m.content));
     }
     if (m.read_only) t.insert("read_only", true);
+    if (m.size_bytes) t.insert("size_bytes", static_cast<int64_t>(m.size_bytes));
     if (m.granted) t.insert("granted", true);
     mounts.push_back(std::move(t));
   }

@@ -4,6 +4,7 @@
 // (render.cc, --dry-run --verbose) prints every step. tests/golden/summary_*.txt.
 #include <sstream>
 
+#include "linux/cgroup_plan.h"
 #include "linux/compile.h"
 #include "policy/summary.h"
 
@@ -18,6 +19,7 @@ void mounts_summary(std::ostream& o, const Plan& plan) {
   std::string priv, system;
   size_t etc = 0, proc_masked = 0, proc_ro = 0, pins = 0;
   bool dev = false, proc = false;
+  uint64_t shm = 0;
   for (const auto& m : plan.mounts) {
     const bool etc_entry = policy::is_beneath(m.target, "/etc") && m.target != "/etc";
     if (m.granted) {
@@ -25,7 +27,7 @@ void mounts_summary(std::ostream& o, const Plan& plan) {
         case MountKind::bind_rw: l.add(Listing::rw, m.target, m.why); break;
         case MountKind::bind_ro: l.add(Listing::ro, m.target, m.why); break;
         case MountKind::hide: l.add(Listing::hidden, m.target, m.why); break;
-        case MountKind::tmpfs: l.add(Listing::tmpfs, m.target, m.why); break;
+        case MountKind::tmpfs: l.add(Listing::tmpfs, m.target + " (" + format_size(m.size_bytes) + ")", m.why); break;
         case MountKind::symlink: l.add(Listing::ro, m.target + " -> " + m.source, m.why); break;
         case MountKind::proc:
         case MountKind::dev:
@@ -38,6 +40,7 @@ void mounts_summary(std::ostream& o, const Plan& plan) {
     }
     if (m.kind == MountKind::tmpfs && m.target != "/etc") {
       priv += (priv.empty() ? "" : ", ") + m.target + (m.why == "private empty $HOME" ? " ($HOME)" : "");
+      if (m.size_bytes) priv += " " + format_size(m.size_bytes);
     } else if (etc_entry) {
       ++etc;
     } else if (m.kind == MountKind::hide && policy::is_beneath(m.target, "/proc")) {
@@ -48,6 +51,7 @@ void mounts_summary(std::ostream& o, const Plan& plan) {
       proc = true;
     } else if (m.kind == MountKind::dev) {
       dev = true;
+      shm = m.size_bytes;
     } else if (m.kind == MountKind::bind_rw && m.why.rfind("pinned: ", 0) == 0) {
       ++pins;
     } else if (m.kind == MountKind::bind_ro && m.why == "cage's own binary (read-only)") {
@@ -67,7 +71,7 @@ void mounts_summary(std::ostream& o, const Plan& plan) {
     o << "kernel views:";
     if (proc)
       o << " private /proc (" << proc_masked << " host entries masked, " << proc_ro << " read-only)" << (dev ? "," : "");
-    if (dev) o << " minimal /dev";
+    if (dev) o << " minimal /dev" << (shm ? " (/dev/shm " + format_size(shm) + ")" : "");
     o << "\n";
   }
   if (pins) o << "pinned: " << pins << " directories between --rw grants and mounts beneath them\n";

@@ -193,7 +193,8 @@ int Session::run(const Plan& plan, const policy::Policy& pol, bool json_errors) 
   toml::table ex{{"class", std::string(to_string(cls))}, {"exit_code", out->exit_status}, {"wall_ms", facts_.wall_ms}};
   if (int sig = signal_of(facts_)) ex.insert("signal", signal_name(sig));
   emit("exit", std::move(ex));
-  if (std::string note = death_note(cls, pol, seccomp::killing_calls(pol.seccomp)); !note.empty() && !opts_.quiet)
+  if (std::string note = death_note(cls, pol, seccomp::killing_calls(pol.seccomp), &facts_);
+      !note.empty() && !opts_.quiet)
     std::cerr << note << std::endl;
   // Said also into a script's or an agent's stderr: a run that failed offline is told why (issue 19).
   if (!out->offline_lookups.empty() && !opts_.quiet)

@@ -6,26 +6,60 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstring>
 
+#include "common/audit.h"
 #include "linux/compile.h"
 #include "policy/canonical.h"
 
 namespace cage::lx::report {
 
+namespace {
+
+constexpr std::pair<RunClass, const char*> kRunClassNames[] = {
+    {RunClass::completed, "completed"},
+    {RunClass::timed_out, "timed_out"},
+    {RunClass::oom_killed, "oom_killed"},
+    {RunClass::pids_exhausted, "pids_exhausted"},
+    {RunClass::seccomp_killed, "seccomp_killed"},
+    {RunClass::signaled, "signaled"},
+    {RunClass::disk_quota_exceeded, "disk_quota_exceeded"},
+    {RunClass::network_denied, "network_denied"},
+    {RunClass::usage_error, "usage_error"},
+    {RunClass::invalid_policy, "invalid_policy"},
+    {RunClass::sandbox_unavailable, "sandbox_unavailable"},
+    {RunClass::capability_denied, "capability_denied"},
+    {RunClass::exec_failed, "exec_failed"},
+    {RunClass::not_found, "not_found"},
+    {RunClass::internal_error, "internal_error"},
+};
+
+// cage's own error, one class each: the result tells a mistyped flag from a missing --rw path, a
+// refused setuid program, a host that cannot sandbox, and a command that is not there.
+constexpr std::pair<ErrorClass, RunClass> kErrorClasses[] = {
+    {ErrorClass::usage_error, RunClass::usage_error},
+    {ErrorClass::invalid_policy, RunClass::invalid_policy},
+    {ErrorClass::spawn_sandbox_unavailable, RunClass::sandbox_unavailable},
+    {ErrorClass::capability_denied, RunClass::capability_denied},
+    {ErrorClass::exec_failed, RunClass::exec_failed},
+    {ErrorClass::not_found, RunClass::not_found},
+    {ErrorClass::internal_error, RunClass::internal_error},
+};
+
+}  // namespace
+
 std::string_view to_string(RunClass c) {
-  switch (c) {
-    case RunClass::completed: return "completed";
-    case RunClass::timed_out: return "timed_out";
-    case RunClass::oom_killed: return "oom_killed";
-    case RunClass::pids_exhausted: return "pids_exhausted";
-    case RunClass::seccomp_killed: return "seccomp_killed";
-    case RunClass::signaled: return "signaled";
-    case RunClass::sandbox_unavailable: return "sandbox_unavailable";
-    case RunClass::exec_failed: return "exec_failed";
-  }
-  return "?";
+  for (const auto& [cls, name] : kRunClassNames)
+    if (cls == c) return name;
+  return "internal_error";
+}
+
+RunClass run_class_of(ErrorClass e) {
+  for (const auto& [err, cls] : kErrorClasses)
+    if (err == e) return cls;
+  return RunClass::internal_error;
 }
 
 std::string signal_name(int sig) {
@@ -40,10 +74,7 @@ int signal_of(const RunFacts& f) {
 }
 
 RunClass classify(const RunFacts& f) {
-  if (f.error) {
-    bool exec = f.error->cls == ErrorClass::exec_failed || f.error->cls == ErrorClass::not_found;
-    return exec ? RunClass::exec_failed : RunClass::sandbox_unavailable;
-  }
+  if (f.error) return run_class_of(f.error->cls);
   if (!f.outcome || f.outcome->aborted) return RunClass::sandbox_unavailable;
   const RunOutcome& o = *f.outcome;
   if (o.timed_out) return RunClass::timed_out;
@@ -53,6 +84,10 @@ RunClass classify(const RunFacts& f) {
   if (!success && o.cgroup.oom_kills > 0) return RunClass::oom_killed;
   if (!success && o.cgroup.pids_refused > 0) return RunClass::pids_exhausted;
   if (sig != 0) return RunClass::signaled;
+  if (success) return RunClass::completed;
+  if (std::any_of(o.tmpfs.begin(), o.tmpfs.end(), [](const TmpfsUsage& t) { return t.full; }))
+    return RunClass::disk_quota_exceeded;
+  if (f.net.denied > 0) return RunClass::network_denied;
   return RunClass::completed;
 }
 
@@ -78,17 +113,21 @@ struct DeathNote {
   const char* remedy;
 };
 constexpr DeathNote kDeathNotes[] = {
-    {RunClass::seccomp_killed, "killed by the seccomp filter (SIGSYS, exit 159): {}",
+    {RunClass::seccomp_killed, "was killed by the seccomp filter (SIGSYS, exit 159): {}",
      "if the command needs that call, run it with --seccomp relaxed"},
-    {RunClass::timed_out, "stopped by {} (exit 124)",
+    {RunClass::timed_out, "was stopped by {} (exit 124)",
      "give it longer with --timeout"},
-    {RunClass::oom_killed, "killed by the kernel's OOM killer: the sandbox reached {} (SIGKILL, exit 137)",
+    {RunClass::oom_killed, "was killed by the kernel's OOM killer: the sandbox reached {} (SIGKILL, exit 137)",
      "raise --memory"},
+    {RunClass::disk_quota_exceeded, "exited non-zero with a private filesystem full: {}",
+     "give it more with --tmpfs-size SIZE, or --tmpfs PATH:size=SIZE for one of yours"},
+    {RunClass::network_denied, "exited non-zero after --net denied {}",
+     "allow what it needs with --net HOST:PORT (each denial is printed as 'cage: net: denied')"},
 };
 
 }  // namespace
 
-std::string death_note(RunClass cls, const policy::Policy& p, std::string_view killing_calls) {
+std::string death_note(RunClass cls, const policy::Policy& p, std::string_view killing_calls, const RunFacts* f) {
   const std::string profile(policy::to_string(p.seccomp));
   std::string detail;
   if (cls == RunClass::seccomp_killed)
@@ -99,11 +138,17 @@ std::string death_note(RunClass cls, const policy::Policy& p, std::string_view k
     detail = p.limits.timeout_ms ? "--timeout " + human_ms(*p.limits.timeout_ms) : "--timeout";
   else if (cls == RunClass::oom_killed)
     detail = p.limits.memory_bytes ? "--memory " + human_bytes(*p.limits.memory_bytes) : "its memory limit";
+  else if (cls == RunClass::disk_quota_exceeded && f && f->outcome)
+    for (const auto& t : f->outcome->tmpfs)
+      if (t.full)
+        detail += (detail.empty() ? "" : ", ") + t.path + " (size " + human_bytes(static_cast<uint64_t>(t.size_bytes)) + ")";
+  if (cls == RunClass::network_denied && f)
+    detail = std::to_string(f->net.denied) + (f->net.denied == 1 ? " connection or lookup" : " connections or lookups");
   for (const auto& n : kDeathNotes)
     if (n.cls == cls) {
       std::string what = n.what;  // every entry has one "{}"
       what.replace(what.find("{}"), 2, detail);
-      return "cage: the command was " + what + "; " + n.remedy;
+      return "cage: the command " + what + "; " + n.remedy;
     }
   return {};
 }
@@ -124,7 +169,7 @@ toml::table unenforced_fields(const Unenforced& u) {
 toml::table result_table(const RunFacts& f) {
   RunClass cls = classify(f);
   int exit_code = f.error ? exit_status_of(*f.error) : f.outcome ? f.outcome->exit_status : exit_status::kCageError;
-  toml::table t{{"schema", "cage.result/1"},
+  toml::table t{{"schema", audit::kResultSchema},
                 {"run_id", f.run_id},
                 {"class", std::string(to_string(cls))},
                 {"exit_code", exit_code},
@@ -176,6 +221,13 @@ toml::table result_table(const RunFacts& f) {
                                   {"failed", f.net.failed},
                                   {"bytes_up", f.net.bytes_up},
                                   {"bytes_down", f.net.bytes_down}});
+  if (f.outcome && !f.outcome->tmpfs.empty()) {
+    toml::array fs;
+    for (const auto& u : f.outcome->tmpfs)
+      fs.push_back(toml::table{
+          {"path", u.path}, {"size_bytes", u.size_bytes}, {"used_bytes", u.used_bytes}, {"full", u.full}});
+    t.insert("tmpfs", std::move(fs));
+  }
   toml::table audit{{"requested", f.audit_requested}, {"ok", f.audit_ok}};
   if (!f.audit_error.empty()) audit.insert("error", f.audit_error);
   t.insert("audit", std::move(audit));

@@ -1,4 +1,4 @@
-// The run's result (--result, "cage.result/1") and the fields of each audit event ("cage.audit/1"),
+// The run's result (--result, "cage.result/2") and the fields of each audit event ("cage.audit/1"),
 // built from what a run produced. Pure: report.cc gathers the facts, this file decides the class and
 // the shape (docs/schema/result.schema.json, audit-event.schema.json).
 #pragma once
@@ -16,10 +16,13 @@
 
 namespace cage::lx::report {
 
+// The workload's end, then one class per ErrorClass (the workload never ran, or cage killed it).
 enum class RunClass {
-  completed, timed_out, oom_killed, pids_exhausted, seccomp_killed, signaled, sandbox_unavailable, exec_failed
+  completed, timed_out, oom_killed, pids_exhausted, seccomp_killed, signaled, disk_quota_exceeded, network_denied,
+  usage_error, invalid_policy, sandbox_unavailable, capability_denied, exec_failed, not_found, internal_error
 };
 std::string_view to_string(RunClass c);
+RunClass run_class_of(ErrorClass e);  // one table: each ErrorClass has its own class
 
 struct NetTotals {
   int64_t allowed = 0, denied = 0, failed = 0;
@@ -42,21 +45,26 @@ struct RunFacts {
   policy::Enforcement enforced;  // the mechanism used and the accepted losses; empty before compile
 };
 
-// The class decision, in this order: cage's error (exec_failed for a command that cannot be found or
-// executed, else sandbox_unavailable, also when --audit-required aborted the run); timed_out; the
+// The class decision, in this order: cage's error, each ErrorClass to its own class (kErrorClasses
+// in result.cc; sandbox_unavailable also when --audit-required aborted the run); timed_out; the
 // workload died of SIGSYS: seccomp_killed; then, for a workload that did not exit 0, oom_killed if
 // the kernel OOM-killed any process of the run's cgroup, pids_exhausted if pids.max refused any fork;
-// signaled for any other death by signal; completed otherwise (whatever its exit code).
+// signaled for any other death by signal; then, for a workload that exited non-zero,
+// disk_quota_exceeded if a sized private tmpfs was full when it ended, network_denied if --net
+// denied at least one of its connections or lookups; completed otherwise (whatever its exit code).
+// A workload that exits 0 is completed whatever was denied or filled: the counts say it.
 RunClass classify(const RunFacts& f);
 int signal_of(const RunFacts& f);  // the signal the workload died of, or 0
 std::string signal_name(int sig);  // "SIGKILL"
 
 // The one line cage prints on stderr (unless --quiet) when the run died of something cage or the
-// kernel did to it, naming what and the remedy: seccomp_killed, timed_out, oom_killed; empty for
+// kernel did to it, naming what and the remedy: seccomp_killed, timed_out, oom_killed,
+// disk_quota_exceeded (naming the full mounts), network_denied (the count); empty for
 // every other class. `killing_calls` is seccomp::killing_calls(p.seccomp): the parent of a process
 // SECCOMP_RET_KILL_PROCESS killed learns no syscall number (only the dying thread's siginfo and the
 // kernel's audit log carry it), so the note names the calls the profile kills instead.
-std::string death_note(RunClass cls, const policy::Policy& p, std::string_view killing_calls);
+std::string death_note(RunClass cls, const policy::Policy& p, std::string_view killing_calls,
+                       const RunFacts* facts = nullptr);
 
 toml::table result_table(const RunFacts& f);
 // What the plan enforces: "namespaces" or "landlock", and the element of each accepted loss.

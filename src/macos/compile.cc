@@ -171,6 +171,9 @@ Result<std::string> compile_sbpl(const policy::Policy& p, const MacHostFacts& fa
   if (!p.tmpfs.empty())
     return unavailable(p.tmpfs.front().origin, "macOS has no private tmpfs mounts",
                        "use --rw on a scratch directory instead");
+  if (p.limits.tmpfs_bytes)  // its private TMPDIR is a directory on the host's disk: nothing to size
+    return unavailable("--tmpfs-size", "macOS has no private tmpfs mounts to size",
+                       "drop --tmpfs-size (the run's TMPDIR is a directory on the host's disk)");
   if (p.share_net)
     return unavailable("--share-net", "not offered on macOS", "use --net HOST:PORT for each destination");
   Profile pr;

@@ -30,6 +30,7 @@ toml::table limits_table(const Limits& l) {
   if (l.timeout_ms) t.insert("timeout_ms", as_int(*l.timeout_ms));
   if (l.max_stdout) t.insert("max_stdout_bytes", as_int(*l.max_stdout));
   if (l.max_stderr) t.insert("max_stderr_bytes", as_int(*l.max_stderr));
+  if (l.tmpfs_bytes) t.insert("tmpfs_bytes", as_int(*l.tmpfs_bytes));
   toml::table rl;
   for (const auto& r : l.rlimits) rl.insert(r.name, toml::array{as_int(r.soft), as_int(r.hard)});
   t.insert("rlimits", std::move(rl));
@@ -70,6 +71,10 @@ toml::table canonical_table(const Policy& p, const Enforcement* used) {
       {"mechanism", mechanism_name(p.mechanism)},
       {"allow_degraded", strings(p.allow_degraded)},
   };
+  toml::table sizes;  // --tmpfs PATH:size=SIZE
+  for (const auto& g : p.tmpfs)
+    if (g.size_bytes) sizes.insert(g.path, as_int(g.size_bytes));
+  if (!sizes.empty()) t["limits"].as_table()->insert("tmpfs_sizes", std::move(sizes));
   if (!p.env.secrets.empty()) {  // name and source only: the value is never known here
     toml::array secrets;
     for (const auto& s : p.env.secrets) secrets.push_back(s.name + " from " + s.source);

@@ -68,6 +68,12 @@ std::string parent_of(const std::string& p) {
   return slash == 0 || slash == std::string::npos ? "/" : p.substr(0, slash);
 }
 
+std::pair<std::string, std::string> split_tmpfs_spec(const std::string& text) {
+  auto colon = text.rfind(':');
+  if (colon == std::string::npos || text.compare(colon + 1, 5, "size=") != 0) return {text, ""};
+  return {text.substr(0, colon), text.substr(colon + 6)};
+}
+
 bool is_beneath(const std::string& path, const std::string& dir) {
   if (dir == "/") return !path.empty() && path[0] == '/';
   if (path.size() < dir.size() || path.compare(0, dir.size(), dir) != 0) return false;

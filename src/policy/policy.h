@@ -39,6 +39,7 @@ struct PolicyInput {
   std::vector<Value> rlimits;
   std::optional<Value> memory, pids, cpu, timeout, seccomp, chdir, hostname;
   std::optional<Value> max_output, max_stdout, max_stderr;  // --max-output (both streams), per stream
+  std::optional<Value> tmpfs_size;  // --tmpfs-size / [limits] tmpfs_size: cage's private tmpfs mounts
   std::optional<Value> no_system, no_cwd, share_net, strict_limits;  // "true"/"false" with origin
   std::optional<Value> mechanism;        // --mechanism auto|namespaces|landlock
   std::vector<Value> allow_degraded;     // --allow-degraded pid,hide,...
@@ -58,7 +59,13 @@ struct Context {
 struct Grant {
   std::string path;    // absolute and lexically clean ("~" expanded, "." and "//" removed)
   std::string origin;  // "--ro ./src"
+  uint64_t size_bytes = 0;  // --tmpfs PATH:size=SIZE only; 0: the default size (Limits::tmpfs_bytes)
 };
+
+// --tmpfs PATH[:size=SIZE]: the option is the text after the last ':' when that text starts with
+// "size=", so a path may hold ':' anywhere (a path whose own last ':' begins "size=" must then be
+// given with a size). Returns {path, size text or "" when none}.
+std::pair<std::string, std::string> split_tmpfs_spec(const std::string& text);
 
 // --secret: a variable whose value cage reads once at start from a file, an inherited descriptor or
 // its own environment, so that it never stands on a command line (ps shows argv to every local user).
@@ -92,6 +99,9 @@ struct Limits {
   std::optional<uint64_t> pids;
   std::optional<double> cpu;  // cores, e.g. 1.5
   std::optional<uint64_t> timeout_ms;
+  // Size of every writable private tmpfs cage mounts (/tmp, /var/tmp, /run, $HOME, /dev/shm, and
+  // --tmpfs without :size=); unset: the platform's default (Linux: 1/8 of RAM, lx::default_tmpfs_bytes).
+  std::optional<uint64_t> tmpfs_bytes;
   std::vector<Rlimit> rlimits;
   bool strict = false;  // --strict-limits: a limit that cannot be enforced is an error
   // --max-stdout / --max-stderr (or --max-output for both): bytes passed through per stream; past

@@ -64,6 +64,7 @@ std::string summary_limits(const Limits& l) {
   if (l.memory_bytes) add("memory " + human_bytes(*l.memory_bytes));
   if (l.pids) add("pids " + std::to_string(*l.pids));
   if (l.max_stdout || l.max_stderr) add(summary_output(l));
+  if (l.tmpfs_bytes) add("tmpfs " + human_bytes(*l.tmpfs_bytes) + " each");
   if (l.cpu) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%g", *l.cpu);

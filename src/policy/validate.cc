@@ -184,10 +184,35 @@ Status add_grants(const std::vector<Value>& in, std::vector<Grant>& out, const C
   return Ok{};
 }
 
+// --tmpfs PATH[:size=SIZE] (split_tmpfs_spec): the path as any grant, the size as --memory's.
+Status add_tmpfs(const std::vector<Value>& in, std::vector<Grant>& out, const Context& ctx) {
+  for (const auto& v : in) {
+    auto [path, size] = split_tmpfs_spec(v.text);
+    Value pv = v;
+    pv.text = path;
+    if (path.empty())
+      return invalid(where(v), "no path before ':size='", "write PATH:size=SIZE, e.g. /scratch:size=1G");
+    auto p = absolute_path(pv, ctx.home);
+    if (!p) return p.error();
+    uint64_t bytes = 0;
+    if (v.text.size() != path.size()) {
+      Value sv = v;
+      sv.text = size;
+      auto b = parse_size(sv);
+      if (!b)  // parse_size's reason: not a size, below 1M, too large
+        return invalid(where(v), "size=" + size + ": " + b.error().reason, "write PATH:size=SIZE, e.g. " + path + ":size=1G");
+      bytes = *b;
+    }
+    std::erase_if(out, [&](const Grant& g) { return g.path == *p; });  // the later one (a flag over a profile)
+    out.push_back(Grant{*p, v.origin + " " + v.text, bytes});
+  }
+  return Ok{};
+}
+
 Status validate_grants(const PolicyInput& in, const Context& ctx, Policy& p) {
   if (auto s = add_grants(in.ro, p.ro, ctx); !s) return s;
   if (auto s = add_grants(in.rw, p.rw, ctx, true); !s) return s;
-  if (auto s = add_grants(in.tmpfs, p.tmpfs, ctx); !s) return s;
+  if (auto s = add_tmpfs(in.tmpfs, p.tmpfs, ctx); !s) return s;
   if (auto s = add_grants(in.hide, p.hide, ctx); !s) return s;
   // One path, one meaning: the same path granted two ways is ambiguous, so it is refused.
   auto clash = [](const std::vector<Grant>& a, const std::vector<Grant>& b) -> const Grant* {
@@ -269,6 +294,11 @@ Status validate_limits(const PolicyInput& in, Policy& p) {
     auto r = parse_size(*in.memory);
     if (!r) return r.error();
     p.limits.memory_bytes = *r;
+  }
+  if (in.tmpfs_size) {
+    auto r = parse_size(*in.tmpfs_size);
+    if (!r) return r.error();
+    p.limits.tmpfs_bytes = *r;
   }
   if (in.pids) {
     uint64_t n = 0;

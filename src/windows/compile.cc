@@ -257,6 +257,9 @@ Result<WinPlan> compile(const policy::Policy& p, const WinHostFacts& facts,
   if (!p.tmpfs.empty())
     return unavailable(p.tmpfs.front().origin, "Windows has no private tmpfs mounts",
                        "use --rw on a scratch directory instead");
+  if (p.limits.tmpfs_bytes)  // its private TMPDIR is a directory on the host's disk: nothing to size
+    return unavailable("--tmpfs-size", "Windows has no private tmpfs mounts to size",
+                       "drop --tmpfs-size (the run's TMPDIR is a directory on the host's disk)");
   if (!p.net.empty() && !p.share_net && p.net_mode == policy::Policy::NetMode::transparent)
     return unavailable("--net-mode transparent", "Windows has no transparent mode: only the proxy is carried",
                        "use --net-mode proxy (clients that honour HTTPS_PROXY)");

@@ -28,7 +28,7 @@ events "$work/seccomp.log" killed | grep -q '"reason":"seccomp"' || fail "no kil
 printf 'not a program\n' > "$work/notexec"; chmod 644 "$work/notexec"
 check exec_failed exec_failed 126 -- --ro "$work" -- "$work/notexec"
 events "$work/exec_failed.log" error | grep -q '"class":"exec_failed"' || fail "no error event for exec_failed"
-check not_found exec_failed 127 -- -- no-such-command-anywhere
+check not_found not_found 127 -- -- no-such-command-anywhere
 
 # sandbox_unavailable: --strict-limits where a limit has no cgroup (the unprivileged user here; for
 # root, cgroups hidden by a private tmpfs over /sys/fs/cgroup).

@@ -3,7 +3,7 @@
 # command. The tool's output and exit status are its own, its write lands in the workspace and
 # nowhere else, result.json (fd 3) says completed with the exit code; the timeout twin ends as
 # timed_out (124) with nothing of cage's own on stderr (--quiet); a missing workspace is one JSON
-# line on stderr (125) and a result of class sandbox_unavailable.
+# line on stderr (125) and a result of class invalid_policy.
 . "$(dirname "$0")/recipe_lib.bash"
 line=$(readme_line '--result fd:3 -- sh -c "$CMD" </dev/null 3>result.json')
 run_line() {  # LINE: runs it in $work with WS and CMD; sets rc, out, err
@@ -38,6 +38,6 @@ if [ "$rc" -eq 125 ] && [ "$(wc -l <<<"$err")" -eq 1 ] &&
 else
   fail "missing workspace: exit $rc: $err"
 fi
-[ "$(field class)" = sandbox_unavailable ] &&
-  pass "result.json: sandbox_unavailable" || fail "refusal result: $(cat "$work/result.json")"
+[ "$(field class)" = invalid_policy ] &&
+  pass "result.json: invalid_policy" || fail "refusal result: $(cat "$work/result.json")"
 finish

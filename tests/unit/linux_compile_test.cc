@@ -337,3 +337,29 @@ TEST(LinuxCompile, RepositorySubdirectoryIsSaidWithTheGrantForGit) {
 
 }  // namespace
 }  // namespace cage::testing
+
+namespace cage::testing {
+namespace {
+
+// Every tmpfs the workload can write has a size (issue 22, point 5): 1/8 of RAM by default, or
+// --tmpfs-size, or a --tmpfs's own; read-only ones (/etc) keep none.
+TEST(LinuxCompile, WritableTmpfsMountsAreSized) {
+  FakeHostView host;
+  host.add_file("/proc/meminfo", 0444, "MemTotal:       24684544 kB\nMemFree:        1 kB\n");
+  EXPECT_EQ(lx::default_tmpfs_bytes(host), 3013ull << 20);
+  EXPECT_EQ(lx::default_tmpfs_bytes(FakeHostView()), 1ull << 30);  // no /proc/meminfo
+  auto plan = compile_words({"--tmpfs", "/scratch:size=8M", "--tmpfs", "/big", "--", "make"}, host);
+  ASSERT_TRUE(plan) << plan.error().reason;
+  for (const char* t : {"/tmp", "/var/tmp", "/run", "/home/ann", "/big", "/dev"})
+    EXPECT_EQ(step(*plan, t)->size_bytes, 3013ull << 20) << t;
+  EXPECT_EQ(step(*plan, "/scratch")->size_bytes, 8ull << 20);
+  EXPECT_EQ(step(*plan, "/etc")->size_bytes, 0u);
+  plan = compile_words({"--tmpfs-size", "64M", "--tmpfs", "/scratch:size=8M", "--", "make"}, host);
+  ASSERT_TRUE(plan) << plan.error().reason;
+  EXPECT_EQ(step(*plan, "/tmp")->size_bytes, 64ull << 20);
+  EXPECT_EQ(step(*plan, "/scratch")->size_bytes, 8ull << 20);
+  EXPECT_NE(lx::render_text(*plan).find("tmpfs    /tmp (size 64M)"), std::string::npos) << lx::render_text(*plan);
+}
+
+}  // namespace
+}  // namespace cage::testing

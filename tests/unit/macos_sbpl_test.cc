@@ -210,6 +210,10 @@ TEST(MacosSbpl, RefusesWhatMacosCannotEnforce) {
   ASSERT_FALSE(t);
   EXPECT_EQ(t.error().cls, ErrorClass::spawn_sandbox_unavailable);
   EXPECT_EQ(t.error().input, "--tmpfs /Users/ann/proj/out");
+  auto sized = sbpl({"--tmpfs-size", "1G", "--", "make"});  // refused, never silently dropped
+  ASSERT_FALSE(sized);
+  EXPECT_EQ(sized.error().cls, ErrorClass::spawn_sandbox_unavailable);
+  EXPECT_EQ(sized.error().input, "--tmpfs-size");
   auto missing = sbpl({"--ro", "nope", "--", "make"});
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().cls, ErrorClass::invalid_policy);

@@ -4,6 +4,8 @@
 #include <sys/wait.h>
 
 #include <csignal>
+#include <fstream>
+#include <iterator>
 
 #include "common/audit.h"
 #include "common/json.h"
@@ -161,14 +163,77 @@ TEST(ResultClass, EachClass) {
   to.outcome->timed_out = true;
   to.outcome->cgroup.oom_kills = 1;
   EXPECT_EQ(classify(to), RunClass::timed_out);
-  lx::report::RunFacts err;
-  err.error = Error{ErrorClass::not_found, "x", "", "COMMAND y", 0};
-  EXPECT_EQ(classify(err), RunClass::exec_failed);
-  err.error->cls = ErrorClass::spawn_sandbox_unavailable;
-  EXPECT_EQ(classify(err), RunClass::sandbox_unavailable);
   auto aborted = ran(SIGKILL);
   aborted.outcome->aborted = true;
   EXPECT_EQ(classify(aborted), RunClass::sandbox_unavailable);
+}
+
+// Each of cage's errors keeps its own class in the result (issue 22, point 4): a missing --rw path
+// is invalid_policy and a refused setuid program capability_denied, not sandbox_unavailable.
+TEST(ResultClass, EachErrorClassHasItsOwn) {
+  const std::pair<ErrorClass, const char*> cases[] = {
+      {ErrorClass::usage_error, "usage_error"},
+      {ErrorClass::invalid_policy, "invalid_policy"},
+      {ErrorClass::spawn_sandbox_unavailable, "sandbox_unavailable"},
+      {ErrorClass::capability_denied, "capability_denied"},
+      {ErrorClass::exec_failed, "exec_failed"},
+      {ErrorClass::not_found, "not_found"},
+      {ErrorClass::internal_error, "internal_error"},
+  };
+  for (const auto& [cls, name] : cases) {
+    lx::report::RunFacts err;
+    err.error = Error{cls, "x", "", "y", 0};
+    EXPECT_EQ(lx::report::to_string(classify(err)), name) << name;
+  }
+}
+
+// Denials and a full private tmpfs explain a failure, never a success; a signal death stays signaled.
+TEST(ResultClass, DiskFullAndNetworkDeniedOnlyForAFailedWorkload) {
+  auto full = [](int status) {
+    auto f = ran(status);
+    f.outcome->tmpfs = {{"/tmp", 8 << 20, 8 << 20, true}, {"/run", 8 << 20, 0, false}};
+    return f;
+  };
+  EXPECT_EQ(classify(full(exited(1))), RunClass::disk_quota_exceeded);
+  EXPECT_EQ(classify(full(exited(0))), RunClass::completed);
+  EXPECT_EQ(classify(full(SIGPIPE)), RunClass::signaled);
+  auto roomy = ran(exited(1));
+  roomy.outcome->tmpfs = {{"/tmp", 8 << 20, 1 << 20, false}};
+  EXPECT_EQ(classify(roomy), RunClass::completed);
+  auto denied = ran(exited(22));
+  denied.net.denied = 1;
+  EXPECT_EQ(classify(denied), RunClass::network_denied);
+  auto both = full(exited(1));
+  both.net.denied = 2;
+  EXPECT_EQ(classify(both), RunClass::disk_quota_exceeded);
+  auto coped = ran(exited(0));
+  coped.net.denied = 3;
+  EXPECT_EQ(classify(coped), RunClass::completed);
+  auto oom = full(SIGKILL);
+  oom.outcome->cgroup.oom_kills = 1;
+  EXPECT_EQ(classify(oom), RunClass::oom_killed);
+}
+
+// Every class cage can write is in the published schemas' enums (result, and the audit exit event).
+TEST(ResultClass, EveryClassIsInTheSchemas) {
+  for (const char* file : {"/docs/schema/result.schema.json", "/docs/schema/audit-event.schema.json"}) {
+    std::ifstream in(std::string(CAGE_SOURCE_DIR) + file);
+    std::string schema((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ASSERT_FALSE(schema.empty()) << file;
+    for (int c = 0; c <= static_cast<int>(RunClass::internal_error); ++c) {
+      std::string name(lx::report::to_string(static_cast<RunClass>(c)));
+      EXPECT_NE(schema.find('"' + name + '"'), std::string::npos) << name << " missing from " << file;
+    }
+  }
+}
+
+TEST(ResultTable, SizedTmpfsUsage) {
+  auto f = ran(exited(1));
+  f.outcome->tmpfs = {{"/scratch", 8 << 20, 8 << 20, true}};
+  auto line = audit::to_json_line(lx::report::result_table(f));
+  EXPECT_NE(line.find(R"("class":"disk_quota_exceeded")"), std::string::npos) << line;
+  EXPECT_NE(line.find(R"("tmpfs":[{"full":true,"path":"/scratch","size_bytes":8388608,"used_bytes":8388608}])"),
+            std::string::npos) << line;
 }
 
 TEST(ResultTable, CarriesTheRequiredFields) {
@@ -176,7 +241,7 @@ TEST(ResultTable, CarriesTheRequiredFields) {
   f.run_id = std::string(32, 'a');
   f.outcome->exit_status = 159;
   auto line = audit::to_json_line(lx::report::result_table(f));
-  for (const char* want : {R"("schema":"cage.result/1")", R"("class":"seccomp_killed")", R"("exit_code":159)",
+  for (const char* want : {R"("schema":"cage.result/2")", R"("class":"seccomp_killed")", R"("exit_code":159)",
                            R"("signal_name":"SIGSYS")", R"("network":{)", R"("not_enforced":[])"})
     EXPECT_NE(line.find(want), std::string::npos) << want << " in " << line;
   f.enforced = {"landlock", {"pid"}};
@@ -190,7 +255,7 @@ TEST(ResultTable, CarriesTheRequiredFields) {
 
 // Issue 20, point 4: one line for each death cage can explain, naming the cause and the remedy;
 // nothing for the others.
-TEST(DeathNote, NamesCauseAndRemedyForItsThreeClassesOnly) {
+TEST(DeathNote, NamesCauseAndRemedyForItsClassesOnly) {
   using cage::lx::report::death_note;
   using cage::lx::report::RunClass;
   cage::policy::Policy p;
@@ -207,7 +272,16 @@ TEST(DeathNote, NamesCauseAndRemedyForItsThreeClassesOnly) {
   EXPECT_NE(oom.find("--memory 32M"), std::string::npos) << oom;
   EXPECT_NE(oom.find("raise --memory"), std::string::npos) << oom;
   for (auto c : {RunClass::completed, RunClass::signaled, RunClass::pids_exhausted, RunClass::exec_failed,
-                 RunClass::sandbox_unavailable})
+                 RunClass::sandbox_unavailable, RunClass::invalid_policy})
     EXPECT_EQ(death_note(c, p, "iopl"), "");
+  cage::lx::report::RunFacts f;
+  f.outcome = cage::lx::RunOutcome{};
+  f.outcome->tmpfs = {{"/tmp", 8 << 20, 8 << 20, true}};
+  f.net.denied = 2;
+  std::string disk = death_note(RunClass::disk_quota_exceeded, p, "", &f);
+  EXPECT_NE(disk.find("full: /tmp (size 8M)"), std::string::npos) << disk;
+  EXPECT_NE(disk.find("--tmpfs-size"), std::string::npos) << disk;
+  std::string net = death_note(RunClass::network_denied, p, "", &f);
+  EXPECT_NE(net.find("denied 2 connections or lookups"), std::string::npos) << net;
   for (const auto& s : {sys, to, oom}) EXPECT_EQ(s.find('\n'), std::string::npos);
 }

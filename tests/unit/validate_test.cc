@@ -91,6 +91,32 @@ TEST(Validate, TmpfsAndHideOfRootAreRefused) {
   expect_invalid(in, "--hide");
 }
 
+// --tmpfs PATH[:size=SIZE]: the size is the text after the last ':' only when it starts "size=", so
+// a path may hold ':' anywhere; a bad or empty size is refused naming the flag.
+TEST(Validate, TmpfsSizes) {
+  auto in = with_cmd();
+  in.tmpfs = {v("/scratch:size=8M", "--tmpfs"), v("/a:b", "--tmpfs"), v("/c:size=1G:size=2M", "--tmpfs")};
+  in.tmpfs_size = v("64M", "--tmpfs-size");
+  auto p = validate(in, ctx());
+  ASSERT_TRUE(p) << p.error().reason;
+  ASSERT_EQ(p->tmpfs.size(), 3u);
+  EXPECT_EQ(p->tmpfs[0].path, "/scratch");
+  EXPECT_EQ(p->tmpfs[0].size_bytes, 8u << 20);
+  EXPECT_EQ(p->tmpfs[1].path, "/a:b");
+  EXPECT_EQ(p->tmpfs[1].size_bytes, 0u);
+  EXPECT_EQ(p->tmpfs[2].path, "/c:size=1G");
+  EXPECT_EQ(p->tmpfs[2].size_bytes, 2u << 20);
+  EXPECT_EQ(p->limits.tmpfs_bytes, 64u << 20);
+  for (const char* bad : {"/x:size=", "/x:size=abc", "/x:size=0", "/x:size=512K", ":size=1G"}) {
+    in = with_cmd();
+    in.tmpfs = {v(bad, "--tmpfs")};
+    expect_invalid(in, std::string("--tmpfs ") + bad);
+  }
+  in = with_cmd();
+  in.tmpfs_size = v("lots", "--tmpfs-size");
+  expect_invalid(in, "--tmpfs-size lots");
+}
+
 TEST(Validate, Environment) {
   auto in = with_cmd();
   in.env_pass = {v("LC_*", "--env")};

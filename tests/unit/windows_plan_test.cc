@@ -311,6 +311,10 @@ TEST(WindowsPlan, RefusesTmpfsAndMissingGrants) {
   auto t = plan_of({"--tmpfs", "C:/scratch", "--", "cmd.exe"});
   ASSERT_FALSE(t);
   EXPECT_EQ(t.error().cls, ErrorClass::spawn_sandbox_unavailable);
+  auto sized = plan_of({"--tmpfs-size", "1G", "--", "cmd.exe"});  // refused, never silently dropped
+  ASSERT_FALSE(sized);
+  EXPECT_EQ(sized.error().cls, ErrorClass::spawn_sandbox_unavailable);
+  EXPECT_EQ(sized.error().input, "--tmpfs-size");
   win::WinHostFacts facts;
   facts.kind = [](const std::string&) { return '\0'; };
   auto m = plan_of({"--ro", "C:/nope", "--", "cmd.exe"}, facts);
