@@ -110,9 +110,10 @@ int mount_tmpfs(const char* at, const char* mode, bool noexec) {
 }
 
 // Attaches a detached tree (open_sources) at the target fd, with its flags set on the whole tree first.
-int attach(int tree, int target_fd, bool read_only) {
+int attach(int tree, int target_fd, bool read_only, bool noexec = false) {
   struct mount_attr attr {};
-  attr.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (read_only ? MOUNT_ATTR_RDONLY : 0);
+  attr.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (read_only ? MOUNT_ATTR_RDONLY : 0) |
+                  (noexec ? MOUNT_ATTR_NOEXEC : 0);
   if (::syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof attr) != 0) return errno;
   if (::syscall(SYS_move_mount, tree, "", target_fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
     return errno;
@@ -145,7 +146,7 @@ int write_file(int parent, const char* leaf, const std::string& content) {
 
 // Minimal /dev: a tmpfs holding binds of the harmless host devices, a private devpts instance
 // (ptys of this sandbox only), /dev/shm and the usual links.
-int build_dev(const char* at) {
+int build_dev(const char* at, bool shm_noexec) {
   char p[4096 + 64], q[64];
   if (int e = mount_tmpfs(at, "0755", true)) return e;
   for (const char* d : {"null", "zero", "full", "random", "urandom", "tty"}) {
@@ -171,7 +172,7 @@ int build_dev(const char* at) {
   if (::mount("devpts", p, "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=620") != 0) return errno;
   std::snprintf(p, sizeof p, "%s/shm", at);
   if (::mkdir(p, 01777) != 0) return errno;
-  if (int e = mount_tmpfs(p, "1777", false)) return e;
+  if (int e = mount_tmpfs(p, "1777", shm_noexec)) return e;
   const char* links[][2] = {{"ptmx", "pts/ptmx"}, {"fd", "/proc/self/fd"}, {"stdin", "/proc/self/fd/0"},
                             {"stdout", "/proc/self/fd/1"}, {"stderr", "/proc/self/fd/2"}};
   for (auto& l : links) {
@@ -300,12 +301,12 @@ int apply_step(const ChildContext& c, size_t i, int root_fd, int stage_fd, Paren
   switch (s.kind) {
     case MountKind::tmpfs: {
       bool is_tmp = s.target == "/tmp" || s.target == "/var/tmp";
-      e = mount_tmpfs(link, is_tmp ? "1777" : (s.why == "private empty $HOME" ? "0700" : "0755"), false);
+      e = mount_tmpfs(link, is_tmp ? "1777" : (s.why == "private empty $HOME" ? "0700" : "0755"), s.noexec);
       break;
     }
     case MountKind::bind_ro:
     case MountKind::bind_rw: {
-      e = attach(c.source_fds[i], tfd, s.kind == MountKind::bind_ro);
+      e = attach(c.source_fds[i], tfd, s.kind == MountKind::bind_ro, s.noexec);
       break;
     }
     case MountKind::proc:
@@ -315,7 +316,7 @@ int apply_step(const ChildContext& c, size_t i, int root_fd, int stage_fd, Paren
       e = bind(at, link, at, true, true);
       break;
     case MountKind::dev:
-      e = build_dev(at);
+      e = build_dev(at, s.noexec);
       break;
     case MountKind::hide:
       if (s.is_dir) {

@@ -35,11 +35,15 @@ struct MountStep {
   // A grant: the user's (--ro, a profile's fs.rw, --hide...) or the implicit current directory.
   // Rendering only: --dry-run lists these first, the default view as a count.
   bool granted = false;
+  // --exec (compile_exec.cc): a writable mount is noexec, so a file the workload wrote cannot be
+  // mapped executable either (the dynamic loader's way around Landlock's execute right). dev: /dev/shm.
+  bool noexec = false;
 };
 
 // Landlock access in three scopes; landlock.cc maps them onto the kernel's access bits for the
 // highest ABI the host offers.
-enum class Access { list, read, read_exec, write, dev_rw };
+// exec: read and execute, the only access that grants execute when LandlockPlan::exec_listed_only.
+enum class Access { list, read, read_exec, write, dev_rw, exec };
 std::string_view to_string(Access a);
 
 struct LandlockRule {
@@ -65,6 +69,8 @@ struct LandlockPlan {
   // landlock_only: rule paths are canonical host paths opened without following any link, so a link
   // swapped into a grant's path after compile makes the run fail instead of granting its target.
   bool no_symlinks = false;
+  // --exec: execute only where an Access::exec rule grants it (write grants lose it too).
+  bool exec_listed_only = false;
 };
 
 struct IdMaps {
@@ -180,6 +186,10 @@ struct Plan {
   NetPlan net;
   std::vector<std::string> argv;
   std::string exec_path;  // argv[0] resolved against the sandbox's PATH, as seen inside
+  // --exec: one line per execute allowance for --dry-run ("/usr/bin/git  # --exec /usr/bin/git");
+  // empty without an allowlist. argv_pattern: [exec] run, as written, when the profile pins it.
+  std::vector<std::string> exec_summary;
+  std::string argv_pattern;
   std::string cwd;        // where the workload starts, inside
   std::string cwd_note;   // set when the implicit cwd grant skipped cwd ($HOME, /tmp...) and no grant covers it
   std::string hostname;

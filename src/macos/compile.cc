@@ -239,6 +239,9 @@ Result<MacPlan> compile(const policy::Policy& p, const MacHostFacts& facts,
   if (!p.env.secrets.empty())  // never a silent drop: the executor here does not read them yet
     return unavailable(p.env.secrets.front().origin, "--secret is not implemented on macOS yet",
                        "pass the variable with --env NAME from cage's environment");
+  if (!p.exec.empty())  // never a silent drop: every other file would stay executable
+    return unavailable(p.exec.front().origin, "--exec is not implemented on macOS (Seatbelt's process-exec filter is not wired to it yet)",
+                       "drop --exec and [exec] allow; [exec] run (the pinned command line) works everywhere");
   auto sbpl = compile_sbpl(p, facts);
   if (!sbpl) return sbpl.error();
   MacPlan plan;

@@ -272,6 +272,9 @@ Result<WinPlan> compile(const policy::Policy& p, const WinHostFacts& facts,
   if (!p.env.secrets.empty())  // never a silent drop: the executor here does not read them yet
     return unavailable(p.env.secrets.front().origin, "--secret is not implemented on Windows yet",
                        "pass the variable with --env NAME from cage's environment");
+  if (!p.exec.empty())  // never a silent drop: every other file would stay executable
+    return unavailable(p.exec.front().origin, "--exec is not implemented on Windows (cage has no mechanism there that limits which files a process may execute)",
+                       "drop --exec and [exec] allow; [exec] run (the pinned command line) works everywhere");
   if (!p.tmpfs.empty())
     return unavailable(p.tmpfs.front().origin, "Windows has no private tmpfs mounts",
                        "use --rw on a scratch directory instead");
