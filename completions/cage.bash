@@ -28,7 +28,7 @@ _cage() {
     case "${COMP_WORDS[i]}" in
       --) start=$((i + 1)); break ;;
       --ro|--rw|--tmpfs|--hide|--chdir|--env|--setenv|--unsetenv|--secret|--net|--seccomp|--timeout|--rlimit|\
-      --hostname|--target|--profile|--net-mode|--memory|--pids|--cpu|--mechanism|--allow-degraded|--result|--audit)
+      --hostname|--target|--profile|--net-mode|--memory|--pids|--cpu|--mechanism|--allow-degraded|--result|--audit|--exec)
         i=$((i + 1)) ;;
       -*) ;;
       *) start=$i; break ;;
@@ -47,7 +47,7 @@ _cage() {
   fi
 
   case "$prev" in
-    --ro|--rw|--tmpfs|--hide)
+    --ro|--rw|--tmpfs|--hide|--exec)
       compopt -o filenames 2>/dev/null
       mapfile -t COMPREPLY < <(compgen -f -- "$cur")
       return 0 ;;
@@ -87,7 +87,7 @@ _cage() {
       mapfile -t COMPREPLY < <(compgen -W "auto namespaces landlock" -- "$cur")
       return 0 ;;
     --allow-degraded)
-      mapfile -t COMPREPLY < <(compgen -W "pid hide tmpfs hostname nested-ro metadata pid,metadata pid,hide pid,tmpfs pid,hide,tmpfs" -- "$cur")
+      mapfile -t COMPREPLY < <(compgen -W "pid hide tmpfs hostname nested-ro metadata exec-written pid,metadata pid,exec-written pid,hide pid,tmpfs pid,hide,tmpfs" -- "$cur")
       return 0 ;;
     --result|--audit|--script)
       compopt -o filenames 2>/dev/null
@@ -101,7 +101,7 @@ _cage() {
     local opts="--ro --rw --tmpfs --hide --no-system --no-cwd --chdir
       --env --setenv --unsetenv --secret
       --net --net-mode --share-net
-      --seccomp --timeout --rlimit --memory --pids --cpu --strict-limits --mechanism --allow-degraded
+      --seccomp --timeout --rlimit --memory --pids --cpu --strict-limits --exec --mechanism --allow-degraded
       --hostname --result --audit --audit-required --profile --print-profile --script
       --dry-run -v --verbose --target --check --self-test --json --json-errors -q --quiet -V --version -h --help --"
     mapfile -t COMPREPLY < <(compgen -W "$opts" -- "$cur")

@@ -17,7 +17,7 @@ function __cage_command_started
                 return 0
             case --ro --rw --tmpfs --hide --chdir --env --setenv --unsetenv --secret --net --seccomp --timeout \
                 --rlimit --hostname --target --profile --net-mode --memory --pids --cpu --mechanism \
-                --allow-degraded --result --audit
+                --allow-degraded --result --audit --exec
                 set skip 1
             case '-*'
             case '*'
@@ -45,7 +45,7 @@ function __cage_complete_command
                 break
             case --ro --rw --tmpfs --hide --chdir --env --setenv --unsetenv --secret --net --seccomp --timeout \
                 --rlimit --hostname --target --profile --net-mode --memory --pids --cpu --mechanism \
-                --allow-degraded --result --audit
+                --allow-degraded --result --audit --exec
                 set skip 1
             case '-*'
             case '*'
@@ -96,8 +96,9 @@ complete -c cage -n $opt -l memory -x -d 'Memory limit for the sandbox (512M, 2G
 complete -c cage -n $opt -l pids -x -d 'Limit the sandbox to N processes'
 complete -c cage -n $opt -l cpu -x -d 'CPU share in cores (0.5, 1.5)'
 complete -c cage -n $opt -l strict-limits -d 'Refuse to run when a limit cannot be enforced'
+complete -c cage -n $opt -l exec -r -F -d 'Execute only PATH (a file, or the files beneath a directory)'
 complete -c cage -n $opt -l mechanism -x -a 'auto namespaces landlock' -d 'Confinement mechanism'
-complete -c cage -n $opt -l allow-degraded -x -a 'pid hide tmpfs hostname nested-ro metadata pid,metadata pid,hide pid,tmpfs pid,hide,tmpfs' -d 'Accept losses under Landlock only'
+complete -c cage -n $opt -l allow-degraded -x -a 'pid hide tmpfs hostname nested-ro metadata exec-written pid,metadata pid,exec-written pid,hide pid,tmpfs pid,hide,tmpfs' -d 'Accept losses under Landlock only'
 complete -c cage -n $opt -l hostname -x -d 'Host name inside the sandbox'
 # Result and audit
 complete -c cage -n $opt -l result -r -F -d 'Write the result as JSON to FILE or fd:N'

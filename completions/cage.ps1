@@ -24,8 +24,9 @@ $script:CageOptions = [ordered]@{
     '--pids'        = 'Limit the sandbox to N processes and threads'
     '--cpu'         = 'CPU share in cores (0.5, 1.5)'
     '--strict-limits' = 'Refuse to run when a limit cannot be enforced by a cgroup'
+    '--exec'        = 'Let the command execute only PATH: a file, or the files beneath a directory'
     '--mechanism'   = 'auto, namespaces, or landlock'
-    '--allow-degraded' = 'Accept these losses where only Landlock is available: pid, hide, tmpfs, hostname, nested-ro, metadata'
+    '--allow-degraded' = 'Accept these losses where only Landlock is available: pid, hide, tmpfs, hostname, nested-ro, metadata, exec-written'
     '--hostname'    = 'Host name inside the sandbox'
     '--result'      = "Write the run's result as one JSON object to FILE or fd:N"
     '--audit'       = 'Append audit events as JSON lines to FILE or fd:N'
@@ -57,13 +58,13 @@ $script:CageValues = @{
     '--profile' = @('npm', 'pip', 'cargo', 'go', 'git-https', 'build', 'shell')
     '--mechanism' = @('auto', 'namespaces', 'landlock')
     '--net-mode' = @('proxy', 'transparent', 'both')
-    '--allow-degraded' = @('pid', 'hide', 'tmpfs', 'hostname', 'nested-ro', 'metadata', 'pid,metadata', 'pid,hide', 'pid,tmpfs', 'pid,hide,tmpfs')
+    '--allow-degraded' = @('pid', 'hide', 'tmpfs', 'hostname', 'nested-ro', 'metadata', 'exec-written', 'pid,metadata', 'pid,exec-written', 'pid,hide', 'pid,tmpfs', 'pid,hide,tmpfs')
 }
-$script:CagePathOptions = @('--ro', '--rw', '--tmpfs', '--hide', '--chdir', '--result', '--audit', '--script')
+$script:CagePathOptions = @('--ro', '--rw', '--tmpfs', '--hide', '--chdir', '--result', '--audit', '--script', '--exec')
 $script:CageValueOptions = @('--ro', '--rw', '--tmpfs', '--hide', '--chdir', '--env', '--setenv', '--unsetenv', '--secret',
                              '--net', '--seccomp', '--timeout', '--rlimit', '--hostname', '--target', '--profile',
                              '--net-mode', '--memory', '--pids', '--cpu', '--mechanism', '--allow-degraded', '--result',
-                             '--audit', '--script')
+                             '--audit', '--script', '--exec')
 
 function script:CageProfileNames {
     $names = [System.Collections.Generic.List[string]]::new()

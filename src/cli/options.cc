@@ -92,7 +92,7 @@ const FlagSpec kFlags[] = {
      "auto (default), namespaces, or landlock (no namespaces: for hosts that block user namespaces)", nullptr,
      &PolicyInput::mechanism},
     {"--allow-degraded", "ELEMENTS", Arity::list, kProc,
-     "Accept these losses where only Landlock is available: pid, hide, tmpfs, hostname, nested-ro, metadata, exec-loader (comma-separated)",
+     "Accept these losses where only Landlock is available: pid, hide, tmpfs, hostname, nested-ro, metadata, exec-written (comma-separated)",
      &PolicyInput::allow_degraded, nullptr},
     {"--hostname", "NAME", Arity::scalar, kProc, "Host name inside the sandbox (default: cage)", nullptr,
      &PolicyInput::hostname},

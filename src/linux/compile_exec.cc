@@ -66,6 +66,12 @@ bool is_loader(const HostView& host, const std::string& real) {
   return false;
 }
 
+// Landlock-only: the host's own value holds (no pid namespace of our own); 2 refuses every executable memfd.
+bool memfd_sealed(const HostView& host) {
+  auto v = host.read_file("/proc/sys/vm/memfd_noexec");
+  return v && !v->empty() && (*v)[0] == '2';
+}
+
 std::string pattern_text(const policy::ArgvPattern& p) {
   std::string s;
   for (const auto& w : p.words) s += (s.empty() ? "" : " ") + w.text;
@@ -77,19 +83,6 @@ std::string pattern_text(const policy::ArgvPattern& p) {
 Status compile_exec(const policy::Policy& p, const HostView& host, Plan& plan) {
   if (p.argv_pattern) plan.argv_pattern = pattern_text(*p.argv_pattern);
   if (p.exec.empty()) return Ok{};
-  if (plan.landlock.abi < 2)
-    return unavailable("--exec",
-                       "the exec allowlist is Landlock's execute right, applied here only from ABI 2 (Linux 5.19); "
-                       "this kernel offers " + (plan.landlock.host_abi < 1 ? std::string("no Landlock")
-                                                                            : "ABI " + std::to_string(plan.landlock.host_abi)),
-                       "upgrade the kernel, or drop --exec");
-  if (plan.mechanism == Mechanism::landlock_only &&
-      std::find(p.allow_degraded.begin(), p.allow_degraded.end(), "exec-loader") == p.allow_degraded.end())
-    return unavailable("user namespaces",
-                       "without user namespaces Landlock alone cannot enforce: exec-loader: --rw grants and the "
-                       "private directory cannot be mounted noexec, so a file the workload writes there can still "
-                       "be run through the dynamic loader (ld.so FILE)",
-                       "allow user namespaces (see cage --check), or accept the loss with --allow-degraded=exec-loader");
   std::vector<Allowance> allow;
   for (const auto& g : p.exec) {
     FileInfo fi = host.stat(g.path);
@@ -118,6 +111,33 @@ Status compile_exec(const policy::Policy& p, const HostView& host, Plan& plan) {
     if (std::none_of(allow.begin(), allow.end(), [&](const Allowance& a) { return a.real == *real; }))
       allow.push_back(Allowance{*real, std::string("the dynamic loader (") + *l + "), added", false});
   }
+  // What this host cannot enforce, once the policy's own errors are said.
+  // A memfd has no path: Landlock's execute right never sees its execve. Under namespaces the
+  // sandbox's pid namespace gets vm.memfd_noexec=2 (Linux 6.3): inherited from a host that has it,
+  // or written by cage's init for a root caller (the kernel lets only the global root uid write it).
+  if (plan.mechanism == Mechanism::namespaces && host.stat("/proc/sys/vm/memfd_noexec").kind == FileKind::missing)
+    return unavailable("--exec", "this kernel has no vm.memfd_noexec (Linux 6.3): bytes written to a memfd could be "
+                                 "executed past the allowlist",
+                       "upgrade the kernel, or drop --exec");
+  if (plan.mechanism == Mechanism::namespaces && !memfd_sealed(host) && host.uid() != 0)
+    return unavailable("--exec", "bytes written to a memfd could be executed past the allowlist: the host's "
+                                 "vm.memfd_noexec is not 2, and only root may raise it for the sandbox",
+                       "set vm.memfd_noexec=2 on the host (sysctl; every new pid namespace inherits it), run cage "
+                       "as root, or drop --exec");
+  if (plan.landlock.abi < 2)
+    return unavailable("--exec",
+                       "the exec allowlist is Landlock's execute right, applied here only from ABI 2 (Linux 5.19); "
+                       "this kernel offers " + (plan.landlock.host_abi < 1 ? std::string("no Landlock")
+                                                                            : "ABI " + std::to_string(plan.landlock.host_abi)),
+                       "upgrade the kernel, or drop --exec");
+  if (plan.mechanism == Mechanism::landlock_only &&
+      std::find(p.allow_degraded.begin(), p.allow_degraded.end(), "exec-written") == p.allow_degraded.end())
+    return unavailable("user namespaces",
+                       std::string("without user namespaces Landlock alone cannot enforce: exec-written: --rw grants "
+                                   "and the private directory cannot be mounted noexec, so a file the workload writes "
+                                   "there can still be run through the dynamic loader (ld.so FILE)") +
+                           (memfd_sealed(host) ? "" : ", and a memfd it fills can be executed (vm.memfd_noexec is not 2)"),
+                       "allow user namespaces (see cage --check), or accept the loss with --allow-degraded=exec-written");
   for (auto& r : plan.landlock.rules)
     if (r.access == Access::read_exec) r.access = Access::read;
   for (const auto& a : allow) {
@@ -126,12 +146,14 @@ Status compile_exec(const policy::Policy& p, const HostView& host, Plan& plan) {
   }
   plan.landlock.exec_listed_only = true;
   for (auto& m : plan.mounts)
-    if (m.kind == MountKind::bind_rw || m.kind == MountKind::dev || (m.kind == MountKind::tmpfs && !m.read_only))
+    if (m.kind == MountKind::bind_rw || m.kind == MountKind::dev || (m.kind == MountKind::proc && !memfd_sealed(host)) ||
+        (m.kind == MountKind::tmpfs && !m.read_only))
       m.noexec = true;
   if (plan.mechanism == Mechanism::landlock_only)
-    plan.degraded.push_back("exec-loader: files the workload writes in --rw grants and the private directory can "
-                            "still be run through the dynamic loader (ld.so FILE): no noexec mounts without a mount "
-                            "namespace");
+    plan.degraded.push_back(std::string("exec-written: files the workload writes in --rw grants and the private "
+                                        "directory can still be run through the dynamic loader (ld.so FILE): no "
+                                        "noexec mounts without a mount namespace") +
+                            (memfd_sealed(host) ? "" : "; and a memfd it fills can be executed (vm.memfd_noexec is not 2)"));
   return Ok{};
 }
 

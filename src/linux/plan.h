@@ -36,7 +36,8 @@ struct MountStep {
   // Rendering only: --dry-run lists these first, the default view as a count.
   bool granted = false;
   // --exec (compile_exec.cc): a writable mount is noexec, so a file the workload wrote cannot be
-  // mapped executable either (the dynamic loader's way around Landlock's execute right). dev: /dev/shm.
+  // mapped executable either (the dynamic loader's way around Landlock's execute right). dev: its
+  // /dev/shm. proc: vm.memfd_noexec=2 in the sandbox's pid namespace (no memfd can be executed).
   bool noexec = false;
 };
 

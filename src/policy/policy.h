@@ -139,7 +139,7 @@ struct Policy {
 
 Result<Policy> validate(const PolicyInput& in, const Context& ctx);
 // What --allow-degraded may name: pid (host processes visible, no pid namespace), hide (--hide
-// cannot mask beneath a grant), tmpfs (--tmpfs paths are not mounted), exec-loader (with --exec, files
+// cannot mask beneath a grant), tmpfs (--tmpfs paths are not mounted), exec-written (with --exec, files
 // the workload writes can still be run through the dynamic loader: no noexec mounts).
 extern const char* const kDegradableElements[7];
 

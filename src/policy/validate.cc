@@ -366,7 +366,7 @@ Status validate_misc(const PolicyInput& in, const Context& ctx, Policy& p) {
       bool known = false;
       for (const char* e : kDegradableElements) known = known || item == e;
       if (!known)
-        return invalid(where(v), "unknown element '" + item + "'", "use a comma-separated list of pid, hide, tmpfs, hostname, nested-ro, metadata, exec-loader");
+        return invalid(where(v), "unknown element '" + item + "'", "use a comma-separated list of pid, hide, tmpfs, hostname, nested-ro, metadata, exec-written");
       p.allow_degraded.push_back(item);
       item.clear();
     }
@@ -422,7 +422,7 @@ Status validate_exec(const PolicyInput& in, const Context& ctx, Policy& p) {
 
 }  // namespace
 
-const char* const kDegradableElements[7] = {"pid", "hide", "tmpfs", "hostname", "nested-ro", "metadata", "exec-loader"};
+const char* const kDegradableElements[7] = {"pid", "hide", "tmpfs", "hostname", "nested-ro", "metadata", "exec-written"};
 
 Result<Policy> validate(const PolicyInput& in, const Context& ctx) {
   Policy p;

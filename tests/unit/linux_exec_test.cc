@@ -1,6 +1,6 @@
 // lx::compile_exec (--exec): with an allowlist only Access::exec rules grant execute, writable
 // mounts are noexec, the command and the dynamic loader are added and said so; what cannot be
-// enforced (no Landlock ABI 2, Landlock alone without exec-loader accepted) is refused.
+// enforced (no Landlock ABI 2, Landlock alone without exec-written accepted) is refused.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -21,6 +21,9 @@ FakeHostView exec_host() {
   host.add_dir("/usr/lib64");
   host.add_link("/usr/lib64/ld-linux-x86-64.so.2", "../lib/x86_64-linux-gnu/ld-linux-x86-64.so.2");
   host.add_file("/home/ann/proj/out/tool", 0755);
+  host.add_dir("/proc/sys/vm");
+  host.add_file("/proc/sys/vm/memfd_noexec", 0644, "0\n");
+  host.set_uid(0);  // a root caller: cage's init raises vm.memfd_noexec in the sandbox's pid namespace
   return host;
 }
 
@@ -44,7 +47,7 @@ TEST(LinuxExec, OnlyListedPathsKeepExecute) {
   for (const auto& r : plan->landlock.rules) EXPECT_NE(r.access, lx::Access::read_exec) << r.path;
   for (const auto& m : plan->mounts) {
     bool writable = m.kind == lx::MountKind::bind_rw || (m.kind == lx::MountKind::tmpfs && !m.read_only) ||
-                    m.kind == lx::MountKind::dev;
+                    m.kind == lx::MountKind::dev || m.kind == lx::MountKind::proc;  // proc: memfd_noexec
     EXPECT_EQ(m.noexec, writable) << m.target;
   }
   ASSERT_EQ(plan->exec_summary.size(), 3u);
@@ -100,19 +103,45 @@ TEST(LinuxExec, NoLandlockExecuteRightIsRefusedNotDropped) {
   }
 }
 
+// A memfd has no path for Landlock to check: without vm.memfd_noexec (Linux 6.3) to set in the
+// sandbox's pid namespace, the allowlist could be passed by executing a filled memfd.
+TEST(LinuxExec, NoMemfdNoexecIsRefused) {
+  FakeHostView host;
+  host.set_uid(0);
+  host.add_file("/usr/bin/git", 0755);
+  auto plan = compile_exec({"--exec", "/usr/bin/git", "--", "make"}, host);
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().cls, ErrorClass::spawn_sandbox_unavailable);
+  EXPECT_NE(plan.error().reason.find("memfd"), std::string::npos);
+}
+
+TEST(LinuxExec, UnprivilegedCallerNeedsTheHostsMemfdNoexec) {
+  FakeHostView host = exec_host();
+  host.set_uid(1000);
+  auto plan = compile_exec({"--exec", "/usr/bin/git", "--", "make"}, host);
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().cls, ErrorClass::spawn_sandbox_unavailable);
+  EXPECT_NE(plan.error().remedy.find("vm.memfd_noexec=2"), std::string::npos);
+  host.add_file("/proc/sys/vm/memfd_noexec", 0644, "2\n");  // inherited by the sandbox: nothing to write
+  auto ok = compile_exec({"--exec", "/usr/bin/git", "--", "make"}, host);
+  ASSERT_TRUE(ok) << ok.error().reason;
+  for (const auto& m : ok->mounts)
+    EXPECT_FALSE(m.kind == lx::MountKind::proc && m.noexec) << "the host's value is inherited";
+}
+
 TEST(LinuxExec, LandlockAloneNeedsTheLoaderLossAccepted) {
   FakeHostView host = exec_host();
   host.set_user_namespaces(false);
   auto refused = compile_exec({"--allow-degraded", "pid", "--exec", "/usr/bin/git", "--", "make"}, host);
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().cls, ErrorClass::spawn_sandbox_unavailable);
-  EXPECT_NE(refused.error().remedy.find("--allow-degraded=exec-loader"), std::string::npos);
-  auto plan = compile_exec({"--allow-degraded", "pid,exec-loader", "--exec", "/usr/bin/git", "--", "make"}, host);
+  EXPECT_NE(refused.error().remedy.find("--allow-degraded=exec-written"), std::string::npos);
+  auto plan = compile_exec({"--allow-degraded", "pid,exec-written", "--exec", "/usr/bin/git", "--", "make"}, host);
   ASSERT_TRUE(plan) << plan.error().reason;
   EXPECT_TRUE(plan->landlock.exec_listed_only);
   EXPECT_NE(rule(*plan, "/usr/bin/git", lx::Access::exec), nullptr);
   EXPECT_TRUE(std::any_of(plan->degraded.begin(), plan->degraded.end(),
-                          [](const std::string& d) { return d.rfind("exec-loader:", 0) == 0; }));
+                          [](const std::string& d) { return d.rfind("exec-written:", 0) == 0; }));
 }
 
 }  // namespace
