@@ -11,7 +11,7 @@ common=("$src/policy/host_pattern.cc" "$src/proxy/allowlist.cc")
 declare -A extra=([http]="$src/proxy/http_connect.cc $src/proxy/http_response.cc" [socks5]="$src/proxy/socks5.cc" [host_pattern]=""
   [sbpl]="$src/macos/compile.cc $src/policy/paths.cc $src/policy/env.cc $src/proxy/env.cc"
   [dns]="$src/proxy/dns.cc" [dbus]="$src/linux/systemd_scope.cc"
-  [argv_pattern]="$src/policy/argv_pattern.cc $src/common/error.cc")
+  [argv_pattern]="$src/policy/argv_pattern.cc")
 # The profile target needs toml++ with the #190 fix and no assumptions from assertions (see
 # cmake/profiles.cmake): a patched copy here; NDEBUG because toml++'s debug asserts fire on input it rejects.
 mkdir -p "$out/toml-patched" && cp -r /usr/include/toml++ "$out/toml-patched/"
