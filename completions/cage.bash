@@ -29,7 +29,7 @@ _cage() {
       --) start=$((i + 1)); break ;;
       --ro|--rw|--tmpfs|--hide|--chdir|--env|--setenv|--unsetenv|--secret|--net|--seccomp|--timeout|--rlimit|\
       --hostname|--target|--profile|--net-mode|--memory|--tmpfs-size|--pids|--cpu|--max-output|--max-stdout|\
-      --max-stderr|--mechanism|--allow-degraded|--result|--audit|--label|--run-id|--scratch|--scratch-remove|--uid)
+      --max-stderr|--mechanism|--allow-degraded|--result|--audit|--label|--run-id|--scratch|--scratch-remove|--uid|--exec)
         i=$((i + 1)) ;;
       -*) ;;
       *) start=$i; break ;;
@@ -48,7 +48,7 @@ _cage() {
   fi
 
   case "$prev" in
-    --ro|--rw|--tmpfs|--hide)
+    --ro|--rw|--tmpfs|--hide|--exec)
       compopt -o filenames 2>/dev/null
       mapfile -t COMPREPLY < <(compgen -f -- "$cur")
       return 0 ;;
@@ -88,7 +88,7 @@ _cage() {
       mapfile -t COMPREPLY < <(compgen -W "auto namespaces landlock" -- "$cur")
       return 0 ;;
     --allow-degraded)
-      mapfile -t COMPREPLY < <(compgen -W "pid hide tmpfs hostname nested-ro metadata pid,metadata pid,hide pid,tmpfs pid,hide,tmpfs" -- "$cur")
+      mapfile -t COMPREPLY < <(compgen -W "pid hide tmpfs hostname nested-ro metadata exec-written pid,metadata pid,exec-written pid,hide pid,tmpfs pid,hide,tmpfs" -- "$cur")
       return 0 ;;
     --result|--audit|--script)
       compopt -o filenames 2>/dev/null
@@ -106,7 +106,7 @@ _cage() {
     local opts="--ro --rw --tmpfs --hide --no-system --no-cwd --chdir --scratch --scratch-list --scratch-remove
       --env --setenv --unsetenv --secret
       --net --net-mode --share-net
-      --seccomp --timeout --rlimit --memory --tmpfs-size --pids --cpu --max-output --max-stdout --max-stderr --strict-limits
+      --seccomp --timeout --rlimit --memory --tmpfs-size --pids --cpu --max-output --max-stdout --max-stderr --strict-limits --exec
       --mechanism --allow-degraded --hostname --uid --label --run-id --result --audit --audit-required --profile
       --print-profile --script
       --dry-run -v --verbose --target --check --self-test --json --json-errors -q --quiet -V --version -h --help --"

@@ -17,7 +17,7 @@ function __cage_command_started
                 return 0
             case --ro --rw --tmpfs --hide --chdir --env --setenv --unsetenv --secret --net --seccomp --timeout \
                 --rlimit --hostname --target --profile --net-mode --memory --tmpfs-size --pids --cpu --max-output --max-stdout --max-stderr --mechanism \
-                --allow-degraded --result --audit --label --run-id --scratch --scratch-remove --uid
+                --allow-degraded --result --audit --label --run-id --scratch --scratch-remove --uid --exec
                 set skip 1
             case '-*'
             case '*'
@@ -45,7 +45,7 @@ function __cage_complete_command
                 break
             case --ro --rw --tmpfs --hide --chdir --env --setenv --unsetenv --secret --net --seccomp --timeout \
                 --rlimit --hostname --target --profile --net-mode --memory --tmpfs-size --pids --cpu --max-output --max-stdout --max-stderr --mechanism \
-                --allow-degraded --result --audit --label --run-id --scratch --scratch-remove --uid
+                --allow-degraded --result --audit --label --run-id --scratch --scratch-remove --uid --exec
                 set skip 1
             case '-*'
             case '*'
@@ -100,8 +100,9 @@ complete -c cage -n $opt -l max-output -x -d 'Cap stdout and stderr at SIZE byte
 complete -c cage -n $opt -l max-stdout -x -d 'Cap stdout alone at SIZE bytes'
 complete -c cage -n $opt -l max-stderr -x -d 'Cap stderr alone at SIZE bytes'
 complete -c cage -n $opt -l strict-limits -d 'Refuse to run when a limit cannot be enforced'
+complete -c cage -n $opt -l exec -r -F -d 'Execute only PATH (a file, or the files beneath a directory)'
 complete -c cage -n $opt -l mechanism -x -a 'auto namespaces landlock' -d 'Confinement mechanism'
-complete -c cage -n $opt -l allow-degraded -x -a 'pid hide tmpfs hostname nested-ro metadata pid,metadata pid,hide pid,tmpfs pid,hide,tmpfs' -d 'Accept losses under Landlock only'
+complete -c cage -n $opt -l allow-degraded -x -a 'pid hide tmpfs hostname nested-ro metadata exec-written pid,metadata pid,exec-written pid,hide pid,tmpfs pid,hide,tmpfs' -d 'Accept losses under Landlock only'
 complete -c cage -n $opt -l hostname -x -d 'Host name inside the sandbox'
 complete -c cage -n $opt -l uid -x -a 'nobody' -d 'Run as nobody, UID or UID:GID inside'
 complete -c cage -n $opt -l scratch -x -d 'Mount the persistent scratch directory NAME at /scratch/NAME'

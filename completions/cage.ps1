@@ -28,8 +28,9 @@ $script:CageOptions = [ordered]@{
     '--max-stdout'  = 'The cap for stdout alone'
     '--max-stderr'  = 'The cap for stderr alone'
     '--strict-limits' = 'Refuse to run when a limit cannot be enforced by a cgroup'
+    '--exec'        = 'Let the command execute only PATH: a file, or the files beneath a directory'
     '--mechanism'   = 'auto, namespaces, or landlock'
-    '--allow-degraded' = 'Accept these losses where only Landlock is available: pid, hide, tmpfs, hostname, nested-ro, metadata'
+    '--allow-degraded' = 'Accept these losses where only Landlock is available: pid, hide, tmpfs, hostname, nested-ro, metadata, exec-written'
     '--hostname'    = 'Host name inside the sandbox'
     '--uid'         = 'Run as nobody, UID or UID:GID inside the user namespace'
     '--scratch'     = 'Mount the persistent scratch directory NAME at /scratch/NAME'
@@ -67,14 +68,14 @@ $script:CageValues = @{
     '--profile' = @('npm', 'pip', 'cargo', 'go', 'git-https', 'build', 'shell')
     '--mechanism' = @('auto', 'namespaces', 'landlock')
     '--net-mode' = @('proxy', 'transparent', 'both')
-    '--allow-degraded' = @('pid', 'hide', 'tmpfs', 'hostname', 'nested-ro', 'metadata', 'pid,metadata', 'pid,hide', 'pid,tmpfs', 'pid,hide,tmpfs')
+    '--allow-degraded' = @('pid', 'hide', 'tmpfs', 'hostname', 'nested-ro', 'metadata', 'exec-written', 'pid,metadata', 'pid,exec-written', 'pid,hide', 'pid,tmpfs', 'pid,hide,tmpfs')
     '--uid'         = @('nobody')
 }
-$script:CagePathOptions = @('--ro', '--rw', '--tmpfs', '--hide', '--chdir', '--result', '--audit', '--script')
+$script:CagePathOptions = @('--ro', '--rw', '--tmpfs', '--hide', '--chdir', '--result', '--audit', '--script', '--exec')
 $script:CageValueOptions = @('--ro', '--rw', '--tmpfs', '--hide', '--chdir', '--env', '--setenv', '--unsetenv', '--secret',
                              '--net', '--seccomp', '--timeout', '--rlimit', '--hostname', '--target', '--profile',
                              '--net-mode', '--memory', '--tmpfs-size', '--pids', '--cpu', '--max-output', '--max-stdout', '--max-stderr', '--mechanism', '--allow-degraded', '--result',
-                             '--audit', '--script', '--label', '--run-id', '--scratch', '--scratch-remove', '--uid')
+                             '--audit', '--script', '--label', '--run-id', '--scratch', '--scratch-remove', '--uid', '--exec')
 
 function script:CageProfileNames {
     $names = [System.Collections.Generic.List[string]]::new()

@@ -33,6 +33,16 @@ int foreign_dry_run(const std::string& target, const policy::Policy& pol, const 
   return 0;
 }
 
+// --check and --print-profile without a command plan `true`: a pinned command line ([exec] run) is
+// then checked on its own, not against that stand-in.
+Status drop_pin_for_stand_in(policy::PolicyInput& in) {
+  if (in.exec_run.empty()) return Ok{};
+  auto pattern = policy::parse_argv_pattern(in.exec_run);
+  in.exec_run.clear();
+  if (!pattern) return pattern.error();
+  return Ok{};
+}
+
 // --check with the flags of the run the user means (a command defaults to `true`): that run is
 // validated and planned as it would be, so a capability it needs and the host lacks fails the check.
 int check(cli::Invocation& inv, const std::string& cwd) {
@@ -40,8 +50,10 @@ int check(cli::Invocation& inv, const std::string& cwd) {
   policy::Context ctx{cwd, "", env};
   for (const auto& [k, v] : env)
     if (k == "HOME") ctx.home = v;
-  if (inv.input.argv.empty()) inv.input.argv = {"true"};
+  const bool stand_in = inv.input.argv.empty();
+  if (stand_in) inv.input.argv = {"true"};
   auto applied = cli::apply_profiles(inv, cli::make_profile_context(cwd, env));
+  if (applied && stand_in) applied = drop_pin_for_stand_in(inv.input);
   backend::adapt_input(inv.input, ctx);
   Result<policy::Policy> pol = applied ? policy::validate(inv.input, ctx) : Result<policy::Policy>(applied.error());
   return backend::check(inv.json, pol, env);
@@ -107,6 +119,8 @@ int run(const std::vector<std::string>& args) {
   if (inv->mode == cli::Mode::print_profile) {  // validated as a run would be, then printed
     auto probe = inv->input;
     if (probe.argv.empty()) probe.argv = {"true"};
+    if (auto st = inv->input.argv.empty() ? drop_pin_for_stand_in(probe) : Status(Ok{}); !st)
+      return backend::fail(st.error(), inv->json_errors);
     if (auto p = policy::validate(probe, ctx); !p) return backend::fail(p.error(), inv->json_errors);
     std::cout << cli::print_profile(inv->input, ctx.home, cwd);
     return 0;

@@ -9,6 +9,7 @@ add_executable(cage_unit_tests
   tests/unit/validate_test.cc
   tests/unit/identity_test.cc
   tests/unit/host_pattern_test.cc
+  tests/unit/argv_pattern_test.cc
   tests/unit/proxy_allowlist_test.cc
   tests/unit/proxy_http_test.cc
   tests/unit/proxy_http_response_test.cc
@@ -24,6 +25,7 @@ add_executable(cage_unit_tests
   tests/unit/linux_fallback_test.cc
   tests/unit/linux_transparent_test.cc
   tests/unit/linux_compile_test.cc
+  tests/unit/linux_exec_test.cc
   tests/unit/linux_layers_test.cc
   tests/unit/macos_sbpl_test.cc
   tests/unit/macos_execute_test.cc

@@ -127,6 +127,7 @@ class Loader {
   Status limits(const Doc& d, const toml::table& t, Layer& l);
   Status seccomp(const Doc& d, const toml::table& t, Layer& l);
   Status audit(const Doc& d, const toml::table& t, Layer& l);
+  Status exec(const Doc& d, const toml::table& t, Layer& l);
   Status top(const Doc& d, const toml::table& t, Layer& includes, Layer& own);
   Error unknown(const Doc& d, const toml::key& k, const std::string& prefix, const char* known) const {
     return invalid(at(d, k.source()) + " " + prefix + std::string(k.str()), "unknown key",
@@ -367,6 +368,24 @@ Status Loader::audit(const Doc& d, const toml::table& t, Layer& l) {
   return Ok{};
 }
 
+// [exec] allow = [paths] (--exec), run = ["git", "clone", "{url}"] (the pinned command line).
+Status Loader::exec(const Doc& d, const toml::table& t, Layer& l) {
+  for (const auto& [k, n] : t) {
+    const std::string key = "exec." + std::string(k.str());
+    if (k.str() == "allow") {
+      if (auto s = path_list(d, n, key, l.input.exec); !s) return s;
+    } else if (k.str() == "run") {
+      l.input.exec_run.clear();
+      if (auto s = str_list(d, n, key, l.input.exec_run); !s) return s;
+      if (l.input.exec_run.empty())
+        return invalid(at(d, n.source()) + " " + key, "expected a non-empty array: the program and its arguments' shape");
+    } else {
+      return unknown(d, k, "exec.", "allow run");
+    }
+  }
+  return Ok{};
+}
+
 Status Loader::section(const Doc& d, const toml::node& n, const std::string& name, Layer& l) {
   const auto* t = n.as_table();
   if (!t) return wrong(d, n, name, "a table ([" + name + "])");
@@ -375,6 +394,7 @@ Status Loader::section(const Doc& d, const toml::node& n, const std::string& nam
   if (name == "net") return net(d, *t, l);
   if (name == "limits") return limits(d, *t, l);
   if (name == "seccomp") return seccomp(d, *t, l);
+  if (name == "exec") return exec(d, *t, l);
   return audit(d, *t, l);
 }
 
@@ -421,11 +441,11 @@ Status Loader::top(const Doc& d, const toml::table& t, Layer& includes, Layer& o
     } else if (key == "allow_degraded") {  // ["pid", "hide", "tmpfs"] (--allow-degraded)
       if (auto st = str_list(d, n, key, own.input.allow_degraded); !st) return st;
     } else if (key == "fs" || key == "env" || key == "net" || key == "limits" || key == "seccomp" ||
-               key == "audit") {
+               key == "audit" || key == "exec") {
       if (auto s = section(d, n, key, own); !s) return s;
     } else {
       return unknown(d, k, "",
-                     "version include run hostname mechanism uid allow_degraded [fs] [env] [net] [limits] [seccomp] [audit]");
+                     "version include run hostname mechanism uid allow_degraded [fs] [env] [net] [limits] [seccomp] [audit] [exec]");
     }
   }
   return Ok{};
@@ -630,11 +650,13 @@ void merge_into(PolicyInput& into, const PolicyInput& later, const std::string& 
       std::erase_if(into.env_unset, [&](const Value& u) { return u.text == env_name(v.text); });
   for (auto list : {&PolicyInput::env_pass, &PolicyInput::env_set, &PolicyInput::env_unset, &PolicyInput::env_secret,
                     &PolicyInput::net,
-                    &PolicyInput::rlimits, &PolicyInput::allow_degraded, &PolicyInput::labels})
+                    &PolicyInput::rlimits, &PolicyInput::allow_degraded, &PolicyInput::labels,
+                    &PolicyInput::exec})
     (into.*list).insert((into.*list).end(), (later.*list).begin(), (later.*list).end());
   for (auto s : kScalars)
     if (later.*s) into.*s = later.*s;
   if (!later.argv.empty()) into.argv = later.argv;
+  if (!later.exec_run.empty()) into.exec_run = later.exec_run;  // one pinned shape: the last source's
 }
 
 std::string print_profile(const PolicyInput& in, const std::string& home, const std::string& cwd) {
@@ -707,13 +729,16 @@ std::string print_profile(const PolicyInput& in, const std::string& home, const 
   put_str(limits, "max_stdout", in.max_stdout);
   put_str(limits, "max_stderr", in.max_stderr);
   if (!in.rlimits.empty()) limits.insert("rlimits", pairs(in.rlimits));
+  toml::table exec;
+  if (!in.exec.empty()) exec.insert("allow", paths(in.exec));
+  if (!in.exec_run.empty()) exec.insert("run", strings(in.exec_run));
   toml::table audit;
   if (in.audit_file) audit.insert("file", in.audit_file->text.rfind("fd:", 0) == 0 ? esc(in.audit_file->text)
                                                                                   : path_text(*in.audit_file));
   put_bool(audit, "required", in.audit_required);
   if (!in.labels.empty()) audit.insert("labels", pairs(in.labels));  // --run-id is one run's: never printed
   for (auto& [name, t] : std::initializer_list<std::pair<const char*, toml::table*>>{
-           {"fs", &fs}, {"env", &env}, {"net", &net}, {"limits", &limits}, {"audit", &audit}})
+           {"fs", &fs}, {"env", &env}, {"net", &net}, {"limits", &limits}, {"audit", &audit}, {"exec", &exec}})
     if (!t->empty()) root.insert(name, std::move(*t));
   if (in.seccomp) root.insert("seccomp", toml::table{{"profile", as_written(*in.seccomp, in.seccomp->text)}});
   std::ostringstream out;

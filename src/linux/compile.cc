@@ -347,14 +347,7 @@ Status Compiler::default_view() {
   return Ok{};
 }
 
-const MountStep* Compiler::covering(const std::string& path) const {
-  const MountStep* best = nullptr;
-  for (const auto& s : plan.mounts)
-    if (s.kind != MountKind::symlink && s.kind != MountKind::file && s.kind != MountKind::dir &&
-        is_beneath(path, s.target) && (!best || depth_of(s.target) >= depth_of(best->target)))
-      best = &s;
-  return best;
-}
+const MountStep* Compiler::covering(const std::string& path) const { return covering_mount(plan.mounts, path); }
 
 Status Compiler::home_and_cwd() {
   auto granted = [this](const std::string& path) {
@@ -622,6 +615,15 @@ Status Compiler::resolve_command() {
 
 const char* const* default_etc_entries() { return kEtcEntries; }
 
+const MountStep* covering_mount(const std::vector<MountStep>& mounts, const std::string& path) {
+  const MountStep* best = nullptr;
+  for (const auto& s : mounts)
+    if (s.kind != MountKind::symlink && s.kind != MountKind::file && s.kind != MountKind::dir &&
+        is_beneath(path, s.target) && (!best || depth_of(s.target) >= depth_of(best->target)))
+      best = &s;
+  return best;
+}
+
 // Where the caller's systemd user manager listens (cgroup_plan.cc asks it for a scope); the
 // caller's own environment, and the socket's peer is checked to be the caller's (systemd_scope.cc).
 static std::string runtime_dir_of(const std::vector<std::pair<std::string, std::string>>& env) {
@@ -693,6 +695,7 @@ Result<Plan> compile(const Policy& p, const HostView& host,
     }
     if (auto s = c.environment(caller_env); !s) return s.error();
     if (auto s = c.resolve_command(); !s) return s.error();
+    if (auto s = compile_exec(p, host, c.plan); !s) return s.error();
     if (auto s = compile_cgroups(c.plan, host, runtime_dir_of(caller_env)); !s) return s.error();
     return std::move(c.plan);
   }
@@ -765,6 +768,7 @@ Result<Plan> compile(const Policy& p, const HostView& host,
   }
   if (auto s = c.environment(caller_env); !s) return s.error();
   if (auto s = c.resolve_command(); !s) return s.error();
+  if (auto s = compile_exec(p, host, c.plan); !s) return s.error();
   if (auto s = compile_cgroups(c.plan, host, runtime_dir_of(caller_env)); !s) return s.error();
   return std::move(c.plan);
 }

@@ -47,6 +47,10 @@ Status refuse_link_inside_rw(const policy::Policy& p, const HostView& host, cons
                              const std::string& real);
 // The /etc entries of the default view (compile.cc).
 const char* const* default_etc_entries();
+// The deepest step of `mounts` that mounts something over `path` (not a symlink, file or dir step).
+const MountStep* covering_mount(const std::vector<MountStep>& mounts, const std::string& path);
+// compile_exec.cc: --exec and [exec] run, after the view and the command are decided.
+Status compile_exec(const policy::Policy& p, const HostView& host, Plan& plan);
 
 // layers.cc: the kernel each mechanism needs, and the layers a plan puts in force (named the same
 // way by --dry-run, --check, --result and the audit).

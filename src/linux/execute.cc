@@ -119,6 +119,10 @@ Error failure_to_error(const ChildFailure& f, const Plan& plan) {
       if (f.err == ENOENT || f.err == ENOTDIR)
         return Error{ErrorClass::not_found, "command not found inside the sandbox", "grant its directory with --ro",
                      "COMMAND " + plan.argv[0], f.err};
+      if (f.err == EACCES && plan.landlock.exec_listed_only)  // the command is allowed: its interpreter was not
+        return Error{ErrorClass::exec_failed, "cannot execute the command: its interpreter (#! line) is not allowed",
+                     "allow the interpreter with --exec too (it then runs any script it is given)",
+                     "COMMAND " + plan.argv[0], f.err};
       return Error{ErrorClass::exec_failed, "cannot execute the command", "check that it is an executable for this machine",
                    "COMMAND " + plan.argv[0], f.err};
     case ChildStep::mount_step:

@@ -51,7 +51,7 @@ uint64_t fs_rights_of_abi(int abi) {
   return all;
 }
 
-uint64_t rights_for(Access a, bool is_dir, uint64_t handled) {
+uint64_t rights_for(Access a, bool is_dir, uint64_t handled, bool exec_listed_only) {
   const uint64_t read = kReadFile | kReadDir;
   const uint64_t write = kWriteFile | kRemoveDir | kRemoveFile | kMakeDir | kMakeReg | kMakeSock | kMakeFifo |
                          kMakeSym | kRefer | kTruncate;
@@ -62,7 +62,9 @@ uint64_t rights_for(Access a, bool is_dir, uint64_t handled) {
     case Access::read_exec: r = read | kExecute; break;
     case Access::write: r = read | kExecute | write; break;
     case Access::dev_rw: r = read | kWriteFile | kTruncate | kIoctlDev; break;
+    case Access::exec: r = read | kExecute; break;
   }
+  if (exec_listed_only && a != Access::exec) r &= ~kExecute;
   if (!is_dir) r &= kExecute | kReadFile | kWriteFile | kTruncate | kIoctlDev;
   return r & handled;
 }
@@ -106,7 +108,7 @@ int landlock_restrict(const LandlockPlan& plan, ChildStep* step, int* failed_ind
       ::close(rs);
       return errno;
     }
-    PathBeneathAttr pb{rights_for(r.access, r.is_dir, handled), fd};
+    PathBeneathAttr pb{rights_for(r.access, r.is_dir, handled, plan.exec_listed_only), fd};
     long rc = pb.allowed_access ? ::syscall(SYS_landlock_add_rule, rs, kRulePathBeneath, &pb, 0) : 0;
     int e = errno;
     ::close(fd);

@@ -115,9 +115,10 @@ int mount_tmpfs(const char* at, const char* mode, bool noexec, uint64_t size = 0
 }
 
 // Attaches a detached tree (open_sources) at the target fd, with its flags set on the whole tree first.
-int attach(int tree, int target_fd, bool read_only) {
+int attach(int tree, int target_fd, bool read_only, bool noexec = false) {
   struct mount_attr attr {};
-  attr.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (read_only ? MOUNT_ATTR_RDONLY : 0);
+  attr.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (read_only ? MOUNT_ATTR_RDONLY : 0) |
+                  (noexec ? MOUNT_ATTR_NOEXEC : 0);
   if (::syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof attr) != 0) return errno;
   if (::syscall(SYS_move_mount, tree, "", target_fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
     return errno;
@@ -128,6 +129,19 @@ int bind(const char* src, const char* at, const char* attr_path, bool read_only,
   if (::mount(src, at, nullptr, MS_BIND | MS_REC, nullptr) != 0) return errno;
   uint64_t set = MOUNT_ATTR_NOSUID | (nodev ? MOUNT_ATTR_NODEV : 0) | (read_only ? MOUNT_ATTR_RDONLY : 0);
   return err_of(sys_mount_setattr(attr_path, AT_RECURSIVE, set));
+}
+
+// --exec: vm.memfd_noexec=2 for the sandbox's pid namespace (Linux 6.3; a per-namespace value that
+// can only be raised, written while init still holds CAP_SYS_ADMIN in the user namespace): no memfd
+// can be executed, since a memfd has no path for Landlock's execute right to check.
+int memfd_noexec(const char* proc_at) {
+  char p[4200];
+  std::snprintf(p, sizeof p, "%s/sys/vm/memfd_noexec", proc_at);
+  int fd = ::open(p, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return errno;
+  int e = ::write(fd, "2", 1) == 1 ? 0 : errno;
+  ::close(fd);
+  return e;
 }
 
 int write_file(int parent, const char* leaf, const std::string& content) {
@@ -150,7 +164,7 @@ int write_file(int parent, const char* leaf, const std::string& content) {
 
 // Minimal /dev: a tmpfs holding binds of the harmless host devices, a private devpts instance
 // (ptys of this sandbox only), /dev/shm and the usual links.
-int build_dev(const char* at, uint64_t shm_size) {
+int build_dev(const char* at, uint64_t shm_size, bool shm_noexec) {
   char p[4096 + 64], q[64];
   if (int e = mount_tmpfs(at, "0755", true)) return e;
   for (const char* d : kDevices) {
@@ -176,7 +190,7 @@ int build_dev(const char* at, uint64_t shm_size) {
   if (::mount("devpts", p, "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=620") != 0) return errno;
   std::snprintf(p, sizeof p, "%s/shm", at);
   if (::mkdir(p, 01777) != 0) return errno;
-  if (int e = mount_tmpfs(p, "1777", false, shm_size)) return e;
+  if (int e = mount_tmpfs(p, "1777", shm_noexec, shm_size)) return e;
   const char* links[][2] = {{"ptmx", "pts/ptmx"}, {"fd", "/proc/self/fd"}, {"stdin", "/proc/self/fd/0"},
                             {"stdout", "/proc/self/fd/1"}, {"stderr", "/proc/self/fd/2"}};
   for (auto& l : links) {
@@ -305,23 +319,24 @@ int apply_step(const ChildContext& c, size_t i, int root_fd, int stage_fd, Paren
   switch (s.kind) {
     case MountKind::tmpfs: {
       bool is_tmp = s.target == "/tmp" || s.target == "/var/tmp";
-      e = mount_tmpfs(link, is_tmp ? "1777" : (s.why == "private empty $HOME" ? "0700" : "0755"), false,
+      e = mount_tmpfs(link, is_tmp ? "1777" : (s.why == "private empty $HOME" ? "0700" : "0755"), s.noexec,
                       s.size_bytes);
       break;
     }
     case MountKind::bind_ro:
     case MountKind::bind_rw: {
-      e = attach(c.source_fds[i], tfd, s.kind == MountKind::bind_ro);
+      e = attach(c.source_fds[i], tfd, s.kind == MountKind::bind_ro, s.noexec);
       break;
     }
     case MountKind::proc:
       e = err_of(::mount("proc", link, "proc", kNoSuidDev | MS_NOEXEC, nullptr));
+      if (!e && s.noexec) e = memfd_noexec(at);
       break;
     case MountKind::proc_ro:
       e = bind(at, link, at, true, true);
       break;
     case MountKind::dev:
-      e = build_dev(at, s.size_bytes);
+      e = build_dev(at, s.size_bytes, s.noexec);
       break;
     case MountKind::hide:
       if (s.is_dir) {

@@ -39,11 +39,16 @@ struct MountStep {
   // tmpfs: its size= (the workload gets ENOSPC past it); dev: the size of its /dev/shm. 0: none
   // (a read-only tmpfs: /etc, a masked directory).
   uint64_t size_bytes = 0;
+  // --exec (compile_exec.cc): a writable mount is noexec, so a file the workload wrote cannot be
+  // mapped executable either (the dynamic loader's way around Landlock's execute right). dev: its
+  // /dev/shm. proc: vm.memfd_noexec=2 in the sandbox's pid namespace (no memfd can be executed).
+  bool noexec = false;
 };
 
 // Landlock access in three scopes; landlock.cc maps them onto the kernel's access bits for the
 // highest ABI the host offers.
-enum class Access { list, read, read_exec, write, dev_rw };
+// exec: read and execute, the only access that grants execute when LandlockPlan::exec_listed_only.
+enum class Access { list, read, read_exec, write, dev_rw, exec };
 std::string_view to_string(Access a);
 
 struct LandlockRule {
@@ -69,6 +74,8 @@ struct LandlockPlan {
   // landlock_only: rule paths are canonical host paths opened without following any link, so a link
   // swapped into a grant's path after compile makes the run fail instead of granting its target.
   bool no_symlinks = false;
+  // --exec: execute only where an Access::exec rule grants it (write grants lose it too).
+  bool exec_listed_only = false;
 };
 
 struct IdMaps {
@@ -194,6 +201,10 @@ struct Plan {
   NetPlan net;
   std::vector<std::string> argv;
   std::string exec_path;  // argv[0] resolved against the sandbox's PATH, as seen inside
+  // --exec: one line per execute allowance for --dry-run ("/usr/bin/git  # --exec /usr/bin/git");
+  // empty without an allowlist. argv_pattern: [exec] run, as written, when the profile pins it.
+  std::vector<std::string> exec_summary;
+  std::string argv_pattern;
   std::string cwd;        // where the workload starts, inside
   std::string cwd_note;   // set when the implicit cwd grant skipped cwd ($HOME, /tmp...) and no grant covers it
   std::string hostname;

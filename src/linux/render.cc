@@ -36,6 +36,7 @@ std::string_view to_string(Access a) {
     case Access::read_exec: return "read_exec";
     case Access::write: return "write";
     case Access::dev_rw: return "dev_rw";
+    case Access::exec: return "exec";
   }
   return "?";
 }
@@ -205,6 +206,8 @@ std::string render_text(const Plan& plan) {
   }
   o << "command:  " << quoted_argv(plan.argv) << "\n";
   o << "exec:     " << plan.exec_path << "\n";
+  if (!plan.argv_pattern.empty()) o << "pinned:   " << plan.argv_pattern << "\n";
+  for (const auto& e : plan.exec_summary) o << "may exec: " << e << "\n";
   o << "cwd:      " << plan.cwd << "\n";
   if (!plan.cwd_note.empty()) o << "note:     " << plan.cwd_note << "\n";
   o << "ids:      uid " << plan.ids.outer_uid << " -> " << plan.ids.inner_uid << ", gid " << plan.ids.outer_gid
@@ -220,6 +223,7 @@ std::string render_text(const Plan& plan) {
     if ((m.kind == MountKind::bind_ro || m.kind == MountKind::bind_rw) && m.source != m.target) o << " <- " << m.source;
     if (m.kind == MountKind::tmpfs && m.read_only) o << " (read-only)";
     if (m.size_bytes) o << (m.kind == MountKind::dev ? " (shm size " : " (size ") << format_size(m.size_bytes) << ")";
+    if (m.noexec) o << " (noexec)";
     o << "    # " << m.why << "\n";
   }
   o << "\nlayers in force:\n";
@@ -264,6 +268,7 @@ toml::table render_table(const Plan& plan) {
     }
     if (m.read_only) t.insert("read_only", true);
     if (m.size_bytes) t.insert("size_bytes", static_cast<int64_t>(m.size_bytes));
+    if (m.noexec) t.insert("noexec", true);
     if (m.granted) t.insert("granted", true);
     mounts.push_back(std::move(t));
   }
@@ -276,6 +281,8 @@ toml::table render_table(const Plan& plan) {
   toml::array env, argv, allow;
   for (const auto& e : shown_environment(plan)) env.push_back(e);
   for (const auto& a : plan.argv) argv.push_back(a);
+  toml::array exec_allow;  // empty: no allowlist, everything readable may run
+  for (const auto& e : plan.exec_summary) exec_allow.push_back(e);
   for (const auto& r : plan.net.allow) allow.push_back(r.pattern.text);
   toml::table limits;
   if (plan.limits.timeout_ms) limits.insert("timeout_ms", static_cast<int64_t>(*plan.limits.timeout_ms));
@@ -302,6 +309,8 @@ toml::table render_table(const Plan& plan) {
       {"notes", std::move(notes)},
       {"argv", std::move(argv)},
       {"exec", plan.exec_path},
+      {"exec_allow", std::move(exec_allow)},
+      {"argv_pattern", plan.argv_pattern},
       {"cwd", plan.cwd},
       {"hostname", plan.hostname},
       {"ids", toml::table{{"outer_uid", static_cast<int64_t>(plan.ids.outer_uid)},

@@ -84,6 +84,7 @@ void landlock_summary(std::ostream& o, const Plan& plan) {
   Listing l;
   size_t system = 0;
   for (const auto& r : plan.landlock.rules) {
+    if (r.access == Access::exec) continue;  // listed as "may exec"
     if (r.granted && r.access == Access::write) l.add(Listing::rw, r.path, r.why);
     else if (r.granted) l.add(Listing::ro, r.path, r.why);
     else if (is_private_dir_rule(r)) l.add(Listing::rw, "<private HOME and TMPDIR>", r.why);
@@ -112,6 +113,8 @@ std::string render_summary(const Plan& plan) {
   o << platform_line(plan) << "\n";
   for (const auto& d : plan.degraded) o << "degraded: " << d << "  # accepted with --allow-degraded\n";
   o << "command:     " << quoted_argv(plan.argv) << "  (" << plan.exec_path << ", in " << plan.cwd << ")\n";
+  if (!plan.argv_pattern.empty()) o << "pinned:      " << plan.argv_pattern << "\n";
+  for (const auto& e : plan.exec_summary) o << "may exec:    " << e << "\n";
   if (!plan.cwd_note.empty()) o << "note:     " << plan.cwd_note << "\n";
   for (const auto& n : plan.notes) o << "note:     " << n << "\n";
   render_identity_text(o, plan, "         ");

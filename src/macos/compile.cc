@@ -251,6 +251,9 @@ Result<MacPlan> compile(const policy::Policy& p, const MacHostFacts& facts,
   if (p.limits.max_stdout || p.limits.max_stderr)  // likewise: no executor here copies the streams yet
     return unavailable(p.limits.output_origin, "output caps are not implemented on macOS yet",
                        "drop --max-output/--max-stdout/--max-stderr and cap the output where it is read");
+  if (!p.exec.empty())  // never a silent drop: every other file would stay executable
+    return unavailable(p.exec.front().origin, "--exec is not implemented on macOS (Seatbelt's process-exec filter is not wired to it yet)",
+                       "drop --exec and [exec] allow; [exec] run (the pinned command line) works everywhere");
   auto sbpl = compile_sbpl(p, facts);
   if (!sbpl) return sbpl.error();
   MacPlan plan;

@@ -46,6 +46,8 @@ struct PolicyInput {
   std::optional<Value> audit_file, audit_required;  // [audit] file, required (profiles; carried for audit)
   std::vector<Value> labels;                  // --label KEY=VALUE, [audit] labels
   std::optional<Value> run_id, scratch, uid;  // --run-id (flag only), --scratch NAME, --uid nobody|N[:G]
+  std::vector<Value> exec;        // --exec PATH, [exec] allow: the only files the workload may execute
+  std::vector<Value> exec_run;    // [exec] run: the argv shape the command line must match (profiles only)
   std::vector<std::string> argv;
 };
 
@@ -125,8 +127,25 @@ struct RunAs {
   std::string origin;  // "--uid nobody"
 };
 
+// [exec] run = ["git", "clone", "{url}"]: the command line a profile allows (argv_pattern.cc). Each
+// element is a literal word or a whole-word placeholder: {url} an https URL, {path} a relative path
+// without "..", {arg} any word not starting with '-'.
+struct ArgvPattern {
+  enum class Kind { literal, url, path, arg };
+  struct Word { Kind kind; std::string text; };  // text: the literal, or the placeholder as written
+  std::vector<Word> words;
+  std::string origin;  // "cage.toml:3:7 exec.run"
+};
+Result<ArgvPattern> parse_argv_pattern(const std::vector<Value>& words);
+// Ok, or a usage_error naming the first argument that does not match (or the missing/extra one).
+Status match_argv(const ArgvPattern& pattern, const std::vector<std::string>& argv);
+
 struct Policy {
   std::vector<Grant> ro, rw, tmpfs, hide;
+  // --exec: when not empty, the workload may execute only these files (or files beneath these
+  // directories), the resolved command and what cage adds (compile says which); nothing else.
+  std::vector<Grant> exec;
+  std::optional<ArgvPattern> argv_pattern;  // [exec] run, checked against argv by validate()
   bool system_view = true;  // false with --no-system: start from an empty root
   bool cwd_visible = true;  // false with --no-cwd: the current directory is not granted implicitly
   std::string cwd;          // where the command starts (absolute)
@@ -158,8 +177,9 @@ struct Policy {
 
 Result<Policy> validate(const PolicyInput& in, const Context& ctx);
 // What --allow-degraded may name: pid (host processes visible, no pid namespace), hide (--hide
-// cannot mask beneath a grant), tmpfs (--tmpfs paths are not mounted).
-extern const char* const kDegradableElements[6];
+// cannot mask beneath a grant), tmpfs (--tmpfs paths are not mounted), exec-written (with --exec, files
+// the workload writes can still be run through the dynamic loader: no noexec mounts).
+extern const char* const kDegradableElements[7];
 
 // Identity (identity.cc): --label, --run-id, --scratch, --uid.
 Status validate_identity(const PolicyInput& in, const Context& ctx, Policy& p);

@@ -407,7 +407,7 @@ Status validate_misc(const PolicyInput& in, const Context& ctx, Policy& p) {
       bool known = false;
       for (const char* e : kDegradableElements) known = known || item == e;
       if (!known)
-        return invalid(where(v), "unknown element '" + item + "'", "use a comma-separated list of pid, hide, tmpfs, hostname, nested-ro, metadata");
+        return invalid(where(v), "unknown element '" + item + "'", "use a comma-separated list of pid, hide, tmpfs, hostname, nested-ro, metadata, exec-written");
       p.allow_degraded.push_back(item);
       item.clear();
     }
@@ -441,9 +441,29 @@ Status validate_misc(const PolicyInput& in, const Context& ctx, Policy& p) {
   return Ok{};
 }
 
+// --exec PATH: a file, or a directory meaning every file beneath it. No globs: a pattern expanded
+// against the host when cage starts would name a snapshot, and a directory says the same for the
+// cases that matter (/usr/lib/jvm). Whether the path exists and is visible is compile's question.
+Status validate_exec(const PolicyInput& in, const Context& ctx, Policy& p) {
+  for (const auto& v : in.exec) {
+    if (v.text.find_first_of("*?[") != std::string::npos)
+      return invalid(where(v), "globs are not supported", "name the file, or the directory whose files may run");
+    auto abs = absolute_path(v, ctx.home);
+    if (!abs) return abs.error();
+    if (std::none_of(p.exec.begin(), p.exec.end(), [&](const Grant& g) { return g.path == *abs; }))
+      p.exec.push_back(Grant{*abs, where(v)});
+  }
+  if (in.exec_run.empty()) return Ok{};
+  auto pattern = parse_argv_pattern(in.exec_run);
+  if (!pattern) return pattern.error();
+  if (auto s = match_argv(*pattern, in.argv); !s) return s;
+  p.argv_pattern = std::move(*pattern);
+  return Ok{};
+}
+
 }  // namespace
 
-const char* const kDegradableElements[6] = {"pid", "hide", "tmpfs", "hostname", "nested-ro", "metadata"};
+const char* const kDegradableElements[7] = {"pid", "hide", "tmpfs", "hostname", "nested-ro", "metadata", "exec-written"};
 
 Result<Policy> validate(const PolicyInput& in, const Context& ctx) {
   Policy p;
@@ -457,6 +477,7 @@ Result<Policy> validate(const PolicyInput& in, const Context& ctx) {
   if (auto s = validate_net(in, p); !s) return s.error();
   if (auto s = validate_misc(in, ctx, p); !s) return s.error();
   if (auto s = validate_identity(in, ctx, p); !s) return s.error();
+  if (auto s = validate_exec(in, ctx, p); !s) return s.error();
   return p;
 }
 

@@ -254,6 +254,9 @@ Result<WinPlan> compile(const policy::Policy& p, const WinHostFacts& facts,
   if (p.limits.max_stdout || p.limits.max_stderr)  // likewise: no executor here copies the streams yet
     return unavailable(p.limits.output_origin, "output caps are not implemented on Windows yet",
                        "drop --max-output/--max-stdout/--max-stderr and cap the output where it is read");
+  if (!p.exec.empty())  // never a silent drop: every other file would stay executable
+    return unavailable(p.exec.front().origin, "--exec is not implemented on Windows (cage has no mechanism there that limits which files a process may execute)",
+                       "drop --exec and [exec] allow; [exec] run (the pinned command line) works everywhere");
   if (!p.tmpfs.empty())
     return unavailable(p.tmpfs.front().origin, "Windows has no private tmpfs mounts",
                        "use --rw on a scratch directory instead");

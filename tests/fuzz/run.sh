@@ -10,7 +10,8 @@ flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recov
 common=("$src/policy/host_pattern.cc" "$src/proxy/allowlist.cc")
 declare -A extra=([http]="$src/proxy/http_connect.cc $src/proxy/http_response.cc" [socks5]="$src/proxy/socks5.cc" [host_pattern]=""
   [sbpl]="$src/macos/compile.cc $src/policy/paths.cc $src/policy/env.cc $src/proxy/env.cc"
-  [dns]="$src/proxy/dns.cc" [dbus]="$src/linux/systemd_scope.cc")
+  [dns]="$src/proxy/dns.cc" [dbus]="$src/linux/systemd_scope.cc"
+  [argv_pattern]="$src/policy/argv_pattern.cc")
 # The profile target needs toml++ with the #190 fix and no assumptions from assertions (see
 # cmake/profiles.cmake): a patched copy here; NDEBUG because toml++'s debug asserts fire on input it rejects.
 mkdir -p "$out/toml-patched" && cp -r /usr/include/toml++ "$out/toml-patched/"
@@ -20,7 +21,7 @@ sed -i 's|define TOML_ASSERT_ASSUME(expr) TOML_ASSUME(expr)|define TOML_ASSERT_A
 extra[profile]="-I$out/toml-patched -DNDEBUG -DTOML_HEADER_ONLY=0 -DCAGE_VERSION=\"fuzz\" $src/cli/profile.cc $src/cli/script.cc
   $src/policy/paths.cc $src/common/error.cc $src/common/json.cc $src/common/toml_impl.cc"
 status=0
-for t in http socks5 host_pattern sbpl dns dbus profile; do
+for t in http socks5 host_pattern sbpl dns dbus profile argv_pattern; do
   # shellcheck disable=SC2086
   "$cxx" "${flags[@]}" "$here/${t}_fuzz.cc" "${common[@]}" ${extra[$t]} -o "$out/$t"
   work="$out/corpus-$t"; mkdir -p "$work"; cp "$here/corpus/$t/"* "$work/" 2>/dev/null || true
