@@ -119,19 +119,24 @@ Status compile_exec(const policy::Policy& p, const HostView& host, Plan& plan) {
     return unavailable("--exec", "this kernel has no vm.memfd_noexec (Linux 6.3): bytes written to a memfd could be "
                                  "executed past the allowlist",
                        "upgrade the kernel, or drop --exec");
-  if (plan.mechanism == Mechanism::namespaces && !memfd_sealed(host) && host.uid() != 0)
+  const bool accept_written =
+      std::find(p.allow_degraded.begin(), p.allow_degraded.end(), "exec-written") != p.allow_degraded.end();
+  const bool memfd_open = plan.mechanism == Mechanism::namespaces && !memfd_sealed(host) && host.uid() != 0;
+  if (memfd_open && !accept_written)
     return unavailable("--exec", "bytes written to a memfd could be executed past the allowlist: the host's "
                                  "vm.memfd_noexec is not 2, and only root may raise it for the sandbox",
                        "set vm.memfd_noexec=2 on the host (sysctl; every new pid namespace inherits it), run cage "
-                       "as root, or drop --exec");
+                       "as root, accept that one gap with --allow-degraded=exec-written, or drop --exec");
+  if (memfd_open)
+    plan.degraded.push_back("exec-written: a memfd the workload fills can be executed (the host's vm.memfd_noexec is "
+                            "not 2 and only root may raise it); files it writes stay non-executable (noexec mounts)");
   if (plan.landlock.abi < 2)
     return unavailable("--exec",
                        "the exec allowlist is Landlock's execute right, applied here only from ABI 2 (Linux 5.19); "
                        "this kernel offers " + (plan.landlock.host_abi < 1 ? std::string("no Landlock")
                                                                             : "ABI " + std::to_string(plan.landlock.host_abi)),
                        "upgrade the kernel, or drop --exec");
-  if (plan.mechanism == Mechanism::landlock_only &&
-      std::find(p.allow_degraded.begin(), p.allow_degraded.end(), "exec-written") == p.allow_degraded.end())
+  if (plan.mechanism == Mechanism::landlock_only && !accept_written)
     return unavailable("user namespaces",
                        std::string("without user namespaces Landlock alone cannot enforce: exec-written: --rw grants "
                                    "and the private directory cannot be mounted noexec, so a file the workload writes "
@@ -146,7 +151,7 @@ Status compile_exec(const policy::Policy& p, const HostView& host, Plan& plan) {
   }
   plan.landlock.exec_listed_only = true;
   for (auto& m : plan.mounts)
-    if (m.kind == MountKind::bind_rw || m.kind == MountKind::dev || (m.kind == MountKind::proc && !memfd_sealed(host)) ||
+    if (m.kind == MountKind::bind_rw || m.kind == MountKind::dev || (m.kind == MountKind::proc && !memfd_sealed(host) && !memfd_open) ||
         (m.kind == MountKind::tmpfs && !m.read_only))
       m.noexec = true;
   if (plan.mechanism == Mechanism::landlock_only)
