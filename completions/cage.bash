@@ -29,7 +29,7 @@ _cage() {
       --) start=$((i + 1)); break ;;
       --ro|--rw|--tmpfs|--hide|--chdir|--env|--setenv|--unsetenv|--secret|--net|--seccomp|--timeout|--rlimit|\
       --hostname|--target|--profile|--net-mode|--memory|--tmpfs-size|--pids|--cpu|--max-output|--max-stdout|\
-      --max-stderr|--mechanism|--allow-degraded|--result|--audit|--label|--run-id|--scratch|--scratch-remove|--uid|--exec)
+      --max-stderr|--mechanism|--allow-degraded|--result|--audit|--label|--run-id|--scratch|--scratch-remove|--uid|--exec|--limits)
         i=$((i + 1)) ;;
       -*) ;;
       *) start=$i; break ;;
@@ -97,6 +97,9 @@ _cage() {
     --uid)
       mapfile -t COMPREPLY < <(compgen -W "nobody" -- "$cur")
       return 0 ;;
+    --limits)
+      mapfile -t COMPREPLY < <(compgen -W "default" -- "$cur")
+      return 0 ;;
     --net|--timeout|--hostname|--memory|--tmpfs-size|--pids|--cpu|--max-output|--max-stdout|--max-stderr|--label|--run-id|--scratch|\
     --scratch-remove)
       return 0 ;;  # free-form values: nothing sensible to offer
@@ -106,7 +109,7 @@ _cage() {
     local opts="--ro --rw --tmpfs --hide --no-system --no-cwd --chdir --scratch --scratch-list --scratch-remove
       --env --setenv --unsetenv --secret
       --net --net-mode --share-net
-      --seccomp --timeout --rlimit --memory --tmpfs-size --pids --cpu --max-output --max-stdout --max-stderr --strict-limits --exec
+      --seccomp --timeout --rlimit --memory --tmpfs-size --pids --cpu --max-output --max-stdout --max-stderr --limits --strict-limits --exec
       --mechanism --allow-degraded --hostname --uid --label --run-id --result --audit --audit-required --profile
       --print-profile --script
       --dry-run -v --verbose --target --check --self-test --json --json-errors -q --quiet -V --version -h --help --"

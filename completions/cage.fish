@@ -17,7 +17,7 @@ function __cage_command_started
                 return 0
             case --ro --rw --tmpfs --hide --chdir --env --setenv --unsetenv --secret --net --seccomp --timeout \
                 --rlimit --hostname --target --profile --net-mode --memory --tmpfs-size --pids --cpu --max-output --max-stdout --max-stderr --mechanism \
-                --allow-degraded --result --audit --label --run-id --scratch --scratch-remove --uid --exec
+                --allow-degraded --result --audit --label --run-id --scratch --scratch-remove --uid --exec --limits
                 set skip 1
             case '-*'
             case '*'
@@ -45,7 +45,7 @@ function __cage_complete_command
                 break
             case --ro --rw --tmpfs --hide --chdir --env --setenv --unsetenv --secret --net --seccomp --timeout \
                 --rlimit --hostname --target --profile --net-mode --memory --tmpfs-size --pids --cpu --max-output --max-stdout --max-stderr --mechanism \
-                --allow-degraded --result --audit --label --run-id --scratch --scratch-remove --uid --exec
+                --allow-degraded --result --audit --label --run-id --scratch --scratch-remove --uid --exec --limits
                 set skip 1
             case '-*'
             case '*'
@@ -105,6 +105,7 @@ complete -c cage -n $opt -l mechanism -x -a 'auto namespaces landlock' -d 'Confi
 complete -c cage -n $opt -l allow-degraded -x -a 'pid hide tmpfs hostname nested-ro metadata exec-written pid,metadata pid,exec-written pid,hide pid,tmpfs pid,hide,tmpfs' -d 'Accept losses under Landlock only'
 complete -c cage -n $opt -l hostname -x -d 'Host name inside the sandbox'
 complete -c cage -n $opt -l uid -x -a 'nobody' -d 'Run as nobody, UID or UID:GID inside'
+complete -c cage -n $opt -l limits -x -a 'default' -d 'Ceilings for unattended runs (memory, pids, timeout, output, tmpfs)'
 complete -c cage -n $opt -l scratch -x -d 'Mount the persistent scratch directory NAME at /scratch/NAME'
 complete -c cage -n $opt -l scratch-list -d 'List your scratch directories'
 complete -c cage -n $opt -l scratch-remove -x -d 'Delete the scratch directory NAME'

@@ -33,6 +33,7 @@ $script:CageOptions = [ordered]@{
     '--allow-degraded' = 'Accept these losses where only Landlock is available: pid, hide, tmpfs, hostname, nested-ro, metadata, exec-written'
     '--hostname'    = 'Host name inside the sandbox'
     '--uid'         = 'Run as nobody, UID or UID:GID inside the user namespace'
+    '--limits'      = 'Ceilings for unattended runs: memory, pids, timeout, output, tmpfs'
     '--scratch'     = 'Mount the persistent scratch directory NAME at /scratch/NAME'
     '--scratch-list' = 'List your scratch directories'
     '--scratch-remove' = 'Delete the scratch directory NAME'
@@ -70,12 +71,13 @@ $script:CageValues = @{
     '--net-mode' = @('proxy', 'transparent', 'both')
     '--allow-degraded' = @('pid', 'hide', 'tmpfs', 'hostname', 'nested-ro', 'metadata', 'exec-written', 'pid,metadata', 'pid,exec-written', 'pid,hide', 'pid,tmpfs', 'pid,hide,tmpfs')
     '--uid'         = @('nobody')
+    '--limits'      = @('default')
 }
 $script:CagePathOptions = @('--ro', '--rw', '--tmpfs', '--hide', '--chdir', '--result', '--audit', '--script', '--exec')
 $script:CageValueOptions = @('--ro', '--rw', '--tmpfs', '--hide', '--chdir', '--env', '--setenv', '--unsetenv', '--secret',
                              '--net', '--seccomp', '--timeout', '--rlimit', '--hostname', '--target', '--profile',
                              '--net-mode', '--memory', '--tmpfs-size', '--pids', '--cpu', '--max-output', '--max-stdout', '--max-stderr', '--mechanism', '--allow-degraded', '--result',
-                             '--audit', '--script', '--label', '--run-id', '--scratch', '--scratch-remove', '--uid', '--exec')
+                             '--audit', '--script', '--label', '--run-id', '--scratch', '--scratch-remove', '--uid', '--exec', '--limits')
 
 function script:CageProfileNames {
     $names = [System.Collections.Generic.List[string]]::new()

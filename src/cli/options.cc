@@ -97,6 +97,10 @@ const FlagSpec kFlags[] = {
      &PolicyInput::max_stdout},
     {"--max-stderr", "SIZE", Arity::scalar, kProc, "The cap for stderr alone (overrides --max-output)", nullptr,
      &PolicyInput::max_stderr},
+    {"--limits", "PRESET", Arity::scalar, kProc,
+     "Ceilings for unattended runs: default = --memory 4G --pids 1024 --timeout 30m --max-output 16M "
+     "--tmpfs-size 1G, each unless given",
+     nullptr, &PolicyInput::limits_preset},
     {"--strict-limits", "", Arity::flag, kProc,
      "Refuse to run when a limit cannot be enforced by a cgroup (instead of an rlimit approximation and a warning)",
      nullptr, &PolicyInput::strict_limits},

@@ -322,6 +322,8 @@ Status Loader::limits(const Doc& d, const toml::table& t, Layer& l) {
       v = scalar_text(d, n, key, true, true), dst = &l.input.cpu;
     } else if (k.str() == "timeout") {
       v = scalar_text(d, n, key, true, false), dst = &l.input.timeout;
+    } else if (k.str() == "preset") {
+      v = scalar_text(d, n, key, false, false), dst = &l.input.limits_preset;
     } else if (k.str() == "tmpfs_size") {
       v = scalar_text(d, n, key, true, false), dst = &l.input.tmpfs_size;
     } else if (k.str() == "strict") {
@@ -330,7 +332,7 @@ Status Loader::limits(const Doc& d, const toml::table& t, Layer& l) {
       v = scalar_text(d, n, key, true, false);
       dst = k.str() == "max_output" ? &l.input.max_output : k.str() == "max_stdout" ? &l.input.max_stdout : &l.input.max_stderr;
     } else {
-      return unknown(d, k, "limits.", "memory pids cpu timeout tmpfs_size rlimits strict max_output max_stdout max_stderr");
+      return unknown(d, k, "limits.", "preset memory pids cpu timeout tmpfs_size rlimits strict max_output max_stdout max_stderr");
     }
     if (!v) return v.error();
     *dst = *v;
@@ -536,7 +538,7 @@ const Scalar kScalars[] = {&PolicyInput::memory,    &PolicyInput::pids,         
                            &PolicyInput::audit_required, &PolicyInput::net_mode, &PolicyInput::mechanism,
                            &PolicyInput::max_output,     &PolicyInput::max_stdout, &PolicyInput::max_stderr,
                            &PolicyInput::run_id,    &PolicyInput::scratch,       &PolicyInput::uid,
-                           &PolicyInput::tmpfs_size};
+                           &PolicyInput::tmpfs_size, &PolicyInput::limits_preset};
 
 std::string env_name(const std::string& text) { return text.substr(0, text.find('=')); }
 
@@ -719,6 +721,7 @@ std::string print_profile(const PolicyInput& in, const std::string& home, const 
   put_bool(net, "share_net", in.share_net);
   put_str(net, "mode", in.net_mode);
   toml::table limits;
+  put_str(limits, "preset", in.limits_preset);
   put_str(limits, "memory", in.memory);
   put_str(limits, "pids", in.pids);
   put_str(limits, "cpu", in.cpu);

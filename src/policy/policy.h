@@ -40,6 +40,7 @@ struct PolicyInput {
   std::optional<Value> memory, pids, cpu, timeout, seccomp, chdir, hostname;
   std::optional<Value> max_output, max_stdout, max_stderr;  // --max-output (both streams), per stream
   std::optional<Value> tmpfs_size;  // --tmpfs-size / [limits] tmpfs_size: cage's private tmpfs mounts
+  std::optional<Value> limits_preset;  // --limits NAME / [limits] preset: ceilings for the limits not given
   std::optional<Value> no_system, no_cwd, share_net, strict_limits;  // "true"/"false" with origin
   std::optional<Value> mechanism;        // --mechanism auto|namespaces|landlock
   std::vector<Value> allow_degraded;     // --allow-degraded pid,hide,...

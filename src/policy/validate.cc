@@ -465,7 +465,47 @@ Status validate_exec(const PolicyInput& in, const Context& ctx, Policy& p) {
 
 const char* const kDegradableElements[7] = {"pid", "hide", "tmpfs", "hostname", "nested-ro", "metadata", "exec-written"};
 
-Result<Policy> validate(const PolicyInput& in, const Context& ctx) {
+// --limits NAME: ceilings for unattended runs (an agent's tool call, CI of an untrusted repository),
+// each filling a limit the caller did not give; one table. "default": room for a large build or
+// package install (4 GiB, 1024 tasks, 30 minutes, 1 GiB per private tmpfs), while a runaway (a fork
+// bomb, a filled /tmp, a loop printing forever) ends with a named result class instead of taking
+// the machine; 16 MiB of output per stream is more than any reader of a tool call's output wants.
+struct PresetLimit {
+  std::optional<Value> PolicyInput::*field;
+  const char* value;
+};
+struct Preset {
+  const char* name;
+  PresetLimit limits[5];
+};
+const Preset kPresets[] = {
+    {"default",
+     {{&PolicyInput::memory, "4G"},
+      {&PolicyInput::pids, "1024"},
+      {&PolicyInput::timeout, "30m"},
+      {&PolicyInput::max_output, "16M"},
+      {&PolicyInput::tmpfs_size, "1G"}}},
+};
+
+Result<PolicyInput> with_preset(const PolicyInput& given) {
+  PolicyInput in = given;
+  if (!given.limits_preset) return in;
+  const Value& v = *given.limits_preset;
+  for (const auto& preset : kPresets) {
+    if (v.text != preset.name) continue;
+    for (const auto& l : preset.limits)
+      if (!(in.*l.field)) in.*l.field = Value{l.value, v.origin + " " + v.text, v.base};
+    return in;
+  }
+  std::string names;
+  for (const auto& preset : kPresets) names += (names.empty() ? "" : ", ") + std::string(preset.name);
+  return invalid(where(v), "unknown limits preset '" + v.text + "'", "use one of: " + names);
+}
+
+Result<Policy> validate(const PolicyInput& given, const Context& ctx) {
+  auto effective = with_preset(given);
+  if (!effective) return effective.error();
+  const PolicyInput& in = *effective;
   Policy p;
   if (in.argv.empty())
     return usage("COMMAND", "no command given", "put the command after --, e.g. cage --ro . -- make");

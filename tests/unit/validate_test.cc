@@ -29,6 +29,29 @@ TEST(Validate, NoCommandIsAUsageError) {
   EXPECT_EQ(p.error().cls, ErrorClass::usage_error);
 }
 
+// --limits default fills each limit not given; one given beside it wins; an unknown name is refused.
+TEST(Validate, LimitsPresetFillsOnlyWhatIsNotGiven) {
+  auto in = with_cmd();
+  in.limits_preset = v("default", "--limits");
+  auto p = validate(in, ctx());
+  ASSERT_TRUE(p) << p.error().reason;
+  EXPECT_EQ(p->limits.memory_bytes, 4ULL << 30);
+  EXPECT_EQ(p->limits.pids, 1024u);
+  EXPECT_EQ(p->limits.timeout_ms, 1800000u);
+  EXPECT_EQ(p->limits.tmpfs_bytes, 1ULL << 30);
+  EXPECT_EQ(p->limits.max_stdout, 16ULL << 20);
+  EXPECT_EQ(p->limits.max_stderr, 16ULL << 20);
+  in.memory = v("1G", "--memory");
+  in.max_stderr = v("0", "--max-stderr");
+  p = validate(in, ctx());
+  ASSERT_TRUE(p) << p.error().reason;
+  EXPECT_EQ(p->limits.memory_bytes, 1ULL << 30);
+  EXPECT_EQ(p->limits.max_stderr, 0u);
+  EXPECT_EQ(p->limits.max_stdout, 16ULL << 20);
+  in.limits_preset = v("generous", "--limits");
+  expect_invalid(in, "--limits generous");
+}
+
 TEST(Validate, PathsResolveAgainstBaseAndHome) {
   auto in = with_cmd();
   in.ro = {v("src", "--ro"), v("~/notes", "--ro"), v("/a//b/./c/", "--ro")};
