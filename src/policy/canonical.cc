@@ -84,6 +84,12 @@ toml::table canonical_table(const Policy& p, const Enforcement* used) {
   // so hashes of policies without them stay as they were.
   if (p.scratch) t.insert("scratch", p.scratch->name);
   if (p.run_as) t.insert("uid", std::to_string(p.run_as->uid) + ":" + std::to_string(p.run_as->gid));
+  if (!p.exec.empty()) t.insert("exec", paths(p.exec));  // --exec: what the workload may execute
+  if (p.argv_pattern) {                                   // [exec] run: the pinned command line
+    toml::array words;
+    for (const auto& w : p.argv_pattern->words) words.push_back(w.text);
+    t.insert("exec_run", std::move(words));
+  }
   if (used) t.insert("enforced", toml::table{{"mechanism", used->mechanism}, {"degraded", strings(used->degraded)}});
   return t;
 }

@@ -103,6 +103,18 @@ TEST(PolicyHash, SecretsByNameAndSource) {
   EXPECT_NE(line.find("TOKEN from fd:3"), std::string::npos) << line;
 }
 
+// What the workload may execute changes the sandbox: --exec is hashed and recorded in the audit's policy.
+TEST(PolicyHash, CoversTheExecAllowlist) {
+  auto none = policy_of({"--", "true"});
+  auto id = policy_of({"--exec", "/usr/bin/id", "--", "true"});
+  auto env = policy_of({"--exec", "/usr/bin/env", "--", "true"});
+  EXPECT_NE(policy::policy_hash(none), policy::policy_hash(id));
+  EXPECT_NE(policy::policy_hash(id), policy::policy_hash(env));
+  auto line = audit::to_json_line(policy::canonical_table(id));
+  EXPECT_NE(line.find("\"exec\":[\"/usr/bin/id\"]"), std::string::npos) << line;
+  EXPECT_EQ(audit::to_json_line(policy::canonical_table(none)).find("\"exec\""), std::string::npos);
+}
+
 // A degraded run must not share a full run's hash: the mechanism used, the accepted losses and what
 // was asked for (--mechanism, --allow-degraded) are all hashed.
 TEST(PolicyHash, CoversTheMechanismUsedAndTheAcceptedLosses) {
