@@ -114,7 +114,7 @@ const FlagSpec kFlags[] = {
     {"--allow-degraded", "ELEMENTS", Arity::list, kProc,
      "Accept these losses where only Landlock is available: pid, hide, tmpfs, hostname, nested-ro, metadata, exec-written (comma-separated)",
      &PolicyInput::allow_degraded, nullptr},
-    {"--hostname", "NAME", Arity::scalar, kProc, "Host name inside the sandbox (default: cage)", nullptr,
+    {"--hostname", "NAME", Arity::scalar, kProc, "Host name inside the sandbox (default: cage); {run_id} in it is the run's id (12 characters)", nullptr,
      &PolicyInput::hostname},
     {"--uid", "ID", Arity::scalar, kProc,
      "Run as nobody, UID or UID:GID inside the user namespace; files it writes stay yours on the host", nullptr,

@@ -423,10 +423,20 @@ Status validate_misc(const PolicyInput& in, const Context& ctx, Policy& p) {
     p.cwd_visible = !*b;
   }
   if (in.hostname) {
-    const auto& h = in.hostname->text;
-    bool ok = !h.empty() && h.size() <= 64;
-    for (char c : h) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.');
-    if (!ok) return invalid(where(*in.hostname), "not a host name", "letters, digits, '-' and '.', at most 64");
+    // {run_id}: the run's id, its first 12 characters (--hostname 'cage-{run_id}', for a prompt);
+    // without one yet (--dry-run) the placeholder stays, checked as 12 letters.
+    std::string h = in.hostname->text, checked = h;
+    constexpr std::string_view kRunId = "{run_id}";
+    if (auto at = h.find(kRunId); at != std::string::npos) {
+      const std::string id = in.run_id ? in.run_id->text.substr(0, 12) : std::string(12, 'x');
+      checked.replace(at, kRunId.size(), id);
+      if (in.run_id) h = checked;
+    }
+    bool ok = !checked.empty() && checked.size() <= 64;
+    for (char c : checked) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.');
+    if (!ok)
+      return invalid(where(*in.hostname), "not a host name" + (h == in.hostname->text ? "" : " (as " + h + ")"),
+                     "letters, digits, '-' and '.', at most 64; {run_id} once, for the run's id");
     p.hostname = h;
   }
   if (ctx.cwd.empty() || ctx.cwd[0] != '/')

@@ -68,4 +68,11 @@ printf '%s\n' "$out" >"$work/p.toml"
 cage_run --profile "$work/p.toml" --result "$work/p.json" -- true
 [ "$(json "$work/p.json" 'd["labels"]')" = "{'team': 'infra'}" ] && pass "the printed profile labels the run" ||
   fail "profile labels: $(cat "$work/p.json")"
+# The run id in the host name, if asked: {run_id} is its first 12 characters; twice is refused.
+cage_run --run-id build42x --hostname 'ci-{run_id}' -- sh -c 'hostname; printf "%s\n" "$CAGE_RUN_ID"'
+[ "$rc" -eq 0 ] && [ "$out" = "ci-build42x"$'\n'"build42x" ] && pass "--hostname 'ci-{run_id}' names the run inside" ||
+  fail "hostname placeholder: exit $rc '$out' $err"
+cage_run --hostname 'a-{run_id}-{run_id}' -- true
+expect_rc 125 "{run_id} twice in --hostname is refused"
+grep -q 'invalid_policy: --hostname a-{run_id}-{run_id}: not a host name' <<<"$err" || fail "refusal: $err"
 finish
