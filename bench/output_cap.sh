@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Output caps' cost: `cat FILE > /dev/null` directly, inside cage without a cap, inside cage with
-# --max-output 1G (every byte copied and hashed by cage) and with --max-output 1M (the rest drained
-# and dropped, still hashed). Rounds interleave the four; each is reported as the median wall time
-# and its ratio to the round's uncapped cage run.   bench/output_cap.sh [MiB] [rounds]
+# --max-output 1G (every byte copied by cage) and with --max-output 1M (the rest drained and dropped),
+# each also with --result (every byte hashed: the result records each stream's SHA-256). Rounds
+# interleave the six; each is reported as the median wall time and its ratio to the round's uncapped
+# cage run.   bench/output_cap.sh [MiB] [rounds]
 set -eu
 CAGE=${CAGE:-$(dirname "$0")/../build/cage}
 mib=${1:-512} rounds=${2:-7}
@@ -17,10 +18,12 @@ runs = {
     "cage, no cap": [cage, "--ro", f, "--", "cat", f],
     "cage --max-output 1G": [cage, "--ro", f, "--max-output", "1G", "--", "cat", f],
     "cage --max-output 1M": [cage, "--ro", f, "--max-output", "1M", "--", "cat", f],
+    "1G + --result (hashed)": [cage, "--ro", f, "--max-output", "1G", "--result", "/dev/null", "--", "cat", f],
+    "1M + --result (hashed)": [cage, "--ro", f, "--max-output", "1M", "--result", "/dev/null", "--", "cat", f],
 }
 times = {k: [] for k in runs}
 for r in range(rounds):
-    names = list(runs)[r % 4:] + list(runs)[:r % 4]
+    names = list(runs)[r % len(runs):] + list(runs)[:r % len(runs)]
     for k in names:
         t = time.perf_counter()
         subprocess.run(runs[k], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)

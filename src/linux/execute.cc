@@ -314,7 +314,7 @@ Result<RunOutcome> execute_plan(const Plan& plan, const RunHooks& hooks) {
   }
   std::unique_ptr<output_cap::Pump> pump;  // made before clone: init takes its pipes as fds 1 and 2
   if (plan.limits.max_stdout || plan.limits.max_stderr) {
-    auto p = output_cap::Pump::prepare(plan.limits);
+    auto p = output_cap::Pump::prepare(plan.limits, hooks.hash_output);
     if (!p) return p.error();
     pump = std::move(*p);
   }

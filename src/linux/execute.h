@@ -35,6 +35,8 @@ struct RunHooks {
   std::string private_dir;
   // The user manager refused the scope: these limits fall back (to rlimits) for the reason given.
   std::function<void(const std::vector<Unenforced>&, const std::string& reason)> limits_fallback;
+  // --max-output: hash each capped stream (the result records the SHA-256); off without --result.
+  bool hash_output = true;
 };
 
 Result<RunOutcome> execute(const Plan& plan, const RunHooks& hooks = {});

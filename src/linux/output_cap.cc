@@ -25,6 +25,7 @@ struct Stream {
   UniqueFd src;     // the pipe's read end, non-blocking
   UniqueFd child;   // its write end, until start()
   Sha256 hash;
+  bool hashing = true;  // only for a record that keeps the digest (--result)
   char last = '\n';  // the last byte passed through: the marker starts a line of its own
   bool eof = false;
 };
@@ -62,7 +63,7 @@ bool copy_once(Stream& s, char* buf) {
   }
   StreamStats& st = s.stats;
   const auto got = static_cast<uint64_t>(n);
-  s.hash.update(buf, got);
+  if (s.hashing) s.hash.update(buf, got);
   const uint64_t pass = std::min(got, st.cap - st.written);
   if (pass > 0) {
     if (!write_all(s.dst, buf, pass)) {
@@ -92,7 +93,7 @@ std::string marker_line(const StreamStats& s) {
          cap_text(s.cap) + " cap\n";
 }
 
-Result<std::unique_ptr<Pump>> Pump::prepare(const policy::Limits& limits) {
+Result<std::unique_ptr<Pump>> Pump::prepare(const policy::Limits& limits, bool hash) {
   auto pump = std::make_unique<Pump>();
   const std::optional<uint64_t> caps[3] = {std::nullopt, limits.max_stdout, limits.max_stderr};
   struct stat st[3];
@@ -121,6 +122,7 @@ Result<std::unique_ptr<Pump>> Pump::prepare(const policy::Limits& limits) {
     s->dst = c;
     s->stats.name = kNames[c];
     s->stats.cap = *caps[c];
+    s->hashing = hash;
     ::fcntl(fds[0], F_SETFL, O_NONBLOCK);
     ::fcntl(fds[0], F_SETPIPE_SZ, static_cast<int>(kChunk));  // fewer wake-ups; the default 64K also works
     pump->streams_.push_back(std::move(s));
@@ -174,7 +176,7 @@ void Pump::run() {
   }
   for (auto& s : streams_) {
     StreamStats& st = s->stats;
-    st.sha256 = s->hash.hex();
+    if (s->hashing) st.sha256 = s->hash.hex();
     if (st.dropped == 0 || st.broken) continue;
     std::string line(s->last == '\n' ? 0 : 1, '\n');
     line += marker_line(st);

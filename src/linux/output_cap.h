@@ -20,7 +20,7 @@ struct StreamStats {
   uint64_t cap = 0;
   uint64_t written = 0;     // bytes passed through to the real stream (the marker not counted)
   uint64_t dropped = 0;     // bytes read past the cap and discarded
-  std::string sha256;       // of every byte the command wrote to the stream, dropped ones included
+  std::string sha256;       // empty unless hashed (--result); of every byte the command wrote to the stream, dropped ones included
   bool broken = false;      // the real stream refused a write (its reader left): copying stopped
 };
 
@@ -31,7 +31,9 @@ class Pump {
   // Before clone: one pipe per capped stream. Refuses a run in which the workload would still hold
   // the capped destination through another of its standard descriptors (2>&1 with only stdout
   // capped, stdin opened on the same file): the cap would be a suggestion.
-  static Result<std::unique_ptr<Pump>> prepare(const policy::Limits& limits);
+  // hash: compute each stream's SHA-256 (for --result; about 1 GiB/s with the SHA extensions, so
+  // only when a record will keep it).
+  static Result<std::unique_ptr<Pump>> prepare(const policy::Limits& limits, bool hash);
   ~Pump();
   // The write end the workload gets as fd 1 (stream 1) or fd 2 (stream 2), or -1 if not capped.
   int child_fd(int stream) const;

@@ -142,6 +142,7 @@ int Session::run(const Plan& plan, const policy::Policy& pol, bool json_errors) 
                             "fix the destination, or drop --audit-required"),
                 json_errors);
   RunHooks hooks;
+  hooks.hash_output = !opts_.result.empty();
   hooks.net = [this](const proxy::NetEvent& e) {
     {
       std::lock_guard<std::mutex> lock(net_mu_);
