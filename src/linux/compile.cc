@@ -342,7 +342,9 @@ Status Compiler::default_view() {
   etc_view();
   proc_and_dev();
   sys.push_back(MountStep{MountKind::tmpfs, "", "/tmp", "", true, false, "private /tmp"});
+  sys.back().mode = 01777;
   sys.push_back(MountStep{MountKind::tmpfs, "", "/var/tmp", "", true, false, "private /var/tmp"});
+  sys.back().mode = 01777;
   sys.push_back(MountStep{MountKind::tmpfs, "", "/run", "", true, false, "private /run"});
   return Ok{};
 }
@@ -368,8 +370,11 @@ Status Compiler::home_and_cwd() {
   // the root, or $HOME itself and its ancestors (which hold ~/.ssh and friends).
   bool too_wide = cwd_too_wide(*cwd, home);
   bool show_cwd = p.cwd_visible && !too_wide && !granted(*cwd);
-  if (p.system_view && !home.empty() && home != "/" && !granted(home))
+  if (p.system_view && !home.empty() && home != "/" && !granted(home)) {
     user.push_back(MountStep{MountKind::tmpfs, "", home, "", true, false, "private empty $HOME"});
+    user.back().mode = 0700;
+    user.back().role = MountRole::private_home;
+  }
   if (show_cwd)
     user.push_back(MountStep{MountKind::bind_ro, *cwd, *cwd, "", true, false, "current directory (read-only)", true});
   auto bound = [this](const std::string& path) {  // shown from the host (a tmpfs, such as the private $HOME, is empty)
@@ -463,6 +468,7 @@ void Compiler::pin_nested_mounts() {
       if (std::any_of(pins.begin(), pins.end(), [&](const MountStep& q) { return q.target == d; })) continue;
       pins.push_back(MountStep{MountKind::bind_rw, d, d, "", true, false,
                                "pinned: path to " + s.why + " inside " + cover->why + " (cannot be renamed)"});
+      pins.back().role = MountRole::pin;
     }
   }
   if (pins.empty()) return;
@@ -722,8 +728,10 @@ Result<Plan> compile(const Policy& p, const HostView& host,
   // would run outside the sandbox the next time the caller starts cage.
   if (auto self = host.self_exe()) {
     const MountStep* cov = c.covering(*self);
-    if (cov && cov->kind == MountKind::bind_rw)
+    if (cov && cov->kind == MountKind::bind_rw) {
       c.plan.mounts.push_back(MountStep{MountKind::bind_ro, *self, *self, "", false, false, "cage's own binary (read-only)"});
+      c.plan.mounts.back().role = MountRole::cage_binary;
+    }
   }
   c.pin_nested_mounts();
   // Every tmpfs the workload can write has a size: the kernel's default is half of RAM for each, and

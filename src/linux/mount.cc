@@ -105,12 +105,12 @@ int open_target(const std::string& target, int root_fd, char* link, size_t n, in
 }
 
 // size=0 leaves the kernel's default (half of RAM): only for what the workload cannot write.
-int mount_tmpfs(const char* at, const char* mode, bool noexec, uint64_t size = 0) {
+int mount_tmpfs(const char* at, unsigned mode, bool noexec, uint64_t size = 0) {
   char opts[64];
   if (size)
-    std::snprintf(opts, sizeof opts, "mode=%s,size=%llu", mode, static_cast<unsigned long long>(size));
+    std::snprintf(opts, sizeof opts, "mode=%04o,size=%llu", mode, static_cast<unsigned long long>(size));
   else
-    std::snprintf(opts, sizeof opts, "mode=%s", mode);
+    std::snprintf(opts, sizeof opts, "mode=%04o", mode);
   return err_of(::mount("tmpfs", at, "tmpfs", kNoSuidDev | (noexec ? MS_NOEXEC : 0), opts));
 }
 
@@ -166,7 +166,7 @@ int write_file(int parent, const char* leaf, const std::string& content) {
 // (ptys of this sandbox only), /dev/shm and the usual links.
 int build_dev(const char* at, uint64_t shm_size, bool shm_noexec) {
   char p[4096 + 64], q[64];
-  if (int e = mount_tmpfs(at, "0755", true)) return e;
+  if (int e = mount_tmpfs(at, 0755, true)) return e;
   for (const char* d : kDevices) {
     std::snprintf(p, sizeof p, "%s/%s", at, d);
     std::snprintf(q, sizeof q, "/dev/%s", d);
@@ -190,7 +190,7 @@ int build_dev(const char* at, uint64_t shm_size, bool shm_noexec) {
   if (::mount("devpts", p, "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=620") != 0) return errno;
   std::snprintf(p, sizeof p, "%s/shm", at);
   if (::mkdir(p, 01777) != 0) return errno;
-  if (int e = mount_tmpfs(p, "1777", shm_noexec, shm_size)) return e;
+  if (int e = mount_tmpfs(p, 01777, shm_noexec, shm_size)) return e;
   const char* links[][2] = {{"ptmx", "pts/ptmx"}, {"fd", "/proc/self/fd"}, {"stdin", "/proc/self/fd/0"},
                             {"stdout", "/proc/self/fd/1"}, {"stderr", "/proc/self/fd/2"}};
   for (auto& l : links) {
@@ -317,12 +317,7 @@ int apply_step(const ChildContext& c, size_t i, int root_fd, int stage_fd, Paren
   if (int e = open_target(s.target, root_fd, link, sizeof link, &tfd)) return e;
   int e = 0;
   switch (s.kind) {
-    case MountKind::tmpfs: {
-      bool is_tmp = s.target == "/tmp" || s.target == "/var/tmp";
-      e = mount_tmpfs(link, is_tmp ? "1777" : (s.why == "private empty $HOME" ? "0700" : "0755"), s.noexec,
-                      s.size_bytes);
-      break;
-    }
+    case MountKind::tmpfs: e = mount_tmpfs(link, s.mode, s.noexec, s.size_bytes); break;
     case MountKind::bind_ro:
     case MountKind::bind_rw: {
       e = attach(c.source_fds[i], tfd, s.kind == MountKind::bind_ro, s.noexec);
@@ -340,7 +335,7 @@ int apply_step(const ChildContext& c, size_t i, int root_fd, int stage_fd, Paren
       break;
     case MountKind::hide:
       if (s.is_dir) {
-        e = mount_tmpfs(link, "0000", true);
+        e = mount_tmpfs(link, 0, true);
         if (!e) e = err_of(sys_mount_setattr(at, 0, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV));
       } else {
         char src[64];
@@ -409,7 +404,7 @@ int build_root(const ChildContext& c, ChildStep* step, int* failed_index) {
   *step = ChildStep::mount_step;
   if (int e = open_sources(c, failed_index)) return e;
   *step = ChildStep::root_tmpfs;
-  if (int e = mount_tmpfs(kStage, "0755", false)) return e;
+  if (int e = mount_tmpfs(kStage, 0755, false)) return e;
   int root_fd = ::open(kStage, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (root_fd < 0) return errno;
   int stage_fd = ::open(kStage, O_PATH | O_DIRECTORY | O_CLOEXEC);  // the staging tmpfs, even once covered

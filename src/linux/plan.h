@@ -26,6 +26,10 @@ enum class MountKind {
 };
 std::string_view to_string(MountKind k);
 
+// What a mount step is for, where the plan's readers (the summary) or the executor act on it; the
+// rest is said in `why`. Decided by compile, never recovered from the text.
+enum class MountRole { plain, private_home, pin, cage_binary };
+
 struct MountStep {
   MountKind kind = MountKind::tmpfs;
   std::string source, target;
@@ -43,6 +47,10 @@ struct MountStep {
   // mapped executable either (the dynamic loader's way around Landlock's execute right). dev: its
   // /dev/shm. proc: vm.memfd_noexec=2 in the sandbox's pid namespace (no memfd can be executed).
   bool noexec = false;
+  // A writable tmpfs: the permissions of its root (01777 for /tmp and /var/tmp, 0700 for the
+  // private $HOME). Compile sets it; mount.cc only passes it on.
+  unsigned mode = 0755;
+  MountRole role = MountRole::plain;
 };
 
 // Landlock access in three scopes; landlock.cc maps them onto the kernel's access bits for the

@@ -224,6 +224,7 @@ std::string render_text(const Plan& plan) {
     if (m.kind == MountKind::tmpfs && m.read_only) o << " (read-only)";
     if (m.size_bytes) o << (m.kind == MountKind::dev ? " (shm size " : " (size ") << format_size(m.size_bytes) << ")";
     if (m.noexec) o << " (noexec)";
+    if (m.kind == MountKind::tmpfs && !m.read_only && m.mode != 0755) o << " (mode " << std::oct << m.mode << std::dec << ")";
     o << "    # " << m.why << "\n";
   }
   o << "\nlayers in force:\n";
@@ -267,6 +268,7 @@ toml::table render_table(const Plan& plan) {
       t.insert("sha256", sha256_hex(m.content));
     }
     if (m.read_only) t.insert("read_only", true);
+    if (m.kind == MountKind::tmpfs && !m.read_only) t.insert("mode", static_cast<int64_t>(m.mode));
     if (m.size_bytes) t.insert("size_bytes", static_cast<int64_t>(m.size_bytes));
     if (m.noexec) t.insert("noexec", true);
     if (m.granted) t.insert("granted", true);

@@ -39,7 +39,7 @@ void mounts_summary(std::ostream& o, const Plan& plan) {
       continue;
     }
     if (m.kind == MountKind::tmpfs && m.target != "/etc") {
-      priv += (priv.empty() ? "" : ", ") + m.target + (m.why == "private empty $HOME" ? " ($HOME)" : "");
+      priv += (priv.empty() ? "" : ", ") + m.target + (m.role == MountRole::private_home ? " ($HOME)" : "");
       if (m.size_bytes) priv += " " + format_size(m.size_bytes);
     } else if (etc_entry) {
       ++etc;
@@ -52,9 +52,9 @@ void mounts_summary(std::ostream& o, const Plan& plan) {
     } else if (m.kind == MountKind::dev) {
       dev = true;
       shm = m.size_bytes;
-    } else if (m.kind == MountKind::bind_rw && m.why.rfind("pinned: ", 0) == 0) {
+    } else if (m.role == MountRole::pin) {
       ++pins;
-    } else if (m.kind == MountKind::bind_ro && m.why == "cage's own binary (read-only)") {
+    } else if (m.role == MountRole::cage_binary) {
       l.add(Listing::ro, m.target, m.why);
     } else if (m.kind == MountKind::bind_ro || m.kind == MountKind::symlink) {
       system += (system.empty() ? "" : " ") + m.target;
