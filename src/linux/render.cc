@@ -214,7 +214,10 @@ std::string render_text(const Plan& plan) {
     << " -> " << plan.ids.inner_gid << "\n";
   o << "hostname: " << plan.hostname << "\n";
   render_identity_text(o, plan, "      ");
-  o << "\nmounts (in order, on a fresh tmpfs root, read-only once built):\n";
+  if (plan.mounts.empty())
+    o << "\nmounts: none (no mount namespace: the host's own tree, bounded by the Landlock rules below)\n";
+  else
+    o << "\nmounts (in order, on a fresh tmpfs root, read-only once built):\n";
   for (const auto& m : plan.mounts) {
     o << "  " << to_string(m.kind);
     for (size_t i = to_string(m.kind).size(); i < 8; ++i) o << ' ';
@@ -244,7 +247,9 @@ std::string render_text(const Plan& plan) {
   render_network_text(o, plan, true);
   o << "\nenvironment:\n";
   for (const auto& e : shown_environment(plan)) o << "  " << e << "\n";
-  o << "\nprocess: no_new_privs, all capabilities dropped (bounding, ambient), pid 1 is cage's init"
+  o << "\nprocess: no_new_privs, all capabilities dropped (bounding, ambient), "
+    << (plan.mechanism == Mechanism::landlock_only ? "cage's init is the workload's parent and subreaper (no pid namespace)"
+                                                   : "pid 1 is cage's init")
     << (plan.no_nested_userns ? ", no nested user namespace (a root caller's would write host-valid file capabilities)" : "")
     << "\n";
   if (plan.limits.timeout_ms) o << "timeout: " << *plan.limits.timeout_ms << " ms\n";

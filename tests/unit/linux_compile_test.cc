@@ -240,6 +240,15 @@ TEST(LinuxCompile, GoldenDryRun) {
   expect_golden(lx::render_text(*plan), "ro_rw_hide.txt");
 }
 
+// The main flag combination of an unattended run: --net, limits, output caps, an exec allowlist is
+// not possible on the fake host (no Landlock ABI), so: net + --limits default + --uid + --secret.
+TEST(LinuxCompile, GoldenDryRunNetLimitsIdentity) {
+  auto plan = compile_words({"--rw", "out", "--net", "registry.example.org:443", "--limits", "default", "--uid",
+                             "nobody", "--secret", "TOKEN=fd:3", "--", "make"});
+  ASSERT_TRUE(plan) << plan.error().reason;
+  expect_golden(lx::render_text(*plan), "net_limits_identity.txt");
+}
+
 // The default --dry-run output: the user's grants first, each with its source, the default view
 // as counts, limits and network in a line or two.
 TEST(LinuxRender, GoldenSummary) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "fake_host_view.h"
+#include "golden.h"
 #include "linux/compile.h"
 
 namespace cage::testing {
@@ -13,6 +14,14 @@ namespace {
 Result<lx::Plan> fallback(std::vector<std::string> words) {
   words.insert(words.begin(), {"--mechanism", "landlock"});
   return lx::compile(policy_of(std::move(words)), FakeHostView(), {{"PATH", "/usr/bin:/bin"}});
+}
+
+// The whole --dry-run --verbose plan of the Landlock-only mechanism (issue 26: a golden per mechanism):
+// no mounts, the Landlock rules mirroring the view, the private directory, what is degraded.
+TEST(LinuxFallback, GoldenDryRun) {
+  auto plan = fallback({"--ro", "src", "--rw", "out", "--allow-degraded", "pid", "--timeout", "30s", "--", "make"});
+  ASSERT_TRUE(plan) << plan.error().reason;
+  expect_golden(lx::render_text(*plan), "landlock_only_ro_rw.txt");
 }
 
 bool has_env(const lx::Plan& p, const std::string& entry) {
