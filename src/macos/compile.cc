@@ -238,22 +238,7 @@ Result<std::string> compile_sbpl(const policy::Policy& p, const MacHostFacts& fa
 
 Result<MacPlan> compile(const policy::Policy& p, const MacHostFacts& facts,
                         const std::vector<std::pair<std::string, std::string>>& caller_env) {
-  // Never a silent drop: no user namespace maps another id here, and no scratch store exists yet.
-  if (p.run_as)
-    return unavailable(p.run_as->origin, "macOS runs the workload as the caller's own user",
-                       "drop --uid");
-  if (p.scratch)
-    return unavailable(p.scratch->origin, "--scratch is not implemented on macOS yet",
-                       "keep state in a directory granted with --rw");
-  if (!p.env.secrets.empty())  // never a silent drop: the executor here does not read them yet
-    return unavailable(p.env.secrets.front().origin, "--secret is not implemented on macOS yet",
-                       "pass the variable with --env NAME from cage's environment");
-  if (p.limits.max_stdout || p.limits.max_stderr)  // likewise: no executor here copies the streams yet
-    return unavailable(p.limits.output_origin, "output caps are not implemented on macOS yet",
-                       "drop --max-output/--max-stdout/--max-stderr and cap the output where it is read");
-  if (!p.exec.empty())  // never a silent drop: every other file would stay executable
-    return unavailable(p.exec.front().origin, "--exec is not implemented on macOS (Seatbelt's process-exec filter is not wired to it yet)",
-                       "drop --exec and [exec] allow; [exec] run (the pinned command line) works everywhere");
+  if (auto s = policy::refuse_linux_only(p, "macOS"); !s) return s.error();  // never a silent drop
   auto sbpl = compile_sbpl(p, facts);
   if (!sbpl) return sbpl.error();
   MacPlan plan;

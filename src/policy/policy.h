@@ -177,6 +177,9 @@ struct Policy {
 };
 
 Result<Policy> validate(const PolicyInput& in, const Context& ctx);
+// macOS and Windows: the first element of p only the Linux backend carries out, as a
+// spawn_sandbox_unavailable naming its input (linux_only.cc), or Ok.
+Status refuse_linux_only(const Policy& p, const std::string& os);
 // What --allow-degraded may name: pid (host processes visible, no pid namespace), hide (--hide
 // cannot mask beneath a grant), tmpfs (--tmpfs paths are not mounted), exec-written (with --exec, files
 // the workload writes can still be run through the dynamic loader: no noexec mounts).

@@ -241,22 +241,7 @@ std::vector<std::string> build_environment(const policy::EnvPolicy& env,
 
 Result<WinPlan> compile(const policy::Policy& p, const WinHostFacts& facts,
                         const std::vector<std::pair<std::string, std::string>>& caller_env) {
-  // Never a silent drop: no user namespace maps another id here, and no scratch store exists yet.
-  if (p.run_as)
-    return unavailable(p.run_as->origin, "Windows runs the workload as the caller's own user",
-                       "drop --uid");
-  if (p.scratch)
-    return unavailable(p.scratch->origin, "--scratch is not implemented on Windows yet",
-                       "keep state in a directory granted with --rw");
-  if (!p.env.secrets.empty())  // never a silent drop: the executor here does not read them yet
-    return unavailable(p.env.secrets.front().origin, "--secret is not implemented on Windows yet",
-                       "pass the variable with --env NAME from cage's environment");
-  if (p.limits.max_stdout || p.limits.max_stderr)  // likewise: no executor here copies the streams yet
-    return unavailable(p.limits.output_origin, "output caps are not implemented on Windows yet",
-                       "drop --max-output/--max-stdout/--max-stderr and cap the output where it is read");
-  if (!p.exec.empty())  // never a silent drop: every other file would stay executable
-    return unavailable(p.exec.front().origin, "--exec is not implemented on Windows (cage has no mechanism there that limits which files a process may execute)",
-                       "drop --exec and [exec] allow; [exec] run (the pinned command line) works everywhere");
+  if (auto s = policy::refuse_linux_only(p, "Windows"); !s) return s.error();  // never a silent drop
   if (!p.tmpfs.empty())
     return unavailable(p.tmpfs.front().origin, "Windows has no private tmpfs mounts",
                        "use --rw on a scratch directory instead");
