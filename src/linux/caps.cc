@@ -1,9 +1,14 @@
 // Privileges (child side, in the workload before exec): no_new_privs, securebits locked so that uid
 // 0 gains nothing at exec, and every capability dropped (effective, permitted, inheritable, bounding,
-// ambient) with libcap-ng. Proved by tests/integration/proc_privileges.sh (CapEff/CapBnd/NoNewPrivs).
-#include <cap-ng.h>
+// ambient). Raw prctl/capget/capset, not libcap-ng: this runs in the workload's process while it
+// still shares init's memory (CLONE_VM, init.cc), and libcap-ng keeps its state, the pid included,
+// in globals; init's own drop through libcap-ng would then act on the workload's pid and fail (found
+// by tests/escape/init_caps.sh). Proved by tests/integration/proc_privileges.sh and init_caps.sh.
+#include <linux/capability.h>
 #include <linux/securebits.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <cerrno>
 
@@ -11,14 +16,35 @@
 
 namespace cage::lx {
 
+namespace {
+
+bool has_effective(int cap) {
+  __user_cap_header_struct h{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct d[2]{};
+  if (::syscall(SYS_capget, &h, d) != 0) return false;
+  return (d[cap / 32].effective >> (cap % 32)) & 1;
+}
+
+}  // namespace
+
+int clear_capabilities() {
+  const bool setpcap = has_effective(CAP_SETPCAP);
+  if (::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0) return errno;
+  if (setpcap)  // the bounding set, up to the kernel's last capability (PR_CAPBSET_READ says EINVAL past it)
+    for (int cap = 0; ::prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; ++cap)
+      if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0) return errno;
+  __user_cap_header_struct h{_LINUX_CAPABILITY_VERSION_3, 0};  // pid 0: this process
+  __user_cap_data_struct none[2]{};
+  return ::syscall(SYS_capset, &h, none) == 0 ? 0 : errno;
+}
+
 int drop_privileges(ChildStep* step) {
   *step = ChildStep::no_new_privs;
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return errno;
   // Without CAP_SETPCAP (an unprivileged caller where namespaces are blocked) there is nothing to
   // lock: a non-root exec gains no capability, no_new_privs ignores file capabilities, and the
   // bounding set cannot be changed; the effective, permitted and inheritable sets are still cleared.
-  capng_get_caps_process();
-  const bool setpcap = capng_have_capability(CAPNG_EFFECTIVE, CAP_SETPCAP);
+  const bool setpcap = has_effective(CAP_SETPCAP);
   if (setpcap) {
     // NOROOT: exec as uid 0 grants no capabilities; NO_SETUID_FIXUP and NO_CAP_AMBIENT_RAISE close
     // the other ways back; each bit locked.
@@ -29,10 +55,7 @@ int drop_privileges(ChildStep* step) {
     if (::prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) != 0) return errno;
   }
   *step = ChildStep::caps;
-  capng_clear(setpcap ? CAPNG_SELECT_ALL : CAPNG_SELECT_CAPS);
-  if (capng_apply(setpcap ? CAPNG_SELECT_ALL : CAPNG_SELECT_CAPS) != 0) return EPERM;
-  if (::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0) return errno;
-  return 0;
+  return clear_capabilities();
 }
 
 }  // namespace cage::lx

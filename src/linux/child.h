@@ -46,6 +46,7 @@ struct ChildContext {
   mutable bool scope_refused = false;
   seccomp::Program seccomp;
   seccomp::Program seccomp_extra;      // landlock_only: the socket/IPC supplement
+  seccomp::Program seccomp_exec;       // --exec: memfd_create refused (SeccompPlan::no_memfd)
   std::vector<sock_filter> notify;     // landlock_only: connect/chmod/utimes notifications, or empty
   int sync_read = -1;    // the supervisor writes one byte once the id maps are written
   int error_write = -1;  // ChildFailure records; close-on-exec
@@ -67,6 +68,9 @@ int build_root(const ChildContext& c, ChildStep* step, int* failed_index);
 int landlock_restrict(const LandlockPlan& plan, ChildStep* step, int* failed_index);
 // caps.cc (child, in the workload): no_new_privs, locked securebits, every capability dropped.
 int drop_privileges(ChildStep* step);
+// caps.cc (init, once the workload runs; and drop_privileges): ambient, bounding (given CAP_SETPCAP),
+// effective, permitted and inheritable sets emptied with raw system calls; 0 or an errno.
+int clear_capabilities();
 // init.cc (child): pid 1 of the sandbox; forks the workload and never returns.
 [[noreturn]] void run_init(const ChildContext& c);
 // userns.cc (parent): id maps for the child.

@@ -66,12 +66,6 @@ bool is_loader(const HostView& host, const std::string& real) {
   return false;
 }
 
-// Landlock-only: the host's own value holds (no pid namespace of our own); 2 refuses every executable memfd.
-bool memfd_sealed(const HostView& host) {
-  auto v = host.read_file("/proc/sys/vm/memfd_noexec");
-  return v && !v->empty() && (*v)[0] == '2';
-}
-
 std::string pattern_text(const policy::ArgvPattern& p) {
   std::string s;
   for (const auto& w : p.words) s += (s.empty() ? "" : " ") + w.text;
@@ -112,24 +106,10 @@ Status compile_exec(const policy::Policy& p, const HostView& host, Plan& plan) {
       allow.push_back(Allowance{*real, std::string("the dynamic loader (") + *l + "), added", false});
   }
   // What this host cannot enforce, once the policy's own errors are said.
-  // A memfd has no path: Landlock's execute right never sees its execve. Under namespaces the
-  // sandbox's pid namespace gets vm.memfd_noexec=2 (Linux 6.3): inherited from a host that has it,
-  // or written by cage's init for a root caller (the kernel lets only the global root uid write it).
-  if (plan.mechanism == Mechanism::namespaces && host.stat("/proc/sys/vm/memfd_noexec").kind == FileKind::missing)
-    return unavailable("--exec", "this kernel has no vm.memfd_noexec (Linux 6.3): bytes written to a memfd could be "
-                                 "executed past the allowlist",
-                       "upgrade the kernel, or drop --exec");
+  // A memfd has no path: Landlock's execute right never sees it, and its mount is not noexec. The
+  // seccomp supplement refuses memfd_create and memfd_secret (seccomp_exec.cc), for every caller.
   const bool accept_written =
       std::find(p.allow_degraded.begin(), p.allow_degraded.end(), "exec-written") != p.allow_degraded.end();
-  const bool memfd_open = plan.mechanism == Mechanism::namespaces && !memfd_sealed(host) && host.uid() != 0;
-  if (memfd_open && !accept_written)
-    return unavailable("--exec", "bytes written to a memfd could be executed past the allowlist: the host's "
-                                 "vm.memfd_noexec is not 2, and only root may raise it for the sandbox",
-                       "set vm.memfd_noexec=2 on the host (sysctl; every new pid namespace inherits it), run cage "
-                       "as root, accept that one gap with --allow-degraded=exec-written, or drop --exec");
-  if (memfd_open)
-    plan.degraded.push_back("exec-written: a memfd the workload fills can be executed (the host's vm.memfd_noexec is "
-                            "not 2 and only root may raise it); files it writes stay non-executable (noexec mounts)");
   if (plan.landlock.abi < 2)
     return unavailable("--exec",
                        "the exec allowlist is Landlock's execute right, applied here only from ABI 2 (Linux 5.19); "
@@ -140,9 +120,17 @@ Status compile_exec(const policy::Policy& p, const HostView& host, Plan& plan) {
     return unavailable("user namespaces",
                        std::string("without user namespaces Landlock alone cannot enforce: exec-written: --rw grants "
                                    "and the private directory cannot be mounted noexec, so a file the workload writes "
-                                   "there can still be run through the dynamic loader (ld.so FILE)") +
-                           (memfd_sealed(host) ? "" : ", and a memfd it fills can be executed (vm.memfd_noexec is not 2)"),
+                                   "there can still be run through the dynamic loader (ld.so FILE)"),
                        "allow user namespaces (see cage --check), or accept the loss with --allow-degraded=exec-written");
+  // Landlock-only, no noexec mounts: a writable rule beneath an allowed directory would let a file
+  // the workload writes there be executed directly (under namespaces the mount is noexec).
+  if (plan.mechanism == Mechanism::landlock_only)
+    for (const auto& a : allow)
+      for (const auto& r : plan.landlock.rules)
+        if (a.is_dir && r.access == Access::write && is_beneath(r.path, a.real))
+          return invalid("--exec " + a.real, "the writable " + r.path + " (" + r.why + ") lies beneath it: without "
+                         "noexec mounts (Landlock-only) a file written there could be executed",
+                         "allow narrower paths with --exec, or run with user namespaces");
   for (auto& r : plan.landlock.rules)
     if (r.access == Access::read_exec) r.access = Access::read;
   for (const auto& a : allow) {
@@ -150,15 +138,15 @@ Status compile_exec(const policy::Policy& p, const HostView& host, Plan& plan) {
     plan.exec_summary.push_back(a.real + (a.is_dir ? "/ (everything beneath)" : "") + "  # " + a.why);
   }
   plan.landlock.exec_listed_only = true;
+  plan.seccomp.no_memfd = true;
   for (auto& m : plan.mounts)
-    if (m.kind == MountKind::bind_rw || m.kind == MountKind::dev || (m.kind == MountKind::proc && !memfd_sealed(host) && !memfd_open) ||
+    if (m.kind == MountKind::bind_rw || m.kind == MountKind::dev ||
         (m.kind == MountKind::tmpfs && !m.read_only))
       m.noexec = true;
   if (plan.mechanism == Mechanism::landlock_only)
     plan.degraded.push_back(std::string("exec-written: files the workload writes in --rw grants and the private "
                                         "directory can still be run through the dynamic loader (ld.so FILE): no "
-                                        "noexec mounts without a mount namespace") +
-                            (memfd_sealed(host) ? "" : "; and a memfd it fills can be executed (vm.memfd_noexec is not 2)"));
+                                        "noexec mounts without a mount namespace"));
   return Ok{};
 }
 

@@ -96,6 +96,11 @@ Status prepare(const Plan& plan, Prepared& p) {
   auto prog = seccomp::build_program(plan.seccomp);
   if (!prog) return prog.error();
   c.seccomp = std::move(*prog);
+  if (plan.seccomp.no_memfd) {
+    auto no_memfd = seccomp::build_no_memfd_supplement();
+    if (!no_memfd) return no_memfd.error();
+    c.seccomp_exec = std::move(*no_memfd);
+  }
   if (plan.mechanism == Mechanism::landlock_only) {
     auto extra = seccomp::build_landlock_only_supplement(plan.net.mode == NetPlan::Mode::host, plan.allow_metadata);
     if (!extra) return extra.error();

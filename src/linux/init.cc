@@ -4,7 +4,6 @@
 // process of the sandbox; without a pid namespace it is a child subreaper and ends the workload's whole
 // tree itself (descendants.cc) before it exits, and removes the run's private directory should the
 // supervisor die. Proved by tests/integration/fault_kill9.sh, fault_signals.sh, tests/escape/outlive.sh.
-#include <cap-ng.h>
 #include <linux/close_range.h>
 #include <poll.h>
 #include <string.h>
@@ -80,6 +79,7 @@ bool forwarded(int sig) {
     if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) child_fail(c, ChildStep::signals, errno);
     if (int e = seccomp::load_program(c.seccomp_extra)) child_fail(c, ChildStep::seccomp, e);
   }
+  if (int e = seccomp::load_program(c.seccomp_exec)) child_fail(c, ChildStep::seccomp, e);
   if (int e = seccomp::load_program(c.seccomp)) child_fail(c, ChildStep::seccomp, e);
   ::execve(plan.exec_path.c_str(), c.argv.data(), c.envp.data());
   child_fail(c, ChildStep::exec, errno);
@@ -93,7 +93,8 @@ int workload_main(void* c) { exec_workload(*static_cast<const ChildContext*>(c))
 // failure): nothing runs on init's memory meanwhile. Everything exec_workload changes is the
 // process's own (fd table, cwd, signal mask, rlimits, credentials, keyring, Landlock domain,
 // seccomp filter: none of CLONE_FILES, CLONE_FS, CLONE_THREAD); what it writes to memory
-// (errno, libcap-ng's state) init never reads again. Sanitizers keep fork: their runtime tracks
+// (errno) init never reads again; it uses no library state init relies on (caps.cc drops the
+// capabilities with raw system calls: libcap-ng caches a pid). Sanitizers keep fork: their runtime tracks
 // one stack per thread.
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 pid_t spawn_workload(const ChildContext& c) {
@@ -206,11 +207,14 @@ void run_init(const ChildContext& c) {
   if (child < 0) child_fail(c, ChildStep::fork_workload, errno);
   if (c.shim_ready >= 0) ::close(c.shim_ready);
   for (char* s : c.secret_envp) explicit_bzero(s, std::strlen(s));  // the workload has its own copy
-  ::close(c.error_write);
-  // init keeps no privilege it does not need: reaping and kill() of its own children need none.
+  // init keeps no privilege it does not need: reaping and kill() of its own children need none. A
+  // drop that fails ends the run (the supervisor hears it on the error pipe, still open here).
   ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-  capng_clear(CAPNG_SELECT_BOTH);
-  capng_apply(CAPNG_SELECT_BOTH);
+  if (int e = clear_capabilities()) {
+    ::kill(child, SIGKILL);
+    child_fail(c, ChildStep::caps, e);
+  }
+  ::close(c.error_write);
   sigset_t all;
   sigfillset(&all);
   for (;;) {

@@ -131,19 +131,6 @@ int bind(const char* src, const char* at, const char* attr_path, bool read_only,
   return err_of(sys_mount_setattr(attr_path, AT_RECURSIVE, set));
 }
 
-// --exec: vm.memfd_noexec=2 for the sandbox's pid namespace (Linux 6.3; a per-namespace value that
-// can only be raised, written while init still holds CAP_SYS_ADMIN in the user namespace): no memfd
-// can be executed, since a memfd has no path for Landlock's execute right to check.
-int memfd_noexec(const char* proc_at) {
-  char p[4200];
-  std::snprintf(p, sizeof p, "%s/sys/vm/memfd_noexec", proc_at);
-  int fd = ::open(p, O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return errno;
-  int e = ::write(fd, "2", 1) == 1 ? 0 : errno;
-  ::close(fd);
-  return e;
-}
-
 int write_file(int parent, const char* leaf, const std::string& content) {
   int fd = ::openat(parent, leaf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd < 0) return errno;
@@ -325,7 +312,6 @@ int apply_step(const ChildContext& c, size_t i, int root_fd, int stage_fd, Paren
     }
     case MountKind::proc:
       e = err_of(::mount("proc", link, "proc", kNoSuidDev | MS_NOEXEC, nullptr));
-      if (!e && s.noexec) e = memfd_noexec(at);
       break;
     case MountKind::proc_ro:
       e = bind(at, link, at, true, true);

@@ -45,7 +45,7 @@ struct MountStep {
   uint64_t size_bytes = 0;
   // --exec (compile_exec.cc): a writable mount is noexec, so a file the workload wrote cannot be
   // mapped executable either (the dynamic loader's way around Landlock's execute right). dev: its
-  // /dev/shm. proc: vm.memfd_noexec=2 in the sandbox's pid namespace (no memfd can be executed).
+  // /dev/shm.
   bool noexec = false;
   // A writable tmpfs: the permissions of its root (01777 for /tmp and /var/tmp, 0700 for the
   // private $HOME). Compile sets it; mount.cc only passes it on.
@@ -93,6 +93,8 @@ struct IdMaps {
 
 struct SeccompPlan {
   policy::SeccompProfile profile = policy::SeccompProfile::default_profile;
+  // --exec: memfd_create and memfd_secret answer ENOSYS (seccomp_exec.cc), on top of the profile.
+  bool no_memfd = false;
 };
 
 // Transparent egress (--net-mode transparent|both; transparent_plan.cc decides, netns.cc acts in

@@ -242,6 +242,7 @@ std::string render_text(const Plan& plan) {
     o << "\n" << landlock_layer(plan) << "\n";
   }
   o << "\nseccomp: " << policy::to_string(plan.seccomp.profile);
+  if (plan.seccomp.no_memfd) o << " + memfd_create and memfd_secret answer ENOSYS (--exec)";
   if (plan.seccomp.profile == policy::SeccompProfile::none) o << "  # WARNING: only the floor (terminal, set-id bits, sockets outside the netns, leases)";
   o << "\n";
   render_network_text(o, plan, true);
@@ -334,6 +335,7 @@ toml::table render_table(const Plan& plan) {
                                {"scope_signals", plan.landlock.abi >= 6},
                                {"scope_abstract_unix", plan.landlock.abi >= 6}}},
       {"seccomp", std::string(policy::to_string(plan.seccomp.profile))},
+      {"seccomp_no_memfd", plan.seccomp.no_memfd},
       {"network", toml::table{{"mode", std::string(net_mode(plan.net.mode))},
                               {"shim_port", static_cast<int64_t>(plan.net.shim_port)},
                               {"allow", std::move(allow)},
