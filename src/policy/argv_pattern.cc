@@ -20,8 +20,8 @@ struct Placeholder {
 };
 const Placeholder kPlaceholders[] = {
     {"{url}", Kind::url, "an https:// URL without user information"},
-    {"{path}", Kind::path, "a relative path without '..' that does not start with '-'"},
-    {"{arg}", Kind::arg, "one word that does not start with '-'"},
+    {"{path}", Kind::path, "a relative path without '..', not starting with '-', no ':' before its first '/'"},
+    {"{arg}", Kind::arg, "one non-empty word that does not start with '-'"},
 };
 
 const Placeholder& placeholder_of(Kind k) {
@@ -76,6 +76,8 @@ std::string path_problem(const std::string& w) {
   if (w[0] == '-') return "starts with '-' (it would be read as an option)";
   for (char c : w)
     if (is_control(c)) return "holds a control character";
+  // git, scp and rsync read "host:path" and "transport::address" (git's ext::) as remote addresses.
+  if (w.find(':') < w.find('/')) return "has a ':' before its first '/' (read as host:path by git, scp, rsync)";
   for (size_t i = 0; i <= w.size();) {
     size_t slash = w.find('/', i);
     if (slash == std::string::npos) slash = w.size();
@@ -90,7 +92,8 @@ std::string problem(Kind k, const std::string& w) {
     case Kind::literal: return "";
     case Kind::url: return url_problem(w);
     case Kind::path: return path_problem(w);
-    case Kind::arg: return !w.empty() && w[0] == '-' ? "starts with '-' (it would be read as an option)" : "";
+    case Kind::arg:
+      return w.empty() ? "empty" : w[0] == '-' ? "starts with '-' (it would be read as an option)" : "";
   }
   return "unknown placeholder";
 }

@@ -50,14 +50,15 @@ TEST(ArgvPattern, UrlIsHttpsWithoutUserInformation) {
 
 TEST(ArgvPattern, PathIsRelativeWithoutDotDot) {
   auto p = pattern({"cat", "{path}"});
-  for (const char* good : {"a", "a/b.txt", ".", "./x", "a/..b", "..x/y", "a/b/"}) EXPECT_TRUE(match_argv(p, {"cat", good})) << good;
-  for (const char* bad : {"", "/etc/passwd", "..", "../x", "a/../b", "a/..", "-n", "a\nb"})
+  for (const char* good : {"a", "a/b.txt", ".", "./x", "a/..b", "..x/y", "a/b/", "dir/a:b"}) EXPECT_TRUE(match_argv(p, {"cat", good})) << good;
+  for (const char* bad : {"", "/etc/passwd", "..", "../x", "a/../b", "a/..", "-n", "a\nb", "host:repo", "ext::sh -c x"})
     expect_refused(p, {"cat", bad}, std::string("COMMAND argument 1 '") + bad + "'");
 }
 
 TEST(ArgvPattern, ArgIsAnyWordButAnOption) {
   auto p = pattern({"echo", "{arg}", "{arg}"});
-  EXPECT_TRUE(match_argv(p, {"echo", "hello world", ""}));
+  EXPECT_TRUE(match_argv(p, {"echo", "hello world", "x"}));
+  expect_refused(p, {"echo", "x", ""}, "COMMAND argument 2 ''");
   expect_refused(p, {"echo", "x", "-e"}, "COMMAND argument 2 '-e'");
   expect_refused(p, {"echo", "--", "x"}, "COMMAND argument 1 '--'");
 }
