@@ -1,5 +1,6 @@
 // The proxy end to end on loopback, without namespaces: a test "shim" hands accepted sockets to the
-// Server over a SEQPACKET channel exactly as cage --spawn-shim does.
+// Server over a SEQPACKET channel exactly as cage's in-namespace shim (lx::net::spawn_shim, a fork
+// of init) does.
 #include "proxy/server.h"
 
 #include <arpa/inet.h>
