@@ -1,7 +1,6 @@
 // Reporting around lx::execute (see report.h): the audit events in the order they happen, the
 // warning for each limit no cgroup enforces, and the result once the run is over, on every path
 // main.cc takes after parsing. Proved by tests/integration/limits_audit.sh and limits_result.sh.
-#include "common/exit_status.h"
 #include "linux/report.h"
 
 #include "linux/compile.h"
@@ -10,6 +9,7 @@
 #include "proxy/loopback.h"
 
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -20,6 +20,7 @@
 #include <cstring>
 #include <iostream>
 
+#include "common/exit_status.h"
 #include "common/json.h"
 #include "policy/canonical.h"
 #include "policy/policy.h"
@@ -113,10 +114,41 @@ std::string Session::record_inside_grant(const policy::Policy& pol) const {
   return {};
 }
 
+namespace {
+
+// A capped stream that is a file beneath a --rw grant: the command could write to it by its path,
+// past the cap (the output cap's twin of record_inside_grant).
+std::string capped_output_inside_grant(const policy::Policy& pol) {
+  for (int fd = 1; fd <= 2; ++fd) {
+    if (!(fd == 1 ? pol.limits.max_stdout : pol.limits.max_stderr)) continue;
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    char* file = ::realpath(("/proc/self/fd/" + std::to_string(fd)).c_str(), nullptr);
+    if (!file) continue;
+    std::string real = file;
+    std::free(file);
+    for (const auto& g : pol.rw) {
+      char* dir = ::realpath(g.path.c_str(), nullptr);
+      bool inside = dir && policy::is_beneath(real, dir);
+      std::free(dir);
+      if (inside)
+        return pol.limits.output_origin + ": " + (fd == 1 ? "stdout" : "stderr") + " is " + real + ", beneath " +
+               g.origin;
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
 int Session::run(const Plan& plan, const policy::Policy& pol, bool json_errors) {
   if (auto where = record_inside_grant(pol); !where.empty())
     return fail(invalid(where, "the sandbox could rewrite or truncate this record",
                         "write it outside the --rw grants, or to fd:N"),
+                json_errors);
+  if (auto where = capped_output_inside_grant(pol); !where.empty())
+    return fail(invalid(where, "the command could write to this file by its path, past the cap",
+                        "redirect the capped stream outside the --rw grants (or into a pipe)"),
                 json_errors);
   // Said to a person (stderr a terminal), not into a script's or an agent's captured stderr, where
   // --dry-run carries it.

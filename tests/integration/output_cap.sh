@@ -142,4 +142,14 @@ printf '%s\n' "$out" >"$d/p.toml"
 grep -q "max_output = .1M." "$d/p.toml" && grep -q "max_stderr = .4K." "$d/p.toml" || fail "print-profile: $out"
 cage_run --profile "$d/p.toml" --dry-run -- true
 grep -q "stdout capped at 1 MiB, stderr capped at 4 KiB" <<<"$out" || fail "profile round trip: $out"
+# A capped stream into a file beneath a --rw grant: the command could write to it by its path, past
+# the cap: refused before anything starts (125, naming it). Twin: the same file outside the grant.
+mkdir -p "$d/granted" && chmod 777 "$d/granted"
+rc=0; "$CAGE" --rw "$d/granted" --max-output 1K -- sh -c 'echo ran' >"$d/granted/out.txt" 2>"$d/err" || rc=$?
+[ "$rc" -eq 125 ] && grep -q "invalid_policy: --max-output 1K: stdout is $d/granted/out.txt, beneath --rw" "$d/err" &&
+  [ ! -s "$d/granted/out.txt" ] && pass "a capped stream inside a --rw grant is refused" ||
+  fail "capped file in --rw: exit $rc $(cat "$d/err" "$d/granted/out.txt")"
+rc=0; "$CAGE" --rw "$d/granted" --max-output 1K -- sh -c 'echo ran' >"$d/out-outside.txt" 2>"$d/err" || rc=$?
+[ "$rc" -eq 0 ] && [ "$(cat "$d/out-outside.txt")" = ran ] && pass "twin: the file outside the grant is capped and written" ||
+  fail "twin: exit $rc $(cat "$d/err")"
 finish
