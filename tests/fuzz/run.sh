@@ -9,7 +9,7 @@ cxx=${CXX_FUZZ:-clang++-14}; command -v "$cxx" >/dev/null || cxx=clang++
 flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -I"$src")
 common=("$src/policy/host_pattern.cc" "$src/proxy/allowlist.cc")
 declare -A extra=([http]="$src/proxy/http_connect.cc $src/proxy/http_response.cc" [socks5]="$src/proxy/socks5.cc" [host_pattern]=""
-  [sbpl]="$src/macos/compile.cc $src/policy/paths.cc $src/policy/env.cc $src/proxy/env.cc"
+  [sbpl]="$src/macos/compile.cc $src/policy/paths.cc $src/policy/env.cc $src/proxy/env.cc $src/policy/linux_only.cc"
   [dns]="$src/proxy/dns.cc" [dbus]="$src/linux/systemd_scope.cc"
   [argv_pattern]="$src/policy/argv_pattern.cc")
 # The profile target needs toml++ with the #190 fix and no assumptions from assertions (see
