@@ -85,8 +85,6 @@ bool forwarded(int sig) {
   child_fail(c, ChildStep::exec, errno);
 }
 
-int workload_main(void* c) { exec_workload(*static_cast<const ChildContext*>(c)); }
-
 // The workload's process shares init's memory until its execve (CLONE_VM | CLONE_VFORK, as
 // posix_spawn does), on a stack of its own: no copy of init's page tables and no copy-on-write
 // faults on either side, on the run's critical path. Init sleeps until the exec (or the process's
@@ -103,6 +101,8 @@ pid_t spawn_workload(const ChildContext& c) {
   return pid;
 }
 #else
+int workload_main(void* c) { exec_workload(*static_cast<const ChildContext*>(c)); }
+
 pid_t spawn_workload(const ChildContext& c) {
   constexpr size_t kStack = 1 << 20, kGuard = 1 << 16;  // touched only as deep as exec_workload goes
   // The lowest 64 KiB stay unmapped-like (PROT_NONE): an overflow faults instead of writing into
