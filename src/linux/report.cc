@@ -94,22 +94,37 @@ int Session::fail(const Error& e, bool json) {
   return exit_status_of(e);
 }
 
+namespace {
+
+// The real path of `path` and the origin of the --rw grant it lies beneath, if it does (both checks
+// below: a file the command could rewrite through its grant).
+struct Held {
+  std::string real, origin;
+};
+std::optional<Held> rw_grant_holding(const policy::Policy& pol, const std::string& path) {
+  char* file = ::realpath(path.c_str(), nullptr);
+  if (!file) return std::nullopt;
+  std::string real = file;
+  std::free(file);
+  for (const auto& g : pol.rw) {
+    char* dir = ::realpath(g.path.c_str(), nullptr);
+    bool inside = dir && policy::is_beneath(real, dir);
+    std::free(dir);
+    if (inside) return Held{real, g.origin};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 // A record the sandbox could rewrite is no record: an --audit or --result file beneath a --rw grant
 // could be truncated or filled with forged events from inside. Empty when neither is.
 std::string Session::record_inside_grant(const policy::Policy& pol) const {
   for (const auto& [flag, spec] : {std::pair<const char*, const std::string&>{"--audit", opts_.audit},
                                    std::pair<const char*, const std::string&>{"--result", opts_.result}}) {
     if (spec.empty() || spec.rfind("fd:", 0) == 0) continue;
-    char* file = ::realpath(spec.c_str(), nullptr);
-    if (!file) continue;
-    std::string real = file;
-    std::free(file);
-    for (const auto& g : pol.rw) {
-      char* dir = ::realpath(g.path.c_str(), nullptr);
-      bool inside = dir && policy::is_beneath(real, dir);
-      std::free(dir);
-      if (inside) return std::string(flag) + " " + spec + " lies beneath " + g.origin;
-    }
+    if (auto held = rw_grant_holding(pol, spec))
+      return std::string(flag) + " " + spec + " lies beneath " + held->origin;
   }
   return {};
 }
@@ -123,18 +138,9 @@ std::string capped_output_inside_grant(const policy::Policy& pol) {
     if (!(fd == 1 ? pol.limits.max_stdout : pol.limits.max_stderr)) continue;
     struct stat st {};
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) continue;
-    char* file = ::realpath(("/proc/self/fd/" + std::to_string(fd)).c_str(), nullptr);
-    if (!file) continue;
-    std::string real = file;
-    std::free(file);
-    for (const auto& g : pol.rw) {
-      char* dir = ::realpath(g.path.c_str(), nullptr);
-      bool inside = dir && policy::is_beneath(real, dir);
-      std::free(dir);
-      if (inside)
-        return pol.limits.output_origin + ": " + (fd == 1 ? "stdout" : "stderr") + " is " + real + ", beneath " +
-               g.origin;
-    }
+    if (auto held = rw_grant_holding(pol, "/proc/self/fd/" + std::to_string(fd)))
+      return pol.limits.output_origin + ": " + (fd == 1 ? "stdout" : "stderr") + " is " + held->real +
+             ", beneath " + held->origin;
   }
   return {};
 }
