@@ -6,6 +6,7 @@ find_package(GTest REQUIRED)
 include(GoogleTest)
 
 add_executable(cage_unit_tests
+  tests/unit/deadline_test.cc
   tests/unit/validate_test.cc
   tests/unit/identity_test.cc
   tests/unit/host_pattern_test.cc

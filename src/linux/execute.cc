@@ -21,7 +21,10 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <memory>
+#include <optional>
 
+#include "common/deadline.h"
 #include "common/secret.h"
 #include "linux/child.h"
 #include "linux/connect_notify.h"
@@ -33,8 +36,6 @@
 namespace cage::lx {
 
 namespace {
-
-constexpr int kGraceMs = 5000;  // --timeout: SIGTERM, then SIGKILL this much later
 
 struct Resource {
   const char* name;
@@ -56,11 +57,9 @@ struct Prepared {
   ~Prepared() { wipe(secrets); }
 };
 
-Status prepare(const Plan& plan, Prepared& p) {
+// The workload's argv and environment as C strings; a --secret's value is read here.
+Status prepare_argv_env(const Plan& plan, Prepared& p) {
   auto& c = p.ctx;
-  c.plan = &plan;
-  c.source_fds.assign(plan.mounts.size(), -1);
-  c.tmpfs_fds.assign(plan.mounts.size(), -1);
   for (const auto& a : plan.argv) c.argv.push_back(const_cast<char*>(a.c_str()));
   c.argv.push_back(nullptr);
   if (!plan.secrets.empty()) {
@@ -80,6 +79,12 @@ Status prepare(const Plan& plan, Prepared& p) {
     c.secret_envp.push_back(s.data());
   }
   c.envp.push_back(nullptr);
+  return Ok{};
+}
+
+// The plan's rlimits, then the cgroup scope's fallback ones (set only if the user manager refuses
+// the scope: exec_workload stops at plan_rlimits otherwise).
+void prepare_rlimits(const Plan& plan, ChildContext& c) {
   std::vector<policy::Rlimit> all = plan.limits.rlimits;
   all.insert(all.end(), plan.cgroup.scope.fallback_rlimits.begin(), plan.cgroup.scope.fallback_rlimits.end());
   for (size_t k = 0; k < all.size(); ++k) {
@@ -93,6 +98,10 @@ Status prepare(const Plan& plan, Prepared& p) {
       }
     if (k + 1 == plan.limits.rlimits.size()) c.plan_rlimits = c.rlimits.size();
   }
+}
+
+// The seccomp programs, compiled here: the child only loads them.
+Status prepare_filters(const Plan& plan, ChildContext& c) {
   auto prog = seccomp::build_program(plan.seccomp);
   if (!prog) return prog.error();
   c.seccomp = std::move(*prog);
@@ -111,73 +120,95 @@ Status prepare(const Plan& plan, Prepared& p) {
   return Ok{};
 }
 
-Error failure_to_error(const ChildFailure& f, const Plan& plan) {
-  const char* remedy_ns = "run cage --check to see which mechanism this host lacks";
-  std::string where;
+Status prepare(const Plan& plan, Prepared& p) {
+  auto& c = p.ctx;
+  c.plan = &plan;
+  c.source_fds.assign(plan.mounts.size(), -1);
+  c.tmpfs_fds.assign(plan.mounts.size(), -1);
+  if (auto s = prepare_argv_env(plan, p); !s) return s;
+  prepare_rlimits(plan, c);
+  return prepare_filters(plan, c);
+}
+
+constexpr const char* kRemedyCheck = "run cage --check to see which mechanism this host lacks";
+
+// The child's steps whose failure means this host cannot build the sandbox: what the error names
+// (unless it names the mount or Landlock rule at fault), says, and advises.
+struct UnavailableStep {
+  ChildStep step;
+  const char* input;
+  const char* reason;
+  const char* remedy = kRemedyCheck;
+};
+const UnavailableStep kUnavailableSteps[] = {
+    {ChildStep::mount_step, "mount", "a mount of the sandbox's view failed"},
+    {ChildStep::mount_propagation, "mount propagation",
+     "the sandbox's mounts could not be made private (MS_PRIVATE on /)"},
+    {ChildStep::root_tmpfs, "root tmpfs", "the sandbox's new root (a tmpfs) could not be mounted"},
+    {ChildStep::mount_attr, "read-only root",
+     "the sandbox's root or /etc could not be made read-only (mount_setattr)"},
+    {ChildStep::pivot_root, "pivot_root", "the sandbox could not switch to its new root (pivot_root)"},
+    {ChildStep::landlock_create, "landlock", "Landlock could not be applied"},
+    {ChildStep::landlock_rule, "landlock", "Landlock could not be applied"},
+    {ChildStep::landlock_restrict, "landlock", "Landlock could not be applied"},
+    {ChildStep::seccomp, "seccomp", "the seccomp filter could not be loaded"},
+    {ChildStep::shim, "--net", "the network shim could not start"},
+    {ChildStep::nested_userns, "user namespaces",
+     "cannot forbid nested user namespaces inside the sandbox (a root caller's nested namespace could write "
+     "file capabilities valid on the host)",
+     "run cage as an unprivileged user"},
+    {ChildStep::keyring, "keyring",
+     "the workload's own session keyring could not be made (it would see the caller's keys)",
+     "raise kernel.keys.maxkeys / maxbytes, or end processes holding keys"},
+};
+
+// The mount step or Landlock rule a failure's index points at, or "" when it names none.
+std::string failed_item(const ChildFailure& f, const Plan& plan) {
+  if (f.index < 0) return "";
+  auto i = static_cast<size_t>(f.index);
   bool mount_indexed = f.step == ChildStep::mount_step || f.step == ChildStep::mount_attr;
-  if (f.index >= 0 && mount_indexed && static_cast<size_t>(f.index) < plan.mounts.size())
-    where = plan.mounts[f.index].why + " (" + plan.mounts[f.index].target + ")";
-  if (f.index >= 0 && f.step == ChildStep::landlock_rule && static_cast<size_t>(f.index) < plan.landlock.rules.size())
-    where = "landlock rule " + plan.landlock.rules[f.index].path;
-  switch (f.step) {
-    case ChildStep::exec:
-      if (f.err == ENOENT || f.err == ENOTDIR)
-        return Error{ErrorClass::not_found, "command not found inside the sandbox", "grant its directory with --ro",
-                     "COMMAND " + plan.argv[0], f.err};
-      if (f.err == EACCES && plan.landlock.exec_listed_only)  // the command is allowed: its interpreter was not
-        return Error{ErrorClass::exec_failed, "cannot execute the command: its interpreter (#! line) is not allowed",
-                     "allow the interpreter with --exec too (it then runs any script it is given)",
-                     "COMMAND " + plan.argv[0], f.err};
-      return Error{ErrorClass::exec_failed, "cannot execute the command", "check that it is an executable for this machine",
-                   "COMMAND " + plan.argv[0], f.err};
-    case ChildStep::mount_step:
-      return unavailable(where.empty() ? "mount" : where, "a mount of the sandbox's view failed", remedy_ns, f.err);
-    case ChildStep::mount_propagation:
-      return unavailable("mount propagation", "the sandbox's mounts could not be made private (MS_PRIVATE on /)",
-                         remedy_ns, f.err);
-    case ChildStep::root_tmpfs:
-      return unavailable("root tmpfs", "the sandbox's new root (a tmpfs) could not be mounted", remedy_ns, f.err);
-    case ChildStep::mount_attr:
-      return unavailable(where.empty() ? "read-only root" : where,
-                         "the sandbox's root or /etc could not be made read-only (mount_setattr)", remedy_ns, f.err);
-    case ChildStep::pivot_root:
-      return unavailable("pivot_root", "the sandbox could not switch to its new root (pivot_root)", remedy_ns, f.err);
-    case ChildStep::landlock_create:
-    case ChildStep::landlock_rule:
-    case ChildStep::landlock_restrict:
-      return unavailable(where.empty() ? "landlock" : where, "Landlock could not be applied", remedy_ns, f.err);
-    case ChildStep::seccomp:
-      return unavailable("seccomp", "the seccomp filter could not be loaded", remedy_ns, f.err);
-    case ChildStep::rlimit:
-      return Error{ErrorClass::invalid_policy, "the resource limit could not be set", "lower it below the hard limit you have",
-                   f.index < 0 ? "--rlimit"
-                   : static_cast<size_t>(f.index) < plan.limits.rlimits.size()
-                       ? plan.limits.rlimits[f.index].origin
-                       : plan.cgroup.scope.fallback_rlimits[f.index - plan.limits.rlimits.size()].origin,
-                   f.err};
-    case ChildStep::chdir:
-      return Error{ErrorClass::invalid_policy, "cannot enter the start directory inside the sandbox", "grant it",
-                   "--chdir " + plan.cwd, f.err};
-    case ChildStep::shim:
-      return unavailable("--net", "the network shim could not start", remedy_ns, f.err);
-    case ChildStep::nested_userns:
-      return unavailable("user namespaces", "cannot forbid nested user namespaces inside the sandbox (a root caller's "
-                         "nested namespace could write file capabilities valid on the host)",
-                         "run cage as an unprivileged user", f.err);
-    case ChildStep::keyring:
-      return unavailable("keyring", "the workload's own session keyring could not be made (it would see the caller's keys)",
-                         "raise kernel.keys.maxkeys / maxbytes, or end processes holding keys", f.err);
-    case ChildStep::none:
-    case ChildStep::sync:
-    case ChildStep::hostname:
-    case ChildStep::loopback:
-    case ChildStep::fork_workload:
-    case ChildStep::no_new_privs:
-    case ChildStep::securebits:
-    case ChildStep::caps:
-    case ChildStep::signals: break;
-  }
-  return unavailable("namespaces", "setting up the sandbox failed", remedy_ns, f.err);
+  if (mount_indexed && i < plan.mounts.size()) return plan.mounts[i].why + " (" + plan.mounts[i].target + ")";
+  if (f.step == ChildStep::landlock_rule && i < plan.landlock.rules.size())
+    return "landlock rule " + plan.landlock.rules[i].path;
+  return "";
+}
+
+Error exec_error(const ChildFailure& f, const Plan& plan) {
+  std::string input = "COMMAND " + plan.argv[0];
+  if (f.err == ENOENT || f.err == ENOTDIR)
+    return Error{ErrorClass::not_found, "command not found inside the sandbox",
+                 "grant its directory with --ro", input, f.err};
+  if (f.err == EACCES && plan.landlock.exec_listed_only)  // the command is allowed: its interpreter was not
+    return Error{ErrorClass::exec_failed,
+                 "cannot execute the command: its interpreter (#! line) is not allowed",
+                 "allow the interpreter with --exec too (it then runs any script it is given)", input, f.err};
+  return Error{ErrorClass::exec_failed, "cannot execute the command",
+               "check that it is an executable for this machine", input, f.err};
+}
+
+// The flag or profile key of the rlimit that could not be set: the plan's own, then the cgroup
+// scope's fallback rlimits (prepare() lists them in that order).
+std::string rlimit_origin(const ChildFailure& f, const Plan& plan) {
+  if (f.index < 0) return "--rlimit";
+  auto i = static_cast<size_t>(f.index);
+  if (i < plan.limits.rlimits.size()) return plan.limits.rlimits[i].origin;
+  return plan.cgroup.scope.fallback_rlimits[i - plan.limits.rlimits.size()].origin;
+}
+
+Error failure_to_error(const ChildFailure& f, const Plan& plan) {
+  if (f.step == ChildStep::exec) return exec_error(f, plan);
+  if (f.step == ChildStep::rlimit)
+    return Error{ErrorClass::invalid_policy, "the resource limit could not be set",
+                 "lower it below the hard limit you have", rlimit_origin(f, plan), f.err};
+  if (f.step == ChildStep::chdir)
+    return Error{ErrorClass::invalid_policy, "cannot enter the start directory inside the sandbox",
+                 "grant it", "--chdir " + plan.cwd, f.err};
+  for (const auto& u : kUnavailableSteps)
+    if (u.step == f.step) {
+      std::string where = failed_item(f, plan);
+      return unavailable(where.empty() ? u.input : where, u.reason, u.remedy, f.err);
+    }
+  return unavailable("namespaces", "setting up the sandbox failed", kRemedyCheck, f.err);
 }
 
 struct Supervise {
@@ -230,41 +261,45 @@ struct Supervise {
       error_read = -1;
     }
   }
-  void run() {
-    int64_t deadline = plan.limits.timeout_ms ? now_ms() + static_cast<int64_t>(*plan.limits.timeout_ms) : -1;
-    int64_t kill_at = -1;
-    while (!exited) {
-      struct pollfd fds[4] = {{sigfd, POLLIN, 0}, {aborted ? -1 : hooks.abort_fd, POLLIN, 0}, {error_read, POLLIN, 0},
-                              {offline ? offline->fd() : -1, POLLIN, 0}};
-      int wait = -1;
-      int64_t next = kill_at >= 0 ? kill_at : deadline;
-      if (next >= 0) wait = static_cast<int>(std::max<int64_t>(0, next - now_ms()));
-      int rc = ::poll(fds, 4, wait);  // a negative fd is skipped
-      if (rc < 0 && errno != EINTR) break;
-      if (rc > 0 && (fds[0].revents & POLLIN)) on_signal();
-      if (rc > 0 && error_read >= 0 && (fds[2].revents & (POLLIN | POLLHUP))) on_error_pipe();
-      if (rc > 0 && fds[3].fd >= 0 && fds[3].revents) offline->on_readable();
-      if (rc > 0 && !aborted && (fds[1].revents & POLLIN)) {
-        aborted = true;
-        if (hooks.killed) hooks.killed("audit_failed", SIGKILL);
-        ::kill(pid, kill_signal);
-      }
-      int64_t t = now_ms();
-      if (deadline >= 0 && !timed_out && t >= deadline) {
-        timed_out = true;
-        if (hooks.killed) hooks.killed("timeout", SIGTERM);
-        ::kill(pid, SIGTERM);
-        kill_at = t + kGraceMs;
-      } else if (kill_at >= 0 && t >= kill_at) {
-        if (hooks.killed) hooks.killed("timeout", SIGKILL);
-        ::kill(pid, kill_signal);
-        kill_at = -1;
-      }
+  void on_abort() {
+    aborted = true;
+    if (hooks.killed) hooks.killed("audit_failed", SIGKILL);
+    ::kill(pid, kill_signal);
+  }
+  void on_deadline(Deadline::Step step) {
+    if (step == Deadline::Step::terminate) {
+      timed_out = true;
+      if (hooks.killed) hooks.killed("timeout", SIGTERM);
+      ::kill(pid, SIGTERM);
+    } else if (step == Deadline::Step::kill) {
+      if (hooks.killed) hooks.killed("timeout", SIGKILL);
+      ::kill(pid, kill_signal);
     }
+  }
+  void on_events(const struct pollfd (&fds)[4]) {
+    if (fds[0].revents & POLLIN) on_signal();
+    if (error_read >= 0 && (fds[2].revents & (POLLIN | POLLHUP))) on_error_pipe();
+    if (fds[3].fd >= 0 && fds[3].revents) offline->on_readable();
+    if (!aborted && (fds[1].revents & POLLIN)) on_abort();
+  }
+  // After init's exit: the rest of its report (a failure, the workload's status, tmpfs usage).
+  void read_reports() {
     while (error_read >= 0) on_error_pipe();
     int st = 0;
     if (::read(status_read, &st, sizeof st) == static_cast<ssize_t>(sizeof st)) workload_status = st;
     if (workload_status >= 0) tmpfs = read_tmpfs_usage(plan, status_read);
+  }
+  void run() {
+    Deadline timeout(now_ms(), plan.limits.timeout_ms);
+    while (!exited) {
+      struct pollfd fds[4] = {{sigfd, POLLIN, 0}, {aborted ? -1 : hooks.abort_fd, POLLIN, 0}, {error_read, POLLIN, 0},
+                              {offline ? offline->fd() : -1, POLLIN, 0}};
+      int rc = ::poll(fds, 4, timeout.poll_ms(now_ms()));  // a negative fd is skipped
+      if (rc < 0 && errno != EINTR) break;
+      if (rc > 0) on_events(fds);
+      on_deadline(timeout.due(now_ms()));
+    }
+    read_reports();
   }
 };
 
@@ -292,164 +327,8 @@ Error clone_error(int err) {
   return unavailable("namespaces", "clone into new namespaces failed", "run cage --check", err);
 }
 
-}  // namespace
-
-Result<RunOutcome> execute_plan(const Plan& plan, const RunHooks& hooks) {
-  Prepared prep;
-  if (auto s = prepare(plan, prep); !s) return s.error();
-  // The run's cgroups exist before the child does; the destructor removes them on every return below.
-  std::unique_ptr<cgroup::Run> cg;
-  if (plan.cgroup.version != 0) {
-    auto r = cgroup::Run::create(plan.cgroup, static_cast<int>(::getpid()));
-    if (!r) return r.error();
-    cg = std::move(*r);
-  }
-  auto sync = Pipe::make(), errp = Pipe::make(), status = Pipe::make();
-  if (!sync) return sync.error();
-  if (!errp) return errp.error();
-  if (!status) return status.error();
-  auto chan = net::prepare(plan.net);  // landlock_only: carries the notification listener (connect_notify.h)
-  if (!chan) return chan.error();
-  if (!prep.ctx.notify.empty() && !chan->sandbox_end.valid()) {
-    int sv[2];
-    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
-      return Error{ErrorClass::internal_error, "cannot create the notification channel", {}, "seccomp", errno};
-    chan->supervisor_end.reset(sv[0]);
-    chan->sandbox_end.reset(sv[1]);
-  }
-  std::unique_ptr<output_cap::Pump> pump;  // made before clone: init takes its pipes as fds 1 and 2
-  if (plan.limits.max_stdout || plan.limits.max_stderr) {
-    auto p = output_cap::Pump::prepare(plan.limits, hooks.hash_output);
-    if (!p) return p.error();
-    pump = std::move(*p);
-  }
-  ChildContext& c = prep.ctx;
-  for (int fd = 1; pump && fd < 3; ++fd) c.output_fds[fd] = pump->child_fd(fd);
-  // init learns from this whether the supervisor died before init asked for a parent-death signal.
-  UniqueFd self_pidfd(static_cast<int>(::syscall(SYS_pidfd_open, ::getpid(), 0)));
-  if (!self_pidfd.valid()) return unavailable("pidfd", "cannot open a pidfd of cage itself", "use Linux 5.3 or later", errno);
-  c.supervisor_pidfd = self_pidfd.get();
-  c.sync_read = sync->r.get();
-  c.error_write = errp->w.get();
-  c.status_write = status->w.get();
-  c.net_fd = chan->sandbox_end.get();
-  if (!hooks.private_dir.empty()) c.private_dir = hooks.private_dir.c_str();
-
-  sigset_t mask, old;
-  sigemptyset(&mask);
-  // SIGCONT still continues cage while blocked; it is read only to learn of the caller's job control.
-  for (int s : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGALRM, SIGPIPE, SIGCONT})
-    sigaddset(&mask, s);
-  sigprocmask(SIG_BLOCK, &mask, &old);
-  UniqueFd sigfd(::signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK));
-  if (!sigfd.valid()) {
-    sigprocmask(SIG_SETMASK, &old, nullptr);
-    return Error{ErrorClass::internal_error, "signalfd failed", "", "signals", errno};
-  }
-  unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
-  if (plan.net.mode != NetPlan::Mode::host) flags |= CLONE_NEWNET;
-  if (plan.mechanism == Mechanism::landlock_only) flags = 0;  // a plain fork: see fallback.cc
-  long pid = ::syscall(SYS_clone, flags | SIGCHLD, nullptr, nullptr, nullptr, nullptr);
-  if (pid == 0) {
-    sigset_t all;
-    sigfillset(&all);
-    sigprocmask(SIG_SETMASK, &all, nullptr);
-    ::close(sync->w.get());
-    ::close(errp->r.get());
-    ::close(status->r.get());
-    ::close(sigfd.get());
-    if (chan->supervisor_end.valid()) ::close(chan->supervisor_end.get());
-    if (pump) pump->close_in_child();
-    run_init(c);
-  }
-  if (pid < 0) {
-    int e = errno;
-    sigprocmask(SIG_SETMASK, &old, nullptr);
-    return clone_error(e);
-  }
-  wipe(prep.secrets);  // the child has its own copy now (no CLONE_VM)
-  sync->r.reset();
-  errp->w.reset();
-  status->w.reset();
-  chan->sandbox_end.reset();
-  auto reap = [&](int sig) {
-    ::kill(static_cast<pid_t>(pid), sig);
-    int st;
-    while (::waitpid(static_cast<pid_t>(pid), &st, 0) < 0 && errno == EINTR) {
-    }
-    sigprocmask(SIG_SETMASK, &old, nullptr);
-  };
-  // init joins the cgroups before it is released, so the workload and everything it forks start there.
-  // A user manager that refuses the scope leaves the rlimit approximation, said so, unless
-  // --strict-limits asked for cgroups or nothing.
-  char go = kRelease;
-  if (cg)
-    if (auto s = cg->attach(static_cast<int>(pid)); !s) {
-      if (plan.cgroup.via != CgroupVia::user_scope || plan.cgroup.strict) {
-        reap(SIGKILL);
-        return s.error();
-      }
-      go = kReleaseFallback;
-      cg.reset();
-      if (hooks.limits_fallback) hooks.limits_fallback(plan.cgroup.scope.fallback, s.error().reason);
-    }
-  if (int e = plan.mechanism == Mechanism::landlock_only ? 0 : write_id_maps(plan.ids, static_cast<int>(pid))) {
-    reap(SIGKILL);
-    return unavailable("user namespaces", "writing the uid/gid maps failed", "run cage --check", e);
-  }
-  std::unique_ptr<net::Supervisor> proxy;
-  std::unique_ptr<connect_notify::Mediator> mediator;
-  if (!c.notify.empty()) {
-    std::vector<std::string> writable;  // where Landlock lets the workload write: its chmod/utimes go there only
-    for (const auto& r : plan.landlock.rules)
-      if (r.access == Access::write) writable.push_back(r.path);
-    auto m = connect_notify::start(std::move(chan->supervisor_end), hooks.proxy_port, std::move(writable));
-    if (!m) {
-      reap(SIGKILL);
-      return m.error();
-    }
-    mediator = std::move(*m);
-  }
-  std::unique_ptr<OfflineResolver> offline;
-  if (plan.net.offline_resolver != 0 && plan.mechanism == Mechanism::namespaces)
-    offline = std::make_unique<OfflineResolver>(std::move(chan->supervisor_end));
-  if (plan.net.mode == NetPlan::Mode::proxy && !plan.loopback_proxy) {
-    auto s = hooks.net ? net::start(plan.net, std::move(chan->supervisor_end), hooks.net)
-                       : net::start(plan.net, std::move(chan->supervisor_end));
-    if (!s) {
-      reap(SIGKILL);
-      return s.error();
-    }
-    proxy = std::move(*s);
-  }
-  // Saved before the workload can touch the terminal, put back however the run ends (terminal_state.h).
-  SavedTerminal terminal = save_terminal();
-  if (::write(sync->w.get(), &go, 1) != 1) {
-    reap(SIGKILL);
-    return Error{ErrorClass::internal_error, "cannot start the sandbox", "", "sync", errno};
-  }
-  sync->w.reset();
-  if (pump) pump->start();
-  Supervise sup{static_cast<int>(pid), sigfd.get(), errp->r.get(), status->r.get(), plan, hooks, terminal, offline.get()};
-  sup.run();
-  // A SIGCONT not read yet (`bg` just before the run ended) still counts.
-  sigset_t cont;
-  sigemptyset(&cont);
-  sigaddset(&cont, SIGCONT);
-  struct timespec now {0, 0};
-  if (::sigtimedwait(&cont, nullptr, &now) == SIGCONT) note_continued(terminal);
-  restore_terminal(terminal);
-  RunOutcome out;
-  if (pump) out.output = pump->finish();  // init is gone, and with it every writer of the pipes
-  proxy.reset();
-  mediator.reset();
-  sigprocmask(SIG_SETMASK, &old, nullptr);
-  if (offline) out.offline_lookups = offline->finish();
-  if (cg) {
-    out.cgroup = cg->stats();
-    cg->remove();
-  }
-  if (sup.failed) return failure_to_error(sup.failure, plan);
+// The workload's own status when init reported one; else init's death by a signal, or cage's error.
+RunOutcome outcome_of(Supervise& sup, RunOutcome out) {
   out.tmpfs = std::move(sup.tmpfs);
   out.timed_out = sup.timed_out;
   out.aborted = sup.aborted;
@@ -464,6 +343,313 @@ Result<RunOutcome> execute_plan(const Plan& plan, const RunHooks& hooks) {
   if (out.timed_out) out.exit_status = exit_status::kTimedOut;
   if (out.aborted) out.exit_status = exit_status::kCageError;
   return out;
+}
+
+// Block the signals the supervisor reads from a signalfd while the sandbox runs, and give cage its
+// own mask back after it, or on any failure before.
+class BlockedSignals {
+ public:
+  ~BlockedSignals() { restore(); }
+  Status block() {
+    sigset_t mask;
+    sigemptyset(&mask);
+    // SIGCONT still continues cage while blocked; it is read only to learn of the caller's job control.
+    for (int s : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGALRM, SIGPIPE,
+                  SIGCONT})
+      sigaddset(&mask, s);
+    sigprocmask(SIG_BLOCK, &mask, &old_);
+    blocked_ = true;
+    fd_.reset(::signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK));
+    if (!fd_.valid()) return Error{ErrorClass::internal_error, "signalfd failed", "", "signals", errno};
+    return Ok{};
+  }
+  void restore() {
+    if (blocked_) sigprocmask(SIG_SETMASK, &old_, nullptr);
+    blocked_ = false;
+  }
+  int fd() const { return fd_.get(); }
+
+ private:
+  sigset_t old_{};
+  bool blocked_ = false;
+  UniqueFd fd_;
+};
+
+// Between clone and the release, init waits on the sync pipe and nothing of the workload has run:
+// any failure in that window kills and reaps it, then gives cage its signal mask back.
+class UnreleasedChild {
+ public:
+  UnreleasedChild(pid_t pid, BlockedSignals& signals) : pid_(pid), signals_(&signals) {}
+  UnreleasedChild(const UnreleasedChild&) = delete;
+  UnreleasedChild& operator=(const UnreleasedChild&) = delete;
+  ~UnreleasedChild() {
+    if (!armed_) return;
+    ::kill(pid_, SIGKILL);
+    int st;
+    while (::waitpid(pid_, &st, 0) < 0 && errno == EINTR) {
+    }
+    signals_->restore();
+  }
+  pid_t pid() const { return pid_; }
+  void released() { armed_ = false; }  // from here the supervisor's loop ends the run
+
+ private:
+  pid_t pid_;
+  BlockedSignals* signals_;
+  bool armed_ = true;
+};
+
+unsigned long clone_flags(const Plan& plan) {
+  if (plan.mechanism == Mechanism::landlock_only) return 0;  // a plain fork: see fallback.cc
+  unsigned long flags =
+      CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
+  if (plan.net.mode != NetPlan::Mode::host) flags |= CLONE_NEWNET;
+  return flags;
+}
+
+// The supervisor's side of one run, in the order execute_plan takes its steps. Members go in reverse
+// order: `child_` (last) kills and reaps an unreleased init before anything it uses is closed, and
+// the cgroups (near the first) are removed after everything else.
+class Launch {
+ public:
+  Launch(const Plan& plan, const RunHooks& hooks) : plan_(plan), hooks_(hooks) {}
+  Status prepare_child();
+  Status start_child();
+  Status confine_child();
+  Status start_services();
+  Status release_child();
+  Result<RunOutcome> supervise();
+
+ private:
+  Status create_cgroups();
+  Status create_channels();
+  Status create_output_pump();
+  Status fill_child_context();
+  [[noreturn]] void become_init();
+  Status attach_cgroups();
+  Status start_mediator();
+  Status start_proxy();
+  RunOutcome wind_down();
+
+  const Plan& plan_;
+  const RunHooks& hooks_;
+  Prepared prep_;
+  std::unique_ptr<cgroup::Run> cg_;
+  Pipe sync_, errp_, status_;
+  net::Channel chan_;
+  std::unique_ptr<output_cap::Pump> pump_;
+  UniqueFd self_pidfd_;
+  BlockedSignals signals_;
+  std::unique_ptr<net::Supervisor> proxy_;
+  std::unique_ptr<connect_notify::Mediator> mediator_;
+  std::unique_ptr<OfflineResolver> offline_;
+  char go_ = kRelease;
+  SavedTerminal terminal_;
+  std::optional<UnreleasedChild> child_;
+};
+
+// Everything the child needs, made before it exists: it does not allocate after clone.
+Status Launch::prepare_child() {
+  if (auto s = prepare(plan_, prep_); !s) return s;
+  if (auto s = create_cgroups(); !s) return s;
+  if (auto s = create_channels(); !s) return s;
+  if (auto s = create_output_pump(); !s) return s;
+  return fill_child_context();
+}
+
+// The run's cgroups exist before the child does; the destructor removes them however the run ends.
+Status Launch::create_cgroups() {
+  if (plan_.cgroup.version == 0) return Ok{};
+  auto r = cgroup::Run::create(plan_.cgroup, static_cast<int>(::getpid()));
+  if (!r) return r.error();
+  cg_ = std::move(*r);
+  return Ok{};
+}
+
+Status Launch::create_channels() {
+  for (Pipe* p : {&sync_, &errp_, &status_}) {
+    auto made = Pipe::make();
+    if (!made) return made.error();
+    *p = std::move(*made);
+  }
+  auto chan = net::prepare(plan_.net);  // landlock_only: carries the notification listener (connect_notify.h)
+  if (!chan) return chan.error();
+  chan_ = std::move(*chan);
+  if (!prep_.ctx.notify.empty() && !chan_.sandbox_end.valid()) {
+    int sv[2];
+    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+      return Error{ErrorClass::internal_error, "cannot create the notification channel", {}, "seccomp",
+                   errno};
+    chan_.supervisor_end.reset(sv[0]);
+    chan_.sandbox_end.reset(sv[1]);
+  }
+  return Ok{};
+}
+
+// Made before clone: init takes its pipes as fds 1 and 2.
+Status Launch::create_output_pump() {
+  if (!plan_.limits.max_stdout && !plan_.limits.max_stderr) return Ok{};
+  auto p = output_cap::Pump::prepare(plan_.limits, hooks_.hash_output);
+  if (!p) return p.error();
+  pump_ = std::move(*p);
+  return Ok{};
+}
+
+Status Launch::fill_child_context() {
+  ChildContext& c = prep_.ctx;
+  for (int fd = 1; pump_ && fd < 3; ++fd) c.output_fds[fd] = pump_->child_fd(fd);
+  // init learns from this whether the supervisor died before init asked for a parent-death signal.
+  self_pidfd_.reset(static_cast<int>(::syscall(SYS_pidfd_open, ::getpid(), 0)));
+  if (!self_pidfd_.valid())
+    return unavailable("pidfd", "cannot open a pidfd of cage itself", "use Linux 5.3 or later", errno);
+  c.supervisor_pidfd = self_pidfd_.get();
+  c.sync_read = sync_.r.get();
+  c.error_write = errp_.w.get();
+  c.status_write = status_.w.get();
+  c.net_fd = chan_.sandbox_end.get();
+  if (!hooks_.private_dir.empty()) c.private_dir = hooks_.private_dir.c_str();
+  return Ok{};
+}
+
+// Clones init, which waits on the sync pipe until release_child.
+Status Launch::start_child() {
+  if (auto s = signals_.block(); !s) return s;
+  long pid = ::syscall(SYS_clone, clone_flags(plan_) | SIGCHLD, nullptr, nullptr, nullptr, nullptr);
+  if (pid == 0) become_init();
+  if (pid < 0) {
+    int e = errno;
+    signals_.restore();
+    return clone_error(e);
+  }
+  child_.emplace(static_cast<pid_t>(pid), signals_);
+  wipe(prep_.secrets);  // the child has its own copy now (no CLONE_VM)
+  sync_.r.reset();
+  errp_.w.reset();
+  status_.w.reset();
+  chan_.sandbox_end.reset();
+  return Ok{};
+}
+
+// In the child: no signal reaches init until it unblocks them itself, and no supervisor end stays open.
+void Launch::become_init() {
+  sigset_t all;
+  sigfillset(&all);
+  sigprocmask(SIG_SETMASK, &all, nullptr);
+  ::close(sync_.w.get());
+  ::close(errp_.r.get());
+  ::close(status_.r.get());
+  ::close(signals_.fd());
+  if (chan_.supervisor_end.valid()) ::close(chan_.supervisor_end.get());
+  if (pump_) pump_->close_in_child();
+  run_init(prep_.ctx);
+}
+
+// What is set on the child from outside before it runs anything: its cgroups and its id maps.
+Status Launch::confine_child() {
+  if (auto s = attach_cgroups(); !s) return s;
+  if (int e = plan_.mechanism == Mechanism::landlock_only ? 0 : write_id_maps(plan_.ids, child_->pid()))
+    return unavailable("user namespaces", "writing the uid/gid maps failed", "run cage --check", e);
+  return Ok{};
+}
+
+// init joins the cgroups before it is released, so the workload and everything it forks start there.
+// A user manager that refuses the scope leaves the rlimit approximation, said so, unless
+// --strict-limits asked for cgroups or nothing.
+Status Launch::attach_cgroups() {
+  if (!cg_) return Ok{};
+  auto s = cg_->attach(child_->pid());
+  if (s) return Ok{};
+  if (plan_.cgroup.via != CgroupVia::user_scope || plan_.cgroup.strict) return s.error();
+  go_ = kReleaseFallback;
+  cg_.reset();
+  if (hooks_.limits_fallback) hooks_.limits_fallback(plan_.cgroup.scope.fallback, s.error().reason);
+  return Ok{};
+}
+
+// What serves the sandbox from outside while it runs: the connect() mediator (landlock_only), the
+// offline resolver (namespaces without --net) and the proxy behind the shim.
+Status Launch::start_services() {
+  if (auto s = start_mediator(); !s) return s;
+  if (plan_.net.offline_resolver != 0 && plan_.mechanism == Mechanism::namespaces)
+    offline_ = std::make_unique<OfflineResolver>(std::move(chan_.supervisor_end));
+  return start_proxy();
+}
+
+Status Launch::start_mediator() {
+  if (prep_.ctx.notify.empty()) return Ok{};
+  // Where Landlock lets the workload write: its chmod/utimes go there only.
+  std::vector<std::string> writable;
+  for (const auto& r : plan_.landlock.rules)
+    if (r.access == Access::write) writable.push_back(r.path);
+  auto m = connect_notify::start(std::move(chan_.supervisor_end), hooks_.proxy_port, std::move(writable));
+  if (!m) return m.error();
+  mediator_ = std::move(*m);
+  return Ok{};
+}
+
+Status Launch::start_proxy() {
+  if (plan_.net.mode != NetPlan::Mode::proxy || plan_.loopback_proxy) return Ok{};
+  auto s = hooks_.net ? net::start(plan_.net, std::move(chan_.supervisor_end), hooks_.net)
+                      : net::start(plan_.net, std::move(chan_.supervisor_end));
+  if (!s) return s.error();
+  proxy_ = std::move(*s);
+  return Ok{};
+}
+
+Status Launch::release_child() {
+  // Saved before the workload can touch the terminal, put back however the run ends (terminal_state.h).
+  terminal_ = save_terminal();
+  if (::write(sync_.w.get(), &go_, 1) != 1)
+    return Error{ErrorClass::internal_error, "cannot start the sandbox", "", "sync", errno};
+  child_->released();
+  sync_.w.reset();
+  if (pump_) pump_->start();
+  return Ok{};
+}
+
+Result<RunOutcome> Launch::supervise() {
+  Supervise sup{child_->pid(), signals_.fd(), errp_.r.get(), status_.r.get(),
+                plan_, hooks_, terminal_, offline_.get()};
+  sup.run();
+  RunOutcome out = wind_down();
+  if (sup.failed) return failure_to_error(sup.failure, plan_);
+  return outcome_of(sup, std::move(out));
+}
+
+// After the run: the terminal as the caller had it, the services stopped, cage's own signal mask
+// back, and what the services and the cgroups counted.
+RunOutcome Launch::wind_down() {
+  // A SIGCONT not read yet (`bg` just before the run ended) still counts.
+  sigset_t cont;
+  sigemptyset(&cont);
+  sigaddset(&cont, SIGCONT);
+  struct timespec now {0, 0};
+  if (::sigtimedwait(&cont, nullptr, &now) == SIGCONT) note_continued(terminal_);
+  restore_terminal(terminal_);
+  RunOutcome out;
+  if (pump_) out.output = pump_->finish();  // init is gone, and with it every writer of the pipes
+  proxy_.reset();
+  mediator_.reset();
+  signals_.restore();
+  if (offline_) out.offline_lookups = offline_->finish();
+  if (cg_) {
+    out.cgroup = cg_->stats();
+    cg_->remove();
+  }
+  return out;
+}
+
+}  // namespace
+
+// The contain sequence: everything made ahead, clone, confine from outside, serve, release, supervise.
+Result<RunOutcome> execute_plan(const Plan& plan, const RunHooks& hooks) {
+  Launch run(plan, hooks);
+  if (auto s = run.prepare_child(); !s) return s.error();
+  if (auto s = run.start_child(); !s) return s.error();
+  if (auto s = run.confine_child(); !s) return s.error();
+  if (auto s = run.start_services(); !s) return s.error();
+  if (auto s = run.release_child(); !s) return s.error();
+  return run.supervise();
 }
 
 }  // namespace cage::lx

@@ -130,27 +130,16 @@ void wipe_environment() {
   for (char** e = environ; e && *e; ++e) std::memset(*e, 0, std::strlen(*e));
 }
 
-}  // namespace
-
-void child_fail(const ChildContext& c, ChildStep step, int err, int index) {
-  ChildFailure f{step, err, index};
-  ssize_t n;
-  do n = ::write(c.error_write, &f, sizeof f);
-  while (n < 0 && errno == EINTR);
-  int code = exit_status::kCageError;
-  if (step == ChildStep::exec) code = (err == ENOENT || err == ENOTDIR) ? exit_status::kNotFound : exit_status::kCannotExecute;
-  _exit(code);
-}
-
-void run_init(const ChildContext& c) {
-  // A capped stream: from here on neither init nor anything it starts holds the real one (dup2
-  // closes it), so no descriptor past the cap reaches it. dup2's copy is not close-on-exec.
+// A capped stream: from here on neither init nor anything it starts holds the real one (dup2
+// closes it), so no descriptor past the cap reaches it. dup2's copy is not close-on-exec.
+void take_capped_output(const ChildContext& c) {
   for (int fd = 1; fd < 3; ++fd)
     if (c.output_fds[fd] >= 0 && (::dup2(c.output_fds[fd], fd) < 0 || ::close(c.output_fds[fd]) != 0))
       child_fail(c, ChildStep::sync, errno);
-  wipe_environment();
-  const bool namespaces = c.plan->mechanism == Mechanism::namespaces;
-  const pid_t supervisor = ::getppid();
+}
+
+// Waits for the supervisor's release byte; exits if the supervisor is gone first.
+void await_release(const ChildContext& c, bool namespaces) {
   // With a pid namespace the kernel ends every process of the sandbox when init dies. Without one,
   // init must outlive a supervisor killed with SIGKILL long enough to end the workload's whole tree
   // and remove the run's private directory: it is told by a signal it waits for, not killed.
@@ -169,15 +158,20 @@ void run_init(const ChildContext& c) {
   }
   ::close(c.sync_read);
   c.scope_refused = go == kReleaseFallback;
-  // The limit is the sandbox user namespace's own (kernel/ucount.c: the user.* sysctls show the
-  // reader's namespace, writable with CAP_SYS_RESOURCE in it, which init has), checked for every
-  // namespace created beneath it whatever the filter; written through the host's /proc while it is
-  // still mounted here (the sandbox's /proc/sys is read-only).
-  if (namespaces && c.plan->no_nested_userns) {
-    int fd = ::open("/proc/sys/user/max_user_namespaces", O_WRONLY | O_CLOEXEC);
-    if (fd < 0 || ::write(fd, "0", 1) != 1) child_fail(c, ChildStep::nested_userns, errno);
-    ::close(fd);
-  }
+}
+
+// The limit is the sandbox user namespace's own (kernel/ucount.c: the user.* sysctls show the
+// reader's namespace, writable with CAP_SYS_RESOURCE in it, which init has), checked for every
+// namespace created beneath it whatever the filter; written through the host's /proc while it is
+// still mounted here (the sandbox's /proc/sys is read-only).
+void forbid_nested_userns(const ChildContext& c) {
+  int fd = ::open("/proc/sys/user/max_user_namespaces", O_WRONLY | O_CLOEXEC);
+  if (fd < 0 || ::write(fd, "0", 1) != 1) child_fail(c, ChildStep::nested_userns, errno);
+  ::close(fd);
+}
+
+// The sandbox's own root and hostname (namespaces only); the fds opened for the mounts end here.
+void build_view(const ChildContext& c, bool namespaces) {
   int idx = -1;
   ChildStep mount_phase = ChildStep::none;
   if (namespaces)
@@ -189,11 +183,12 @@ void run_init(const ChildContext& c) {
   const Plan& plan = *c.plan;
   if (namespaces && ::sethostname(plan.hostname.data(), plan.hostname.size()) != 0)
     child_fail(c, ChildStep::hostname, errno);
-  // Without a pid namespace init is not pid 1: as a subreaper it still inherits every orphan.
-  if (!namespaces && ::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) child_fail(c, ChildStep::signals, errno);
-  if (namespaces && plan.net.mode != NetPlan::Mode::host)
-    if (int e = bring_up_loopback()) child_fail(c, ChildStep::loopback, e);
-  if (::prctl(PR_SET_DUMPABLE, 0) != 0) child_fail(c, ChildStep::signals, errno);
+}
+
+// What the workload's network goes through: --net's transparent routes and shim, the offline
+// resolver, the connect() notification filter. net_fd, their channel to the supervisor, ends here.
+void connect_network(const ChildContext& c, bool namespaces) {
+  const Plan& plan = *c.plan;
   if (plan.net.mode == NetPlan::Mode::proxy && (plan.net.transparent.enabled || plan.net.lo_address != 0))
     if (int e = net::setup_transparent(plan.net, c.net_fd)) child_fail(c, ChildStep::shim, e);
   if (namespaces && plan.net.offline_resolver != 0)
@@ -203,18 +198,47 @@ void run_init(const ChildContext& c) {
   if (plan.net.mode == NetPlan::Mode::proxy && !plan.loopback_proxy)
     if (int e = net::spawn_shim(plan.net, c.net_fd, c.secret_envp, &c.shim_ready)) child_fail(c, ChildStep::shim, e);
   if (c.net_fd >= 0) ::close(c.net_fd);
+}
+
+pid_t start_workload(const ChildContext& c) {
   pid_t child = spawn_workload(c);
   if (child < 0) child_fail(c, ChildStep::fork_workload, errno);
   if (c.shim_ready >= 0) ::close(c.shim_ready);
   for (char* s : c.secret_envp) explicit_bzero(s, std::strlen(s));  // the workload has its own copy
-  // init keeps no privilege it does not need: reaping and kill() of its own children need none. A
-  // drop that fails ends the run (the supervisor hears it on the error pipe, still open here).
+  return child;
+}
+
+// init keeps no privilege it does not need: reaping and kill() of its own children need none. A
+// drop that fails ends the run (the supervisor hears it on the error pipe, still open here).
+void drop_init_privileges(const ChildContext& c, pid_t child) {
   ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
   if (int e = clear_capabilities()) {
     ::kill(child, SIGKILL);
     child_fail(c, ChildStep::caps, e);
   }
-  ::close(c.error_write);
+}
+
+// The workload has exited: its wait status (and, with namespaces, the tmpfs usage) goes to the
+// supervisor; without a pid namespace init ends what is left of the tree itself.
+[[noreturn]] void report_workload_exit(const ChildContext& c, int status, bool namespaces) {
+  ssize_t n;
+  do n = ::write(c.status_write, &status, sizeof status);
+  while (n < 0 && errno == EINTR);
+  if (namespaces) send_tmpfs_usage(*c.plan, c.tmpfs_fds.data(), c.status_write);
+  if (!namespaces) end_descendants();
+  _exit(0);
+}
+
+void reap_children(const ChildContext& c, pid_t child, bool namespaces) {
+  int status = 0;
+  pid_t pid;
+  while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0)
+    if (pid == child) report_workload_exit(c, status, namespaces);
+}
+
+// init's life after the start: reap every zombie, forward the supervisor's signals to the workload,
+// and end with the workload (or with the supervisor, when there is no pid namespace to do it).
+[[noreturn]] void supervise_workload(const ChildContext& c, pid_t child, pid_t supervisor, bool namespaces) {
   sigset_t all;
   sigfillset(&all);
   for (;;) {
@@ -233,16 +257,7 @@ void run_init(const ChildContext& c) {
       ::kill(::getpid(), SIGKILL);
     }
     if (sig == SIGCHLD) {
-      int status = 0;
-      pid_t pid;
-      while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
-        if (pid != child) continue;
-        do n = ::write(c.status_write, &status, sizeof status);
-        while (n < 0 && errno == EINTR);
-        if (namespaces) send_tmpfs_usage(*c.plan, c.tmpfs_fds.data(), c.status_write);
-        if (!namespaces) end_descendants();
-        _exit(0);
-      }
+      reap_children(c, child, namespaces);
       continue;
     }
     // Forward only what the supervisor sent (si_pid 0: a sender outside this pid namespace, by
@@ -250,6 +265,39 @@ void run_init(const ChildContext& c) {
     if (forwarded(sig) && si.si_code <= 0 && (si.si_pid == 0 || (!namespaces && si.si_pid == ::getppid())))
       ::kill(child, sig);
   }
+}
+
+}  // namespace
+
+void child_fail(const ChildContext& c, ChildStep step, int err, int index) {
+  ChildFailure f{step, err, index};
+  ssize_t n;
+  do n = ::write(c.error_write, &f, sizeof f);
+  while (n < 0 && errno == EINTR);
+  int code = exit_status::kCageError;
+  if (step == ChildStep::exec) code = (err == ENOENT || err == ENOTDIR) ? exit_status::kNotFound : exit_status::kCannotExecute;
+  _exit(code);
+}
+
+// The sequence of the sandbox's pid 1, each step failing closed through child_fail.
+void run_init(const ChildContext& c) {
+  take_capped_output(c);
+  wipe_environment();
+  const bool namespaces = c.plan->mechanism == Mechanism::namespaces;
+  const pid_t supervisor = ::getppid();
+  await_release(c, namespaces);
+  if (namespaces && c.plan->no_nested_userns) forbid_nested_userns(c);
+  build_view(c, namespaces);
+  // Without a pid namespace init is not pid 1: as a subreaper it still inherits every orphan.
+  if (!namespaces && ::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) child_fail(c, ChildStep::signals, errno);
+  if (namespaces && c.plan->net.mode != NetPlan::Mode::host)
+    if (int e = bring_up_loopback()) child_fail(c, ChildStep::loopback, e);
+  if (::prctl(PR_SET_DUMPABLE, 0) != 0) child_fail(c, ChildStep::signals, errno);
+  connect_network(c, namespaces);
+  pid_t child = start_workload(c);
+  drop_init_privileges(c, child);
+  ::close(c.error_write);
+  supervise_workload(c, child, supervisor, namespaces);
 }
 
 }  // namespace cage::lx

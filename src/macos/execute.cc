@@ -23,7 +23,9 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <optional>
 
+#include "common/deadline.h"
 #include "macos/compile.h"
 #include "policy/rlimits.h"
 #include "proxy/loopback.h"
@@ -32,7 +34,6 @@ namespace cage::macos {
 
 namespace {
 
-constexpr int kGraceMs = 5000;  // --timeout: SIGTERM, then SIGKILL this much later
 const int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
 struct Resource {
@@ -143,84 +144,85 @@ Status check_command(const std::string& cmd, const std::vector<std::string>& env
 struct Supervise {
   pid_t pid;
   int signals;  // read end of the signal pipe
-  int64_t timeout_ms;
-  bool timed_out = false;
+  Deadline timeout;
 
   int wait_status() {
-    int64_t deadline = timeout_ms > 0 ? now_ms() + timeout_ms : -1, kill_at = -1;
     while (true) {
       int st = 0;
       pid_t r = waitpid(pid, &st, WNOHANG);
       if (r == pid) return st;
       if (r < 0 && errno != EINTR) return exit_status::kCageError << 8;
       // SIGCHLD is not caught: a short poll keeps the loop simple and the latency small.
+      int next = timeout.poll_ms(now_ms());
       pollfd fd{signals, POLLIN, 0};
-      int wait = 50;
-      int64_t next = kill_at >= 0 ? kill_at : deadline;
-      if (next >= 0) wait = static_cast<int>(std::clamp<int64_t>(next - now_ms(), 0, 50));
-      if (poll(&fd, 1, wait) > 0) {
-        unsigned char sigs[64];
-        ssize_t n = read(signals, sigs, sizeof sigs);
-        for (ssize_t i = 0; i < n; ++i) kill(pid, sigs[i]);
-      }
-      int64_t t = now_ms();
-      if (deadline >= 0 && !timed_out && t >= deadline) {
-        timed_out = true;
-        kill(pid, SIGTERM);
-        kill_at = t + kGraceMs;
-      } else if (kill_at >= 0 && t >= kill_at) {
-        kill(pid, SIGKILL);
-        kill_at = -1;
-      }
+      if (poll(&fd, 1, next < 0 ? 50 : std::min(next, 50)) > 0) forward_signals();
+      Deadline::Step step = timeout.due(now_ms());
+      if (step == Deadline::Step::terminate) kill(pid, SIGTERM);
+      if (step == Deadline::Step::kill) kill(pid, SIGKILL);
     }
+  }
+  void forward_signals() {
+    unsigned char sigs[64];
+    ssize_t n = read(signals, sigs, sizeof sigs);
+    for (ssize_t i = 0; i < n; ++i) kill(pid, sigs[i]);
   }
 };
 
-}  // namespace
-
-Result<int> execute(const policy::Policy& pol, const std::vector<std::pair<std::string, std::string>>& caller_env,
-                    const std::string& sandbox_exec) {
-  if (access(sandbox_exec.c_str(), X_OK) != 0)
-    return unavailable(sandbox_exec, "sandbox-exec is missing or not executable on this Mac",
-                       "cage enforces policies on macOS with the system's sandbox-exec; restore it or run on a "
-                       "macOS that ships it",
-                       errno);
-  auto tmp = private_tmp(caller_env);
-  if (!tmp) return tmp.error();
-  // Removed however the run ends (the workload may leave anything in it; links are removed, not followed).
-  std::unique_ptr<std::string, void (*)(std::string*)> cleanup(new std::string(*tmp), [](std::string* d) {
+// Removes the run's private TMPDIR however the run ends (the workload may leave anything in it;
+// links are removed, not followed).
+struct RemovedAtEnd {
+  std::string dir;
+  explicit RemovedAtEnd(std::string d) : dir(std::move(d)) {}
+  RemovedAtEnd(const RemovedAtEnd&) = delete;
+  RemovedAtEnd& operator=(const RemovedAtEnd&) = delete;
+  ~RemovedAtEnd() {
     std::error_code ec;
-    std::filesystem::remove_all(*d, ec);
-    delete d;
-  });
-  std::unique_ptr<proxy::LoopbackProxy> net;
-  MacHostFacts facts = make_real_mac_facts(true);
-  if (!pol.net.empty()) {
-    proxy::ServerOptions opt;
-    opt.max_connections = proxy::connection_limit(pol.limits.memory_bytes);
-    auto p = proxy::LoopbackProxy::start(proxy::Allowlist(pol.net), proxy::print_denials, opt);
-    if (!p) return p.error();
-    net = std::move(*p);
-    facts.proxy_port = net->port();
-    facts.proxy_secret = net->secret();
+    std::filesystem::remove_all(dir, ec);
   }
-  facts.private_tmp = canonical_mac_path(*tmp, facts);
+};
+
+Status check_sandbox_exec(const std::string& sandbox_exec) {
+  if (access(sandbox_exec.c_str(), X_OK) == 0) return Ok{};
+  return unavailable(sandbox_exec, "sandbox-exec is missing or not executable on this Mac",
+                     "cage enforces policies on macOS with the system's sandbox-exec; restore it or run on a "
+                     "macOS that ships it",
+                     errno);
+}
+
+// --net: cage's proxy on an ephemeral loopback port, which the profile then allows and nothing else.
+Result<std::unique_ptr<proxy::LoopbackProxy>> start_proxy(const policy::Policy& pol, MacHostFacts& facts) {
+  if (pol.net.empty()) return std::unique_ptr<proxy::LoopbackProxy>{};
+  proxy::ServerOptions opt;
+  opt.max_connections = proxy::connection_limit(pol.limits.memory_bytes);
+  auto p = proxy::LoopbackProxy::start(proxy::Allowlist(pol.net), proxy::print_denials, opt);
+  if (!p) return p.error();
+  facts.proxy_port = (*p)->port();
+  facts.proxy_secret = (*p)->secret();
+  return std::move(*p);
+}
+
+// The profile and the command line, with the command known to exist and what cannot be enforced said.
+Result<MacPlan> compile_run(const policy::Policy& pol, const MacHostFacts& facts,
+                            const std::vector<std::pair<std::string, std::string>>& caller_env) {
   auto plan = compile(pol, facts, caller_env);
   if (!plan) return plan.error();
   if (plan->argv.empty()) return usage("command", "no command to run", "cage [OPTIONS] -- COMMAND [ARG...]");
   if (auto s = check_command(plan->argv[0], plan->env); !s) return s.error();
   for (const auto& u : plan->unenforced) std::fprintf(stderr, "cage: warning: not enforced: %s\n", u.c_str());
+  return plan;
+}
 
-  Spawn s;
+// Fills `s` in place: its argv and envp point into its own args and into the plan, which must outlive it.
+void prepare_spawn(Spawn& s, MacPlan& plan, const std::string& sandbox_exec) {
   s.exe = sandbox_exec;
-  s.args = {"sandbox-exec", "-p", plan->sbpl, "--"};
-  s.args.insert(s.args.end(), plan->argv.begin(), plan->argv.end());
+  s.args = {"sandbox-exec", "-p", plan.sbpl, "--"};
+  s.args.insert(s.args.end(), plan.argv.begin(), plan.argv.end());
   for (auto& a : s.args) s.argv.push_back(a.data());
   s.argv.push_back(nullptr);
-  for (auto& e : plan->env) s.envp.push_back(e.data());
+  for (auto& e : plan.env) s.envp.push_back(e.data());
   s.envp.push_back(nullptr);
-  s.cwd = plan->cwd;
-  for (const auto& r : plan->limits.rlimits)
+  s.cwd = plan.cwd;
+  for (const auto& r : plan.limits.rlimits)
     for (const auto& res : kResources)
       if (r.name == res.name) {
         rlimit rl{};
@@ -228,41 +230,79 @@ Result<int> execute(const policy::Policy& pol, const std::vector<std::pair<std::
         rl.rlim_max = r.hard == UINT64_MAX ? RLIM_INFINITY : static_cast<rlim_t>(r.hard);
         s.limits.emplace_back(res.id, rl);
       }
+}
 
-  int sp[2], ep[2];
-  if (pipe(sp) != 0 || pipe(ep) != 0) return unavailable("cage", "cannot create pipes", "check the fd limit", errno);
-  for (int fd : {sp[0], sp[1], ep[0], ep[1]}) fcntl(fd, F_SETFD, FD_CLOEXEC);
-  fcntl(sp[1], F_SETFL, O_NONBLOCK);
-  fcntl(sp[0], F_SETFL, O_NONBLOCK);
-  g_signal_pipe = sp[1];
+// The pipes of one run: signals sent to cage (from the handler to the supervising loop) and the
+// child's ChildError (closed by its exec: EOF means sandbox-exec runs).
+struct RunPipes {
+  int sp[2] = {-1, -1}, ep[2] = {-1, -1};
+  Status open() {
+    if (pipe(sp) != 0 || pipe(ep) != 0)
+      return unavailable("cage", "cannot create pipes", "check the fd limit", errno);
+    for (int fd : {sp[0], sp[1], ep[0], ep[1]}) fcntl(fd, F_SETFD, FD_CLOEXEC);
+    fcntl(sp[1], F_SETFL, O_NONBLOCK);
+    fcntl(sp[0], F_SETFL, O_NONBLOCK);
+    return Ok{};
+  }
+};
+
+void forward_signals_to(int pipe_write) {
+  g_signal_pipe = pipe_write;
   struct sigaction sa {};
   sa.sa_sigaction = on_signal;
   sa.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&sa.sa_mask);
   for (int sig : kForwarded) sigaction(sig, &sa, nullptr);
   signal(SIGPIPE, SIG_IGN);
+}
 
+Error child_error(const ChildError& ce, const Spawn& s) {
+  const char* what[] = {"cannot enter the working directory", "cannot set a resource limit",
+                        "cannot execute /usr/bin/sandbox-exec"};
+  return unavailable(ce.step == 0 ? s.cwd : ce.step == 1 ? "--rlimit" : s.exe, what[ce.step % 3],
+                     "check the path and limits", ce.err);
+}
+
+// Forks the child, supervises it to its end, and turns that end into an exit status or an Error.
+Result<int> run_sandboxed(const Spawn& s, std::optional<uint64_t> timeout_ms, proxy::LoopbackProxy* net) {
+  RunPipes p;
+  if (auto st = p.open(); !st) return st.error();
+  forward_signals_to(p.sp[1]);
   pid_t pid = fork();
   if (pid < 0) return unavailable("cage", "fork failed", "check the process limit", errno);
-  if (pid == 0) child(s, ep[1]);
-  close(ep[1]);
-  Supervise sup{pid, sp[0], pol.limits.timeout_ms ? static_cast<int64_t>(*pol.limits.timeout_ms) : 0};
+  if (pid == 0) child(s, p.ep[1]);
+  close(p.ep[1]);
+  Supervise sup{pid, p.sp[0], Deadline(now_ms(), timeout_ms)};
   int st = sup.wait_status();
   ChildError ce{};
-  ssize_t got = read(ep[0], &ce, sizeof ce);
-  close(ep[0]);
+  ssize_t got = read(p.ep[0], &ce, sizeof ce);
+  close(p.ep[0]);
   for (int sig : kForwarded) signal(sig, SIG_DFL);
-  close(sp[0]);
-  close(sp[1]);
+  close(p.sp[0]);
+  close(p.sp[1]);
   if (net) net->stop();
-  if (got == static_cast<ssize_t>(sizeof ce)) {
-    const char* what[] = {"cannot enter the working directory", "cannot set a resource limit",
-                          "cannot execute /usr/bin/sandbox-exec"};
-    return unavailable(ce.step == 0 ? s.cwd : ce.step == 1 ? "--rlimit" : sandbox_exec, what[ce.step % 3],
-                       "check the path and limits", ce.err);
-  }
-  if (sup.timed_out) return exit_status::kTimedOut;
+  if (got == static_cast<ssize_t>(sizeof ce)) return child_error(ce, s);
+  if (sup.timeout.timed_out()) return exit_status::kTimedOut;
   return exit_status::of_wait(st);
+}
+
+}  // namespace
+
+Result<int> execute(const policy::Policy& pol, const std::vector<std::pair<std::string, std::string>>& caller_env,
+                    const std::string& sandbox_exec) {
+  if (auto s = check_sandbox_exec(sandbox_exec); !s) return s.error();
+  auto tmp = private_tmp(caller_env);
+  if (!tmp) return tmp.error();
+  RemovedAtEnd tmp_removed{*tmp};
+  MacHostFacts facts = make_real_mac_facts(true);
+  auto net = start_proxy(pol, facts);
+  if (!net) return net.error();
+  facts.private_tmp = canonical_mac_path(*tmp, facts);
+  auto plan = compile_run(pol, facts, caller_env);
+  if (!plan) return plan.error();
+  Spawn s;
+  prepare_spawn(s, *plan, sandbox_exec);
+  return run_sandboxed(s, pol.limits.timeout_ms, net->get());
 }
 
 }  // namespace cage::macos
