@@ -163,6 +163,23 @@ TEST(SeccompBuild, EmbeddedFiltersMatchTheDataFiles) {
   }
 }
 
+// seccomp/landlock_only.txt makes the very programs the hand-written builder made
+// (seccomp_fallback.cc), instruction for instruction, in each of its four variants.
+TEST(SeccompBuild, LandlockOnlyDataMatchesTheHandWrittenSupplement) {
+  for (bool share_net : {false, true})
+    for (bool metadata : {false, true}) {
+      auto old = build_landlock_only_supplement(share_net, metadata);
+      ASSERT_TRUE(old) << old.error().reason;
+      auto embedded = embedded_landlock_only(share_net, metadata);
+      ASSERT_EQ(old->filter.size(), embedded.size()) << share_net << metadata;
+      EXPECT_TRUE(std::equal(embedded.begin(), embedded.end(), old->filter.begin(),
+                             [](const sock_filter& a, const sock_filter& b) {
+                               return a.code == b.code && a.jt == b.jt && a.jf == b.jf && a.k == b.k;
+                             }))
+          << share_net << metadata;
+    }
+}
+
 TEST(SeccompBuild, BuildProgramPerProfile) {
   for (auto profile : {policy::SeccompProfile::default_profile, policy::SeccompProfile::relaxed}) {
     auto prog = build_program(SeccompPlan{profile});
