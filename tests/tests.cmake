@@ -47,8 +47,6 @@ if(CAGE_OS STREQUAL "linux")
 endif()
 target_link_libraries(cage_unit_tests PRIVATE cage_core GTest::gtest GTest::gtest_main)
 cage_seccomp_unit_tests(cage_unit_tests)  # seccomp/seccomp.cmake
-# The hand-written Landlock-only supplement, until the data file is proved to make the same programs.
-target_sources(cage_unit_tests PRIVATE src/linux/seccomp_fallback.cc)
 target_compile_options(cage_unit_tests PRIVATE -Wall -Wextra -Werror)
 target_compile_definitions(cage_unit_tests PRIVATE CAGE_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
 gtest_discover_tests(cage_unit_tests PROPERTIES LABELS unit DISCOVERY_TIMEOUT 30)
