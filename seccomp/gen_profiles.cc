@@ -90,7 +90,8 @@ int main(int argc, char** argv) {
       have_landlock_only = true;
       continue;
     }
-    if (auto when = unknown_conditions(*profile, {}); !when.empty()) return die(when.front() + ": only in a supplement");
+    if (auto when = unknown_conditions(*profile, {}); !when.empty())
+      return die(when.front() + ": %when is for a supplement, not a profile");
     if (name == "floor") {
       if (i != 3) return die("floor=FILE must come first");
       floor = *profile;

@@ -147,7 +147,8 @@ bool valid_name(std::string_view n) {
 // A %when condition: "always", or a lower-case name, negated by a leading '!'.
 bool valid_condition(std::string_view w) {
   if (!w.empty() && w.front() == '!') w.remove_prefix(1);
-  return !w.empty() && std::all_of(w.begin(), w.end(), [](char c) { return (c >= 'a' && c <= 'z') || c == '-'; });
+  auto name_char = [](char c) { return (c >= 'a' && c <= 'z') || c == '-'; };
+  return !w.empty() && std::all_of(w.begin(), w.end(), name_char);
 }
 
 // "a0", "a1:32" (low 32 bits), "a1&0xf" (masked).
@@ -248,7 +249,8 @@ Result<Profile> parse_profile(std::string_view text, std::string file) {
       continue;
     }
     if (t[0] == "%when") {
-      if (t.size() != 2 || !valid_condition(t[1])) return invalid(where, "expected '%when always' or '%when [!]name'");
+      if (t.size() != 2 || !valid_condition(t[1]))
+        return invalid(where, "expected '%when always' or '%when [!]name'");
       when = t[1] == "always" ? "" : std::string(t[1]);
       continue;
     }
@@ -291,7 +293,8 @@ constexpr uint32_t kAllArches[] = {
 
 // "463": a syscall newer than libseccomp, by number (the same on every architecture since Linux 5.1).
 bool is_number(const std::string& name) {
-  return !name.empty() && name.size() <= 4 && std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; });
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  return !name.empty() && name.size() <= 4 && std::all_of(name.begin(), name.end(), digit);
 }
 
 // libseccomp answers a real number, a socketcall/ipc multiplex number (-100..-199), or a pseudo
@@ -335,7 +338,8 @@ std::vector<scmp_arg_cmp> alternatives(const Condition& c) {
       else out.push_back({c.arg, SCMP_CMP_EQ, c.values[0], 0});
       return out;
     case Op::in:  // one rule per value, in the order written
-      for (uint64_t v : c.values) out.push_back(alternatives(Condition{c.arg, c.low32, c.mask, Op::eq, {v}})[0]);
+      for (uint64_t v : c.values)
+        out.push_back(alternatives(Condition{c.arg, c.low32, c.mask, Op::eq, {v}})[0]);
       return out;
     case Op::lt: return {{c.arg, SCMP_CMP_LT, c.values[0], 0}};
     case Op::gt: return {{c.arg, SCMP_CMP_GT, c.values[0], 0}};
@@ -427,7 +431,8 @@ Status add_rule(const Profile& p, const Rule& r, const std::vector<uint32_t>& ar
     rows = std::move(next);
   }
   for (const auto& row : rows) {
-    int rc = seccomp_rule_add_array(ctx, action_of(r.action), nr, static_cast<unsigned>(row.size()), row.data());
+    int rc =
+        seccomp_rule_add_array(ctx, action_of(r.action), nr, static_cast<unsigned>(row.size()), row.data());
     if (rc) return fail(p.file + ":" + std::to_string(r.line) + " " + r.name + ": seccomp_rule_add", rc);
   }
   return Ok{};
@@ -465,7 +470,8 @@ Result<std::vector<sock_filter>> compile_profile(const Profile& p, const ArchSet
 Profile select_when(const Profile& p, const std::vector<std::string>& true_conditions) {
   auto holds = [&](const std::string& w) {
     bool negated = !w.empty() && w[0] == '!';
-    bool is_true = std::find(true_conditions.begin(), true_conditions.end(), w.substr(negated)) != true_conditions.end();
+    const auto& on = true_conditions;
+    bool is_true = std::find(on.begin(), on.end(), w.substr(negated)) != on.end();
     return w.empty() || is_true != negated;
   };
   Profile out = p;

@@ -213,7 +213,9 @@ TEST(SeccompBuild, LandlockOnlyVariantsMatchTheDataFile) {
 TEST(SeccompData, LandlockOnlySectionsSelectByRun) {
   Profile data = load("landlock_only");
   EXPECT_EQ(data.compat, Compat::native);
-  auto has = [](const Profile& p, const std::string& name) { return find(p, name, Action::eperm) != nullptr; };
+  auto has = [](const Profile& p, const std::string& name) {
+    return find(p, name, Action::eperm) != nullptr;
+  };
   Profile isolated = select_when(data, {}), shared = select_when(data, {"share-net", "allow-metadata"});
   EXPECT_TRUE(has(isolated, "listen") && has(isolated, "sendto") && has(isolated, "463"));
   EXPECT_FALSE(has(shared, "listen") || has(shared, "sendto") || has(shared, "463"));
