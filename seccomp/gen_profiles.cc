@@ -1,5 +1,6 @@
 // Build-time generator: seccomp/*.txt -> BPF (via libseccomp) -> a C++ table compiled into cage.
 // Usage: gen_profiles TARGET_ARCH OUT.cc floor=seccomp/floor.txt default=seccomp/default.txt relaxed=...
+//        landlock_only=seccomp/landlock_only.txt (the Landlock-only supplement: no floor, four variants)
 // floor (first) is put in front of every other profile and is, alone, the filter of --seccomp none.
 // Fails the build on a malformed entry, a missing reason, or a syscall name no architecture knows.
 #include <cstdio>
@@ -23,6 +24,36 @@ std::string enumerator(const std::string& profile) {
   return profile == "default" ? "default_profile" : profile;
 }
 
+void emit_array(std::ostream& o, const std::string& name, const std::vector<sock_filter>& bpf) {
+  o << "constexpr sock_filter k_" << name << "[] = {\n";
+  for (const auto& ins : bpf) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "    {0x%04x, %u, %u, 0x%08x},\n", ins.code, ins.jt, ins.jf, ins.k);
+    o << buf;
+  }
+  o << "};\n";
+}
+
+// The %when conditions of seccomp/landlock_only.txt, in the order of embedded_landlock_only's arguments.
+const std::vector<std::string> kLandlockOnlyConditions = {"share-net", "allow-metadata"};
+
+// seccomp/landlock_only.txt: a filter for each combination of its conditions, k_landlock_only_N
+// with N = 2 * share-net + allow-metadata. No floor: it is stacked on a profile that has one.
+std::string emit_landlock_only(std::ostream& o, const Profile& p, const ArchSet& arches) {
+  if (auto typos = unknown_conditions(p, kLandlockOnlyConditions); !typos.empty())
+    return typos.front() + ": unknown condition";
+  for (int n = 0; n < 4; ++n) {
+    std::vector<std::string> on;
+    if (n & 2) on.push_back("share-net");
+    if (n & 1) on.push_back("allow-metadata");
+    auto bpf = compile_profile(select_when(p, on), arches);
+    if (!bpf) return bpf.error().input + ": " + bpf.error().reason;
+    if (bpf->size() > BPF_MAXINSNS) return "landlock_only: filter longer than BPF_MAXINSNS";
+    emit_array(o, "landlock_only_" + std::to_string(n), *bpf);
+  }
+  return {};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -39,7 +70,7 @@ int main(int argc, char** argv) {
     << "namespace cage::lx::seccomp {\nnamespace {\n";
   std::vector<std::string> names, killers;  // killers[i]: what profile names[i] kills, for the death note
   Profile floor;
-  bool have_floor = false;
+  bool have_floor = false, have_landlock_only = false;
   for (int i = 3; i < argc; ++i) {
     std::string arg = argv[i];
     auto eq = arg.find('=');
@@ -54,6 +85,13 @@ int main(int argc, char** argv) {
     auto typos = unknown_everywhere(*profile);
     for (const auto& t : typos) std::fprintf(stderr, "gen_profiles: %s: no architecture has this syscall\n", t.c_str());
     if (!typos.empty()) return 1;
+    if (name == "landlock_only") {
+      if (auto err = emit_landlock_only(o, *profile, *arches); !err.empty()) return die(err);
+      have_landlock_only = true;
+      continue;
+    }
+    if (auto when = unknown_conditions(*profile, {}); !when.empty())
+      return die(when.front() + ": %when is for a supplement, not a profile");
     if (name == "floor") {
       if (i != 3) return die("floor=FILE must come first");
       floor = *profile;
@@ -67,13 +105,7 @@ int main(int argc, char** argv) {
     auto bpf = compile_profile(*profile, *arches);
     if (!bpf) return die(bpf.error().input + ": " + bpf.error().reason);
     if (bpf->size() > BPF_MAXINSNS) return die(name + ": filter longer than BPF_MAXINSNS");
-    o << "constexpr sock_filter k_" << name << "[] = {\n";
-    for (const auto& ins : *bpf) {
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "    {0x%04x, %u, %u, 0x%08x},\n", ins.code, ins.jt, ins.jf, ins.k);
-      o << buf;
-    }
-    o << "};\n";
+    emit_array(o, name, *bpf);
     names.push_back(name);
     // The calls this filter answers with SIGSYS, in file order, each once: the parent of a process the
     // filter killed learns no syscall number, so this list is what cage can tell the user (report.cc).
@@ -86,6 +118,7 @@ int main(int argc, char** argv) {
     if (profile->compat == Compat::deny) kills += (kills.empty() ? "" : ", ") + std::string(compat);
     killers.push_back(kills);
   }
+  if (!have_landlock_only) return die("landlock_only=FILE missing");
   o << "}  // namespace\n\nstd::span<const sock_filter> embedded_filter(policy::SeccompProfile p) {\n"
     << "  switch (p) {\n";
   for (const auto& n : names) o << "    case policy::SeccompProfile::" << enumerator(n) << ": return k_" << n << ";\n";
@@ -95,6 +128,10 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < names.size(); ++i)
     o << "    case policy::SeccompProfile::" << enumerator(names[i]) << ": return \"" << killers[i] << "\";\n";
   o << "  }\n  return {};\n}\n\n"
+    << "std::span<const sock_filter> embedded_landlock_only(bool share_net, bool allow_metadata) {\n"
+    << "  static constexpr std::span<const sock_filter> k[] = {k_landlock_only_0, k_landlock_only_1,\n"
+    << "                                                       k_landlock_only_2, k_landlock_only_3};\n"
+    << "  return k[2 * share_net + allow_metadata];\n}\n\n"
     << "}  // namespace cage::lx::seccomp\n";
   std::ofstream out(out_path);
   out << o.str();

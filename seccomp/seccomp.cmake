@@ -30,7 +30,9 @@ set(cage_seccomp_out ${CMAKE_BINARY_DIR}/generated/seccomp_profiles.cc)
 add_custom_command(OUTPUT ${cage_seccomp_out}
   COMMAND ${cage_seccomp_gen_cmd} ${CAGE_SECCOMP_ARCH} ${cage_seccomp_out}
           floor=${CMAKE_SOURCE_DIR}/seccomp/floor.txt default=${CMAKE_SOURCE_DIR}/seccomp/default.txt relaxed=${CMAKE_SOURCE_DIR}/seccomp/relaxed.txt
+          landlock_only=${CMAKE_SOURCE_DIR}/seccomp/landlock_only.txt
   DEPENDS ${cage_seccomp_gen_cmd} ${CMAKE_SOURCE_DIR}/seccomp/floor.txt ${CMAKE_SOURCE_DIR}/seccomp/default.txt ${CMAKE_SOURCE_DIR}/seccomp/relaxed.txt
+          ${CMAKE_SOURCE_DIR}/seccomp/landlock_only.txt
   COMMENT "Generating seccomp BPF from seccomp/*.txt for ${CAGE_SECCOMP_ARCH}"
   VERBATIM)
 add_library(cage_seccomp_profiles STATIC ${cage_seccomp_out})

@@ -245,68 +245,106 @@ bool plan_user_scope(Plan& plan, const HostView& host, const Mount& m, const std
 
 }  // namespace
 
-Status compile_cgroups(Plan& plan, const HostView& host, const std::string& runtime_dir) {
-  const policy::Limits& l = plan.limits;
-  auto want = wanted(l);
-  CgroupPlan& cg = plan.cgroup;
-  cg.strict = l.strict;
-  if (want.empty()) return Ok{};
-  auto proc = host.read_file("/proc/self/cgroup").value_or("");
-  auto mounts = cgroup_mounts(host);
-  Missing missing;
-  bool decided = false;
+namespace {
 
-  // cgroup v2 when the unified hierarchy offers every controller asked for.
-  std::string v2why = "no cgroup v2 hierarchy is mounted";
-  for (const auto& m : mounts) {
+// What compile_cgroups reads of the host once: our own cgroups and the cgroup mounts.
+struct CgroupHost {
+  std::string proc;  // /proc/self/cgroup
+  std::vector<Mount> mounts;
+};
+
+// What the cgroup v2 attempt settled: every limit in a direct cgroup, some in a systemd user scope
+// (the rest in `missing`), or nothing (cgroup v1 is tried next).
+enum class V2Outcome { direct, user_scope, none };
+
+// cgroup v2 when the unified hierarchy offers every controller asked for; else, unprivileged, a
+// scope from the systemd user manager. `why` says why no direct v2 cgroup could be used.
+V2Outcome plan_cgroup_v2(Plan& plan, const HostView& host, const CgroupHost& h, const std::vector<Want>& want,
+                         const std::string& runtime_dir, std::string& why, Missing& missing) {
+  CgroupPlan& cg = plan.cgroup;
+  for (const auto& m : h.mounts) {
     if (m.fstype != "cgroup2") continue;
-    auto own = dir_of(m, own_cgroup(proc, ""));
+    auto own = dir_of(m, own_cgroup(h.proc, ""));
     if (!own) continue;
-    if (auto parent = v2_parent(host, *own, want, v2why)) {
+    if (auto parent = v2_parent(host, *own, want, why)) {
       cg.version = 2;
       cg.via = CgroupVia::direct;
       cg.dirs.push_back(CgroupDir{"", *parent});
-      for (const auto& w : want) add_writes(cg, 0, w.controller, l, 2, w.limit);
-      return Ok{};
+      for (const auto& w : want) add_writes(cg, 0, w.controller, plan.limits, 2, w.limit);
+      return V2Outcome::direct;
     }
-    if (host.uid() != 0) decided = plan_user_scope(plan, host, m, want, runtime_dir, v2why, missing);
+    if (host.uid() != 0 && plan_user_scope(plan, host, m, want, runtime_dir, why, missing))
+      return V2Outcome::user_scope;
     break;
   }
-  // cgroup v1: one hierarchy per controller, each run cgroup beneath our own cgroup there (so the
-  // limits the caller is under still apply to the sandbox).
-  for (const auto& w : want) {
-    if (decided) break;
-    std::string why = v2why + "; no cgroup v1 '" + w.controller + "' hierarchy is mounted";
-    bool done = false;
-    for (const auto& m : mounts) {
-      if (m.fstype != "cgroup" || !has_word(m.options, ',', w.controller)) continue;
-      auto dir = dir_of(m, own_cgroup(proc, w.controller));
-      if (!dir) continue;
-      if (host.stat(*dir).kind != FileKind::dir || !host.writable(*dir)) {
-        why = v2why + "; the cgroup v1 '" + w.controller + "' directory " + *dir + " is missing or not writable by uid " +
-              std::to_string(host.uid());
-        break;
-      }
-      cg.version = 1;
-      cg.via = CgroupVia::direct;
-      size_t idx = cg.dirs.size();
-      for (size_t i = 0; i < cg.dirs.size(); ++i)
-        if (cg.dirs[i].parent == *dir) idx = i;
-      if (idx == cg.dirs.size()) cg.dirs.push_back(CgroupDir{w.controller, *dir});
-      add_writes(cg, idx, w.controller, l, 1, w.limit);
-      done = true;
-      break;
+  return V2Outcome::none;
+}
+
+// One controller's cgroup v1 hierarchy: a run cgroup beneath our own cgroup there. False, with
+// `why`, when no mounted hierarchy of it can be used.
+bool plan_v1_controller(CgroupPlan& cg, const HostView& host, const CgroupHost& h, const Want& w,
+                        const policy::Limits& l, const std::string& v2why, std::string& why) {
+  why = v2why + "; no cgroup v1 '" + w.controller + "' hierarchy is mounted";
+  for (const auto& m : h.mounts) {
+    if (m.fstype != "cgroup" || !has_word(m.options, ',', w.controller)) continue;
+    auto dir = dir_of(m, own_cgroup(h.proc, w.controller));
+    if (!dir) continue;
+    if (host.stat(*dir).kind != FileKind::dir || !host.writable(*dir)) {
+      why = v2why + "; the cgroup v1 '" + w.controller + "' directory " + *dir +
+            " is missing or not writable by uid " + std::to_string(host.uid());
+      return false;
     }
-    if (!done) missing.emplace_back(w, why);
+    cg.version = 1;
+    cg.via = CgroupVia::direct;
+    size_t idx = cg.dirs.size();
+    for (size_t i = 0; i < cg.dirs.size(); ++i)
+      if (cg.dirs[i].parent == *dir) idx = i;
+    if (idx == cg.dirs.size()) cg.dirs.push_back(CgroupDir{w.controller, *dir});
+    add_writes(cg, idx, w.controller, l, 1, w.limit);
+    return true;
   }
+  return false;
+}
+
+// cgroup v1: one hierarchy per controller, each run cgroup beneath our own cgroup there (so the
+// limits the caller is under still apply to the sandbox). Returns the limits no hierarchy takes.
+Missing plan_cgroup_v1(CgroupPlan& cg, const HostView& host, const CgroupHost& h,
+                       const std::vector<Want>& want, const policy::Limits& l, const std::string& v2why) {
+  Missing missing;
+  for (const auto& w : want)
+    if (std::string why; !plan_v1_controller(cg, host, h, w, l, v2why, why)) missing.emplace_back(w, why);
+  return missing;
+}
+
+// A limit no cgroup enforces is refused under --strict-limits, else approximated by an rlimit.
+Status refuse_or_approximate(Plan& plan, const HostView& host, const Missing& missing) {
+  const policy::Limits& l = plan.limits;
   if (missing.empty()) return Ok{};
   if (l.strict)
     return unavailable(missing.front().first.limit,
-                       "no cgroup can enforce this limit here (" + missing.front().second + ") and --strict-limits is set",
+                       "no cgroup can enforce this limit here (" + missing.front().second +
+                           ") and --strict-limits is set",
                        "run as root, or inside a delegated cgroup v2 subtree (systemd-run --user --scope -p "
                        "Delegate=yes cage ...), or drop --strict-limits to accept the rlimit approximation");
-  approximate(l, missing, host, cg.unenforced, plan.limits.rlimits);
+  approximate(l, missing, host, plan.cgroup.unenforced, plan.limits.rlimits);
   return Ok{};
+}
+
+}  // namespace
+
+Status compile_cgroups(Plan& plan, const HostView& host, const std::string& runtime_dir) {
+  auto want = wanted(plan.limits);
+  plan.cgroup.strict = plan.limits.strict;
+  if (want.empty()) return Ok{};
+  CgroupHost h{host.read_file("/proc/self/cgroup").value_or(""), cgroup_mounts(host)};
+  std::string v2why = "no cgroup v2 hierarchy is mounted";
+  Missing missing;
+  switch (plan_cgroup_v2(plan, host, h, want, runtime_dir, v2why, missing)) {
+    case V2Outcome::direct: return Ok{};
+    case V2Outcome::user_scope: break;
+    case V2Outcome::none: missing = plan_cgroup_v1(plan.cgroup, host, h, want, plan.limits, v2why); break;
+  }
+  return refuse_or_approximate(plan, host, missing);
 }
 
 }  // namespace cage::lx

@@ -195,7 +195,7 @@ struct Plan {
   std::vector<std::string> degraded;  // landlock_only: elements lost, each accepted by --allow-degraded
   std::vector<std::string> notes;     // landlock_only: differences that weaken nothing (private /tmp ...)
   // landlock_only: chmod/chown/xattr calls allowed (--allow-degraded=metadata); refused otherwise,
-  // since Landlock does not confine them to the --rw grants (seccomp_fallback.cc).
+  // since Landlock does not confine them to the --rw grants (seccomp/landlock_only.txt).
   bool allow_metadata = false;
   // landlock_only with --net: the proxy listens on a host loopback port chosen at run time, which
   // fallback.cc puts into landlock.connect_tcp and, with the run's secret, into the environment.

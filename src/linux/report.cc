@@ -147,24 +147,30 @@ std::string capped_output_inside_grant(const policy::Policy& pol) {
 
 }  // namespace
 
-int Session::run(const Plan& plan, const policy::Policy& pol, bool json_errors) {
+Status Session::refuse_writable_records(const policy::Policy& pol) const {
   if (auto where = record_inside_grant(pol); !where.empty())
-    return fail(invalid(where, "the sandbox could rewrite or truncate this record",
-                        "write it outside the --rw grants, or to fd:N"),
-                json_errors);
+    return invalid(where, "the sandbox could rewrite or truncate this record",
+                   "write it outside the --rw grants, or to fd:N");
   if (auto where = capped_output_inside_grant(pol); !where.empty())
-    return fail(invalid(where, "the command could write to this file by its path, past the cap",
-                        "redirect the capped stream outside the --rw grants (or into a pipe)"),
-                json_errors);
+    return invalid(where, "the command could write to this file by its path, past the cap",
+                   "redirect the capped stream outside the --rw grants (or into a pipe)");
+  return Ok{};
+}
+
+void Session::announce_plan(const Plan& plan) {
   // Said to a person (stderr a terminal), not into a script's or an agent's captured stderr, where
   // --dry-run carries it.
-  if (!plan.cwd_note.empty() && !opts_.quiet && ::isatty(STDERR_FILENO)) std::cerr << "cage: note: " << printable(plan.cwd_note) << "\n";
+  if (!plan.cwd_note.empty() && !opts_.quiet && ::isatty(STDERR_FILENO))
+    std::cerr << "cage: note: " << printable(plan.cwd_note) << "\n";
   facts_.unenforced = plan.cgroup.unenforced;
   facts_.layers = layers_in_force(plan);
   for (const auto& u : plan.cgroup.unenforced) {
     std::cerr << "cage: warning: " << printable(u.limit + " is not enforced by a cgroup: " + u.why) << "\n";
     emit("limits_not_enforced", unenforced_fields(u));
   }
+}
+
+Status Session::record_spawn(const Plan& plan, const policy::Policy& pol) {
   // The hash set at validation could not know how the host enforces the policy: now it does.
   facts_.enforced = enforcement_of(plan);
   facts_.policy_hash = policy::policy_hash(pol, &facts_.enforced);
@@ -175,10 +181,15 @@ int Session::run(const Plan& plan, const policy::Policy& pol, bool json_errors) 
   // so a crash of the host right after the start cannot lose the record of what was started.
   if (opts_.audit_required && log_) log_->sync(kSpawnSyncMs);
   if (opts_.audit_required && (!log_ || log_->failed()))
-    return fail(unavailable("--audit " + opts_.audit, "the audit log cannot be written: " +
-                                                          (log_ ? log_->failure() : facts_.audit_error),
-                            "fix the destination, or drop --audit-required"),
-                json_errors);
+    return unavailable("--audit " + opts_.audit,
+                       "the audit log cannot be written: " + (log_ ? log_->failure() : facts_.audit_error),
+                       "fix the destination, or drop --audit-required");
+  return Ok{};
+}
+
+// What the executor reports while the workload runs: proxy decisions, limits that lost their
+// cgroup at run time, and kills by cage; each becomes an audit event and a count in the result.
+RunHooks Session::make_hooks() {
   RunHooks hooks;
   hooks.hash_output = !opts_.result.empty();
   hooks.net = [this](const proxy::NetEvent& e) {
@@ -204,6 +215,10 @@ int Session::run(const Plan& plan, const policy::Policy& pol, bool json_errors) 
     emit("killed", toml::table{{"reason", reason}, {"signal", signal_name(sig)}});
   };
   if (opts_.audit_required && log_) hooks.abort_fd = log_->failure_fd();
+  return hooks;
+}
+
+Result<RunOutcome> Session::execute_timed(const Plan& plan, const RunHooks& hooks) {
   int64_t t0 = mono_ms();
   auto out = execute(plan, hooks);
   facts_.wall_ms = mono_ms() - t0;
@@ -213,9 +228,12 @@ int Session::run(const Plan& plan, const policy::Policy& pol, bool json_errors) 
     facts_.system_ms = ru.ru_stime.tv_sec * 1000 + ru.ru_stime.tv_usec / 1000;
     facts_.maxrss_bytes = static_cast<int64_t>(ru.ru_maxrss) * 1024;
   }
-  if (!out) return fail(out.error(), json_errors);
-  facts_.outcome = *out;
-  if (out->aborted)
+  return out;
+}
+
+RunClass Session::record_exit(const RunOutcome& out) {
+  facts_.outcome = out;
+  if (out.aborted)
     facts_.error = unavailable("--audit " + opts_.audit, "the audit log failed during the run: " + log_->failure() +
                                                              "; the sandbox was killed (--audit-required)",
                                "fix the destination, or drop --audit-required");
@@ -224,21 +242,35 @@ int Session::run(const Plan& plan, const policy::Policy& pol, bool json_errors) 
   // The kernel tells only the dying process (si_syscall) and its own audit log which call it was.
   if (cls == RunClass::seccomp_killed)
     emit("killed", toml::table{{"reason", "seccomp"}, {"signal", "SIGSYS"}, {"syscall", "unknown"}});
-  if (!out->offline_lookups.empty()) {
+  if (!out.offline_lookups.empty()) {
     toml::array names;
-    for (const auto& n : out->offline_lookups) names.push_back(n);
+    for (const auto& n : out.offline_lookups) names.push_back(n);
     emit("offline_lookups", toml::table{{"names", std::move(names)}});
   }
-  toml::table ex{{"class", std::string(to_string(cls))}, {"exit_code", out->exit_status}, {"wall_ms", facts_.wall_ms}};
+  toml::table ex{{"class", std::string(to_string(cls))}, {"exit_code", out.exit_status}, {"wall_ms", facts_.wall_ms}};
   if (int sig = signal_of(facts_)) ex.insert("signal", signal_name(sig));
   emit("exit", std::move(ex));
+  return cls;
+}
+
+void Session::tell_outcome(RunClass cls, const policy::Policy& pol, const RunOutcome& out) {
   if (std::string note = death_note(cls, pol, seccomp::killing_calls(pol.seccomp), &facts_);
       !note.empty() && !opts_.quiet)
     std::cerr << note << std::endl;
   // Said also into a script's or an agent's stderr: a run that failed offline is told why (issue 19).
-  if (!out->offline_lookups.empty() && !opts_.quiet)
-    std::cerr << printable(offline_hint(out->offline_lookups)) << std::endl;
+  if (!out.offline_lookups.empty() && !opts_.quiet)
+    std::cerr << printable(offline_hint(out.offline_lookups)) << std::endl;
   if (facts_.error) std::cerr << render_error_text(*facts_.error) << std::endl;
+}
+
+int Session::run(const Plan& plan, const policy::Policy& pol, bool json_errors) {
+  if (auto s = refuse_writable_records(pol); !s) return fail(s.error(), json_errors);
+  announce_plan(plan);
+  if (auto s = record_spawn(plan, pol); !s) return fail(s.error(), json_errors);
+  auto out = execute_timed(plan, make_hooks());
+  if (!out) return fail(out.error(), json_errors);
+  RunClass cls = record_exit(*out);
+  tell_outcome(cls, pol, *out);
   finish(json_errors);
   if (opts_.audit_required && !facts_.audit_ok) return exit_status::kCageError;
   return out->exit_status;

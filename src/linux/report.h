@@ -30,6 +30,14 @@ class Session {
   void emit(const std::string& type, toml::table fields);
   void finish(bool json_errors);  // closes the log, writes the result
   std::string record_inside_grant(const policy::Policy& pol) const;
+  // The steps of run(), in order.
+  Status refuse_writable_records(const policy::Policy& pol) const;  // --audit, --result, capped output
+  void announce_plan(const Plan& plan);             // the cwd note and the limits no cgroup enforces
+  Status record_spawn(const Plan& plan, const policy::Policy& pol);  // fsynced under --audit-required
+  RunHooks make_hooks();
+  Result<RunOutcome> execute_timed(const Plan& plan, const RunHooks& hooks);  // wall and CPU time
+  RunClass record_exit(const RunOutcome& out);      // the killed, offline_lookups and exit events
+  void tell_outcome(RunClass cls, const policy::Policy& pol, const RunOutcome& out);  // death note, hints
   cli::ReportOptions opts_;
   std::unique_ptr<audit::Log> log_;
   UniqueFd result_fd_;

@@ -38,6 +38,12 @@ Result<Program> build_program(const SeccompPlan& plan) {
   return Program{std::vector<sock_filter>(filter.begin(), filter.end())};
 }
 
+// The variant for this run was generated with the profiles; only the choice is made here.
+Result<Program> build_landlock_only_supplement(bool host_network, bool allow_metadata) {
+  auto filter = embedded_landlock_only(host_network, allow_metadata);
+  return Program{std::vector<sock_filter>(filter.begin(), filter.end())};
+}
+
 int load_program(const Program& prog) {
   if (prog.filter.empty()) return 0;
   sock_fprog fprog{static_cast<unsigned short>(prog.filter.size()), const_cast<sock_filter*>(prog.filter.data())};

@@ -16,7 +16,7 @@ struct Program {
 
 Result<Program> build_program(const SeccompPlan& plan);  // parent, before clone
 int load_program(const Program& prog);                   // child, last step before execve; 0 or errno
-// Mechanism::landlock_only: sockets other than TCP, and SysV IPC, refused (seccomp_fallback.cc).
+// Mechanism::landlock_only: sockets other than TCP, SysV IPC and more refused (seccomp/landlock_only.txt).
 Result<Program> build_landlock_only_supplement(bool host_network, bool allow_metadata);
 Result<Program> build_no_memfd_supplement();  // seccomp_exec.cc: SeccompPlan::no_memfd
 

@@ -5,6 +5,7 @@
 
 #include <sched.h>
 #include <seccomp.h>  // needs the kernel's <linux/seccomp.h>: this TU is built with -iquote src, not -I src
+#include <netinet/in.h>
 #include <sys/ioctl.h>
 #include <sys/personality.h>
 #include <sys/mman.h>
@@ -62,6 +63,7 @@ constexpr Constant kConstants[] = {
     {"AF_MCTP", AF_MCTP},                 {"O_CREAT", O_CREAT},
     {"__O_TMPFILE", __O_TMPFILE},         {"F_SETLEASE", F_SETLEASE},
     {"F_UNLCK", F_UNLCK},
+    {"IPPROTO_TCP", IPPROTO_TCP},         {"MSG_FASTOPEN", MSG_FASTOPEN},
     // Linux virtual console (<linux/kd.h>, <linux/vt.h>): the calls that change its state.
     {"KIOCSOUND", KIOCSOUND},             {"KDMKTONE", KDMKTONE},
     {"KDSETLED", KDSETLED},               {"KDSKBLED", KDSKBLED},
@@ -142,22 +144,48 @@ bool valid_name(std::string_view n) {
   });
 }
 
-// "a0 & X|Y", "a1:32 == TIOCSTI", "a0:32 notin A,B", "a2 != 0"
-std::string parse_condition(std::string_view arg, std::string_view op, std::string_view val, Condition& c) {
+// A %when condition: "always", or a lower-case name, negated by a leading '!'.
+bool valid_condition(std::string_view w) {
+  if (!w.empty() && w.front() == '!') w.remove_prefix(1);
+  auto name_char = [](char c) { return (c >= 'a' && c <= 'z') || c == '-'; };
+  return !w.empty() && std::all_of(w.begin(), w.end(), name_char);
+}
+
+// "a0", "a1:32" (low 32 bits), "a1&0xf" (masked).
+std::string parse_argument(std::string_view arg, Condition& c) {
   if (arg.size() < 2 || arg[0] != 'a' || arg[1] < '0' || arg[1] > '5') return "expected a0..a5, got '" + std::string(arg) + "'";
   c.arg = static_cast<unsigned>(arg[1] - '0');
   if (arg.size() == 5 && arg.substr(2) == ":32") c.low32 = true;
-  else if (arg.size() != 2) return "expected a0..a5 or a0:32..a5:32, got '" + std::string(arg) + "'";
+  else if (arg.size() > 3 && arg[2] == '&' && parse_value(arg.substr(3), c.mask) && c.mask != 0) return {};
+  else if (arg.size() != 2) return "expected a0..a5, a0:32..a5:32 or a0&MASK, got '" + std::string(arg) + "'";
+  return {};
+}
+
+std::string parse_operator(std::string_view op, Condition& c) {
   if (op == "==") c.op = Op::eq;
   else if (op == "!=") c.op = Op::ne;
   else if (op == "&") c.op = Op::any_bit;
   else if (op == "notin") c.op = Op::not_in;
-  else return "unknown operator '" + std::string(op) + "' (==, !=, &, notin)";
-  auto parts = c.op == Op::not_in ? split(val, ',') : std::vector<std::string_view>{val};
+  else if (op == "in") c.op = Op::in;
+  else if (op == "<") c.op = Op::lt;
+  else if (op == ">") c.op = Op::gt;
+  else return "unknown operator '" + std::string(op) + "' (==, !=, &, in, notin, <, >)";
+  if (c.mask && c.op != Op::eq && c.op != Op::in) return "a masked argument takes == or in";
+  // libseccomp's < and > compare the whole register; a low-32-bit form would need a mask they lack.
+  if (c.low32 && (c.op == Op::lt || c.op == Op::gt)) return "'<' and '>' compare the whole register: use aN";
+  return {};
+}
+
+// "a0 & X|Y", "a1:32 == TIOCSTI", "a0:32 notin A,B", "a2 != 0", "a0 < AF_INET", "a1&0xf in 0,2..15"
+std::string parse_condition(std::string_view arg, std::string_view op, std::string_view val, Condition& c) {
+  if (auto err = parse_argument(arg, c); !err.empty()) return err;
+  if (auto err = parse_operator(op, c); !err.empty()) return err;
+  const bool list = c.op == Op::not_in || c.op == Op::in;
+  auto parts = list ? split(val, ',') : std::vector<std::string_view>{val};
   for (auto p : parts) {
     uint64_t x = 0, hi = 0;
-    // "LO..HI" inside a notin list: every value of the range (at most 4096 of them).
-    if (size_t dots = p.find(".."); c.op == Op::not_in && dots != std::string_view::npos) {
+    // "LO..HI" inside an in or notin list: every value of the range (at most 4096 of them).
+    if (size_t dots = p.find(".."); list && dots != std::string_view::npos) {
       if (!parse_value(p.substr(0, dots), x) || !parse_value(p.substr(dots + 2), hi) || hi < x || hi - x >= 4096)
         return "bad range '" + std::string(p) + "'";
       if (c.low32 && hi > 0xffffffffu) return "range '" + std::string(p) + "' does not fit aN:32";
@@ -169,6 +197,8 @@ std::string parse_condition(std::string_view arg, std::string_view op, std::stri
     c.values.push_back(x);
   }
   if (c.op == Op::any_bit && c.values[0] == 0) return "'&' needs at least one bit";
+  for (uint64_t v : c.values)
+    if (c.mask && (v & ~c.mask)) return "value " + std::to_string(v) + " has bits outside the mask";
   return {};
 }
 
@@ -198,6 +228,7 @@ Result<Profile> parse_profile(std::string_view text, std::string file) {
   Profile p;
   p.file = std::move(file);
   bool compat_seen = false;
+  std::string when;  // the last %when: it applies to every rule below it
   int lineno = 0;
   for (auto raw : split(text, '\n')) {
     ++lineno;
@@ -211,14 +242,21 @@ Result<Profile> parse_profile(std::string_view text, std::string file) {
     auto where = p.file + ":" + std::to_string(lineno);
     if (why.empty()) return invalid(where, "entry '" + std::string(t[0]) + "' has no reason ('# why')");
     if (t[0] == "%compat") {
-      if (t.size() != 2 || (t[1] != "deny" && t[1] != "filter"))
-        return invalid(where, "expected '%compat deny' or '%compat filter'");
-      p.compat = t[1] == "deny" ? Compat::deny : Compat::filter;
+      if (t.size() != 2 || (t[1] != "deny" && t[1] != "filter" && t[1] != "native"))
+        return invalid(where, "expected '%compat deny', '%compat filter' or '%compat native'");
+      p.compat = t[1] == "deny" ? Compat::deny : t[1] == "filter" ? Compat::filter : Compat::native;
       compat_seen = true;
+      continue;
+    }
+    if (t[0] == "%when") {
+      if (t.size() != 2 || !valid_condition(t[1]))
+        return invalid(where, "expected '%when always' or '%when [!]name'");
+      when = t[1] == "always" ? "" : std::string(t[1]);
       continue;
     }
     Rule r;
     r.line = lineno;
+    r.when = when;
     r.why = std::string(why);
     if (auto err = parse_entry(t, r); !err.empty()) return invalid(where, err);
     p.rules.push_back(std::move(r));
@@ -252,6 +290,12 @@ constexpr uint32_t kAllArches[] = {
     SCMP_ARCH_MIPSEL64N32, SCMP_ARCH_PPC, SCMP_ARCH_PPC64,  SCMP_ARCH_PPC64LE, SCMP_ARCH_S390,
     SCMP_ARCH_S390X,   SCMP_ARCH_PARISC,  SCMP_ARCH_PARISC64, SCMP_ARCH_RISCV64,
 };
+
+// "463": a syscall newer than libseccomp, by number (the same on every architecture since Linux 5.1).
+bool is_number(const std::string& name) {
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  return !name.empty() && name.size() <= 4 && std::all_of(name.begin(), name.end(), digit);
+}
 
 // libseccomp answers a real number, a socketcall/ipc multiplex number (-100..-199), or a pseudo
 // number (<= -10000) for a name that exists elsewhere but not on this arch.
@@ -289,12 +333,19 @@ std::vector<scmp_arg_cmp> alternatives(const Condition& c) {
   std::vector<scmp_arg_cmp> out;
   switch (c.op) {
     case Op::eq:
-      if (c.low32) out.push_back({c.arg, SCMP_CMP_MASKED_EQ, width, c.values[0]});
+      if (c.mask) out.push_back({c.arg, SCMP_CMP_MASKED_EQ, c.mask, c.values[0]});
+      else if (c.low32) out.push_back({c.arg, SCMP_CMP_MASKED_EQ, width, c.values[0]});
       else out.push_back({c.arg, SCMP_CMP_EQ, c.values[0], 0});
       return out;
+    case Op::in:  // one rule per value, in the order written
+      for (uint64_t v : c.values)
+        out.push_back(alternatives(Condition{c.arg, c.low32, c.mask, Op::eq, {v}})[0]);
+      return out;
+    case Op::lt: return {{c.arg, SCMP_CMP_LT, c.values[0], 0}};
+    case Op::gt: return {{c.arg, SCMP_CMP_GT, c.values[0], 0}};
     case Op::ne:
       if (!c.low32) return {{c.arg, SCMP_CMP_NE, c.values[0], 0}};
-      return alternatives(Condition{c.arg, true, Op::not_in, c.values});
+      return alternatives(Condition{c.arg, true, 0, Op::not_in, c.values});
     case Op::any_bit:
       for (unsigned b = 0; b < 64; ++b)
         if (c.values[0] & (uint64_t{1} << b))
@@ -325,58 +376,74 @@ struct CtxDeleter {
 std::vector<std::string> unknown_everywhere(const Profile& p) {
   std::vector<std::string> out;
   for (const auto& r : p.rules)
-    if (std::none_of(std::begin(kAllArches), std::end(kAllArches),
+    if (!is_number(r.name) && std::none_of(std::begin(kAllArches), std::end(kAllArches),
                      [&](uint32_t a) { return exists_on(a, r.name.c_str()); }))
       out.push_back(p.file + ":" + std::to_string(r.line) + " " + r.name);
   return out;
 }
 
-Result<std::vector<sock_filter>> compile_profile(const Profile& p, const ArchSet& arches) {
-  std::unique_ptr<void, CtxDeleter> ctx(seccomp_init(SCMP_ACT_ALLOW));
-  if (!ctx) return invalid(p.file, "seccomp_init failed");
-  auto fail = [&](std::string what, int rc) {
-    return invalid(p.file, what + ": " + std::to_string(rc));
-  };
-  std::vector<uint32_t> archs{arches.native};
+namespace {
+
+using Ctx = std::unique_ptr<void, CtxDeleter>;
+
+// The filter's architectures, and how it answers the others.
+Status set_up_filter(const Profile& p, const ArchSet& arches, void* ctx, std::vector<uint32_t>& archs) {
+  auto fail = [&](std::string what, int rc) { return invalid(p.file, what + ": " + std::to_string(rc)); };
+  archs = {arches.native};
   if (p.compat == Compat::filter) archs.insert(archs.end(), arches.compat.begin(), arches.compat.end());
   if (seccomp_arch_native() != arches.native) {
-    if (int rc = seccomp_arch_add(ctx.get(), arches.native); rc) return fail("seccomp_arch_add", rc);
-    if (int rc = seccomp_arch_remove(ctx.get(), SCMP_ARCH_NATIVE); rc) return fail("seccomp_arch_remove", rc);
+    if (int rc = seccomp_arch_add(ctx, arches.native); rc) return fail("seccomp_arch_add", rc);
+    if (int rc = seccomp_arch_remove(ctx, SCMP_ARCH_NATIVE); rc) return fail("seccomp_arch_remove", rc);
   }
   for (size_t i = 1; i < archs.size(); ++i)
-    if (int rc = seccomp_arch_add(ctx.get(), archs[i]); rc) return fail("seccomp_arch_add", rc);
+    if (int rc = seccomp_arch_add(ctx, archs[i]); rc) return fail("seccomp_arch_add", rc);
+  // A supplement keeps libseccomp's defaults: the profile beneath it has decided the other ABIs.
+  if (p.compat == Compat::native) return Ok{};
   // Any architecture not added (i386/x32 under '%compat deny', and x32 numbers >= 0x40000000 on an
   // x86_64-only filter) takes this action: the whole process dies.
-  seccomp_attr_set(ctx.get(), SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+  seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
   // A binary tree over syscall numbers: allowed syscalls pay O(log n) comparisons, not O(n).
-  seccomp_attr_set(ctx.get(), SCMP_FLTATR_CTL_OPTIMIZE, 2);
-  for (const auto& r : p.rules) {
-    if (std::none_of(archs.begin(), archs.end(), [&](uint32_t a) { return exists_on(a, r.name.c_str()); }))
-      continue;  // e.g. iopl on aarch64; typos are caught by unknown_everywhere()
-    // Numbers are passed in libseccomp's native numbering; it translates them per architecture.
-    int nr = seccomp_syscall_resolve_name(r.name.c_str());
-    if (nr == __NR_SCMP_ERROR) return fail("cannot resolve " + r.name, nr);
-    // Conditions ANDed within a rule; alternatives of each condition ORed: the cross product.
-    std::vector<std::vector<scmp_arg_cmp>> rows{{}};
-    for (const auto& c : r.conditions) {
-      std::vector<std::vector<scmp_arg_cmp>> next;
-      for (const auto& row : rows)
-        for (const auto& alt : alternatives(c)) {
-          next.push_back(row);
-          next.back().push_back(alt);
-        }
-      rows = std::move(next);
-    }
-    for (const auto& row : rows) {
-      int rc = seccomp_rule_add_array(ctx.get(), action_of(r.action), nr, static_cast<unsigned>(row.size()),
-                                      row.data());
-      if (rc) return fail(p.file + ":" + std::to_string(r.line) + " " + r.name + ": seccomp_rule_add", rc);
-    }
+  seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+  return Ok{};
+}
+
+// One entry: a libseccomp rule for each combination of its conditions' alternatives, in order.
+Status add_rule(const Profile& p, const Rule& r, const std::vector<uint32_t>& archs, void* ctx) {
+  auto fail = [&](std::string what, int rc) { return invalid(p.file, what + ": " + std::to_string(rc)); };
+  if (is_number(r.name) && p.compat == Compat::filter)
+    return invalid(p.file + ":" + std::to_string(r.line),
+                   "a syscall number is the native ABI's only, and '%compat filter' adds others");
+  if (!is_number(r.name) &&
+      std::none_of(archs.begin(), archs.end(), [&](uint32_t a) { return exists_on(a, r.name.c_str()); }))
+    return Ok{};  // e.g. iopl on aarch64; typos are caught by unknown_everywhere()
+  // Numbers are passed in libseccomp's native numbering; it translates them per architecture.
+  int nr = is_number(r.name) ? std::stoi(r.name) : seccomp_syscall_resolve_name(r.name.c_str());
+  if (nr == __NR_SCMP_ERROR) return fail("cannot resolve " + r.name, nr);
+  // Conditions ANDed within a rule; alternatives of each condition ORed: the cross product.
+  std::vector<std::vector<scmp_arg_cmp>> rows{{}};
+  for (const auto& c : r.conditions) {
+    std::vector<std::vector<scmp_arg_cmp>> next;
+    for (const auto& row : rows)
+      for (const auto& alt : alternatives(c)) {
+        next.push_back(row);
+        next.back().push_back(alt);
+      }
+    rows = std::move(next);
   }
-  // libseccomp 2.5 exports only to an fd; a memfd needs no file system and has no pipe-size limit.
+  for (const auto& row : rows) {
+    int rc =
+        seccomp_rule_add_array(ctx, action_of(r.action), nr, static_cast<unsigned>(row.size()), row.data());
+    if (rc) return fail(p.file + ":" + std::to_string(r.line) + " " + r.name + ": seccomp_rule_add", rc);
+  }
+  return Ok{};
+}
+
+// libseccomp 2.5 exports only to an fd; a memfd needs no file system and has no pipe-size limit.
+Result<std::vector<sock_filter>> export_bpf(const Profile& p, void* ctx) {
+  auto fail = [&](std::string what, int rc) { return invalid(p.file, what + ": " + std::to_string(rc)); };
   int fd = memfd_create("cage-seccomp", MFD_CLOEXEC);
   if (fd < 0) return fail("memfd_create", -errno);
-  int rc = seccomp_export_bpf(ctx.get(), fd);
+  int rc = seccomp_export_bpf(ctx, fd);
   std::vector<sock_filter> bpf;
   if (rc == 0) {
     off_t size = lseek(fd, 0, SEEK_END);
@@ -386,6 +453,42 @@ Result<std::vector<sock_filter>> compile_profile(const Profile& p, const ArchSet
   close(fd);
   if (rc) return fail("seccomp_export_bpf", rc);
   return bpf;
+}
+
+}  // namespace
+
+Result<std::vector<sock_filter>> compile_profile(const Profile& p, const ArchSet& arches) {
+  Ctx ctx(seccomp_init(SCMP_ACT_ALLOW));
+  if (!ctx) return invalid(p.file, "seccomp_init failed");
+  std::vector<uint32_t> archs;
+  if (auto s = set_up_filter(p, arches, ctx.get(), archs); !s) return s.error();
+  for (const auto& r : p.rules)
+    if (auto s = add_rule(p, r, archs, ctx.get()); !s) return s.error();
+  return export_bpf(p, ctx.get());
+}
+
+Profile select_when(const Profile& p, const std::vector<std::string>& true_conditions) {
+  auto holds = [&](const std::string& w) {
+    bool negated = !w.empty() && w[0] == '!';
+    const auto& on = true_conditions;
+    bool is_true = std::find(on.begin(), on.end(), w.substr(negated)) != on.end();
+    return w.empty() || is_true != negated;
+  };
+  Profile out = p;
+  out.rules.clear();
+  for (const auto& r : p.rules)
+    if (holds(r.when)) out.rules.push_back(r);
+  return out;
+}
+
+std::vector<std::string> unknown_conditions(const Profile& p, const std::vector<std::string>& known) {
+  std::vector<std::string> out;
+  for (const auto& r : p.rules) {
+    std::string name = r.when.substr(!r.when.empty() && r.when[0] == '!');
+    if (!name.empty() && std::find(known.begin(), known.end(), name) == known.end())
+      out.push_back(p.file + ":" + std::to_string(r.line) + " %when " + r.when);
+  }
+  return out;
 }
 
 }  // namespace cage::lx::seccomp

@@ -79,6 +79,12 @@ class ChunkScanner {
  private:
   enum class State { size, ext, size_lf, data, data_cr, data_lf, trailer_start, trailer, trailer_lf,
                      final_lf, done, failed };
+  void step(char c);  // one byte of the framing (never of the data)
+  void on_size(char c);
+  void on_extension(char c);
+  void end_size_line();
+  void on_data_end(char c);
+  void on_trailer(char c);
   State state_ = State::size;
   uint64_t remaining_ = 0;
   int digits_ = 0;

@@ -4,6 +4,8 @@
 // held each client for its idle timeout). The client gets the head re-written from what was parsed,
 // so it frames the body exactly as the proxy did; anything ambiguous is an error (502), never a guess.
 // Pure; fuzzed by tests/fuzz/http_fuzz.cc, unit-tested by tests/unit/proxy_http_test.cc.
+#include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "proxy/http.h"
@@ -63,6 +65,104 @@ bool is_hop_by_hop(const std::string& name) {
          name == "upgrade";
 }
 
+// A step that either refuses the response (the ResponseHead to return) or lets parsing go on.
+using Failure = std::optional<ResponseHead>;
+
+struct Field {
+  std::string name;  // lower-case
+  std::string_view raw_name, value;
+};
+
+// What the header fields decide: the framing fields and the connection's own.
+struct FieldScan {
+  std::vector<Field> fields;
+  std::vector<std::string> conn_tokens, codings;
+  int cl_count = 0;
+  bool has_te = false;
+};
+
+Failure read_field(std::string_view l, FieldScan& s, ResponseHead& r) {
+  if (l.front() == ' ' || l.front() == '\t') return bad("a folded header line");
+  size_t colon = l.find(':');
+  // No space before the colon either (RFC 9112 5.1): "Content-Length :" is a different field to some.
+  if (colon == std::string_view::npos || !is_token(l.substr(0, colon))) return bad("a malformed header line");
+  Field f{lower(l.substr(0, colon)), l.substr(0, colon), trim(l.substr(colon + 1))};
+  if (f.name == "connection") {
+    for (auto& t : comma_tokens(f.value)) s.conn_tokens.push_back(t);
+  } else if (f.name == "content-length") {
+    uint64_t v = 0;
+    if (!parse_length(f.value, v)) return bad("an invalid Content-Length");
+    if (s.cl_count++ && v != r.length) return bad("differing Content-Length values");
+    r.length = v;
+  } else if (f.name == "transfer-encoding") {
+    s.has_te = true;
+    for (auto& t : comma_tokens(f.value)) s.codings.push_back(t);
+  }
+  s.fields.push_back(std::move(f));
+  return std::nullopt;
+}
+
+// Exactly one way to find the body's end, or the response is refused.
+Failure check_framing_fields(const FieldScan& s, bool http10) {
+  // Both length fields: which one ends the body is exactly what a smuggling attack plays on
+  // (RFC 9112 6.3 item 3: "ought to be handled as an error").
+  if (s.has_te && s.cl_count) return bad("both Content-Length and Transfer-Encoding");
+  if (!s.has_te) return std::nullopt;
+  if (http10) return bad("Transfer-Encoding in an HTTP/1.0 response");
+  long chunked = std::count(s.codings.begin(), s.codings.end(), "chunked");
+  if (s.codings.empty() || chunked > 1 || (chunked == 1 && s.codings.back() != "chunked"))
+    return bad("chunked missing as the last transfer coding, or applied twice");
+  return std::nullopt;
+}
+
+Failure read_fields(const std::vector<std::string_view>& lines, bool http10, FieldScan& s, ResponseHead& r) {
+  for (size_t i = 1; i < lines.size(); ++i)
+    if (auto f = read_field(lines[i], s, r)) return f;
+  return check_framing_fields(s, http10);
+}
+
+// RFC 9112 6.3, in its order: no body, chunked, a length, or the server's close.
+void decide_framing(const FieldScan& s, const HttpRequest& req, ResponseHead& r) {
+  r.interim = r.code < 200;
+  if (r.interim || req.is_head || r.code == 204 || r.code == 304)
+    r.framing = BodyFraming::none;
+  else if (s.has_te)
+    r.framing = s.codings.back() == "chunked" ? BodyFraming::chunked : BodyFraming::until_close;
+  else if (s.cl_count)
+    r.framing = BodyFraming::length;
+  else
+    r.framing = BodyFraming::until_close;
+  r.close_client = !r.interim && (r.framing == BodyFraming::until_close || req.client_close);
+}
+
+// The head the client gets: the fields as parsed, one Content-Length, no hop-by-hop field, and a
+// Connection field saying what the proxy will do.
+void build_client_head(std::string_view status_line, const FieldScan& s, const HttpRequest& req, bool http10,
+                       ResponseHead& r) {
+  std::string& out = r.forward_head;
+  out.reserve(r.head_len + 32);
+  out.append(status_line).append("\r\n");
+  bool cl_written = false;
+  for (const auto& f : s.fields) {
+    if (is_hop_by_hop(f.name)) continue;
+    if (f.name == "content-length") {
+      if (!cl_written) out.append("Content-Length: ").append(std::to_string(r.length)).append("\r\n");
+      cl_written = true;
+      continue;
+    }
+    // A field the server named in Connection is hop-by-hop too, but never the framing one.
+    if (f.name != "transfer-encoding" &&
+        std::find(s.conn_tokens.begin(), s.conn_tokens.end(), f.name) != s.conn_tokens.end())
+      continue;
+    out.append(f.raw_name).append(": ").append(f.value).append("\r\n");
+  }
+  if (!r.interim && r.close_client)
+    out.append("Connection: close\r\n");
+  else if (!r.interim && (req.http10 || http10))  // HTTP/1.0 persists only when told (RFC 9112 9.3)
+    out.append("Connection: keep-alive\r\n");
+  out.append("\r\n");
+}
+
 }  // namespace
 
 ResponseHead parse_response_head(std::string_view buf, const HttpRequest& req, const HeadLimits& limits) {
@@ -74,76 +174,10 @@ ResponseHead parse_response_head(std::string_view buf, const HttpRequest& req, c
   // The proxy strips Upgrade from requests, so a 101 answers a question nobody asked.
   if (r.code == 101) return bad("101 Switching Protocols without an Upgrade request");
   bool http10 = lines[0][7] == '0';
-
-  struct Field {
-    std::string name;  // lower-case
-    std::string_view raw_name, value;
-  };
-  std::vector<Field> fields;
-  std::vector<std::string> conn_tokens, codings;
-  int cl_count = 0;
-  bool has_te = false;
-  for (size_t i = 1; i < lines.size(); ++i) {
-    std::string_view l = lines[i];
-    if (l.front() == ' ' || l.front() == '\t') return bad("a folded header line");
-    size_t colon = l.find(':');
-    // No space before the colon either (RFC 9112 5.1): "Content-Length :" is a different field to some.
-    if (colon == std::string_view::npos || !is_token(l.substr(0, colon))) return bad("a malformed header line");
-    Field f{lower(l.substr(0, colon)), l.substr(0, colon), trim(l.substr(colon + 1))};
-    if (f.name == "connection") {
-      for (auto& t : comma_tokens(f.value)) conn_tokens.push_back(t);
-    } else if (f.name == "content-length") {
-      uint64_t v = 0;
-      if (!parse_length(f.value, v)) return bad("an invalid Content-Length");
-      if (cl_count++ && v != r.length) return bad("differing Content-Length values");
-      r.length = v;
-    } else if (f.name == "transfer-encoding") {
-      has_te = true;
-      for (auto& t : comma_tokens(f.value)) codings.push_back(t);
-    }
-    fields.push_back(std::move(f));
-  }
-  // Both length fields: which one ends the body is exactly what a smuggling attack plays on
-  // (RFC 9112 6.3 item 3: "ought to be handled as an error").
-  if (has_te && cl_count) return bad("both Content-Length and Transfer-Encoding");
-  if (has_te) {
-    if (http10) return bad("Transfer-Encoding in an HTTP/1.0 response");
-    long chunked = std::count(codings.begin(), codings.end(), "chunked");
-    if (codings.empty() || chunked > 1 || (chunked == 1 && codings.back() != "chunked"))
-      return bad("chunked missing as the last transfer coding, or applied twice");
-  }
-  r.interim = r.code < 200;
-  if (r.interim || req.is_head || r.code == 204 || r.code == 304)
-    r.framing = BodyFraming::none;
-  else if (has_te)
-    r.framing = codings.back() == "chunked" ? BodyFraming::chunked : BodyFraming::until_close;
-  else if (cl_count)
-    r.framing = BodyFraming::length;
-  else
-    r.framing = BodyFraming::until_close;
-  r.close_client = !r.interim && (r.framing == BodyFraming::until_close || req.client_close);
-
-  std::string& out = r.forward_head;
-  out.reserve(r.head_len + 32);
-  out.append(lines[0]).append("\r\n");
-  bool cl_written = false;
-  for (const auto& f : fields) {
-    if (is_hop_by_hop(f.name)) continue;
-    if (f.name == "content-length") {
-      if (!cl_written) out.append("Content-Length: ").append(std::to_string(r.length)).append("\r\n");
-      cl_written = true;
-      continue;
-    }
-    // A field the server named in Connection is hop-by-hop too, but never the framing one.
-    if (f.name != "transfer-encoding" && std::find(conn_tokens.begin(), conn_tokens.end(), f.name) != conn_tokens.end())
-      continue;
-    out.append(f.raw_name).append(": ").append(f.value).append("\r\n");
-  }
-  if (!r.interim && r.close_client)
-    out.append("Connection: close\r\n");
-  else if (!r.interim && (req.http10 || http10))  // HTTP/1.0 persists only when told (RFC 9112 9.3)
-    out.append("Connection: keep-alive\r\n");
-  out.append("\r\n");
+  FieldScan s;
+  if (auto f = read_fields(lines, http10, s, r)) return *f;
+  decide_framing(s, req, r);
+  build_client_head(lines[0], s, req, http10, r);
   return r;
 }
 

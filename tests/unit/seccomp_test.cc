@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <span>
 #include <set>
 #include <sstream>
 
@@ -134,6 +135,22 @@ TEST(SeccompParse, RejectsMissingReasonsTyposAndBadConditions) {
   EXPECT_FALSE(parse_profile("%compat deny # x\nioctl eperm a1:32 == 0x100000000 # y\n", "t.txt"));
   EXPECT_FALSE(parse_profile("ptrace eperm # no compat line\n", "t.txt"));
   EXPECT_FALSE(parse_profile("%compat deny # x\nsocket eperm a0:32 notin 5..1 # y\n", "t.txt"));
+  // Masked arguments take == and in, inside the mask; < and > compare the whole register.
+  EXPECT_FALSE(parse_profile("%compat deny # x\nsocket eperm a1&0xf != 2 # y\n", "t.txt"));
+  EXPECT_FALSE(parse_profile("%compat deny # x\nsocket eperm a1&0xf in 1,16 # y\n", "t.txt"));
+  EXPECT_FALSE(parse_profile("%compat deny # x\nsocket eperm a0:32 < 2 # y\n", "t.txt"));
+  EXPECT_FALSE(parse_profile("%compat deny # x\n%when Share_Net # y\n", "t.txt"));
+  auto in = parse_profile("%compat native # x\n%when !a # y\nsocket eperm a1&0xf in 0,2..4 # z\n", "t.txt");
+  ASSERT_TRUE(in);
+  EXPECT_EQ(in->rules[0].when, "!a");
+  EXPECT_EQ(in->rules[0].conditions[0].mask, 0xfu);
+  EXPECT_EQ(in->rules[0].conditions[0].values, (std::vector<uint64_t>{0, 2, 3, 4}));
+  EXPECT_EQ(unknown_conditions(*in, {"b"}), std::vector<std::string>{"t.txt:3 %when !a"});
+  // A syscall number is the native ABI's: refused where other ABIs are filtered alike.
+  auto number = parse_profile("%compat filter # x\n463 eperm # y\n", "t.txt");
+  ASSERT_TRUE(number);
+  EXPECT_TRUE(unknown_everywhere(*number).empty());
+  EXPECT_FALSE(compile_profile(*number, *arch_set(CAGE_SECCOMP_ARCH)));
   auto range = parse_profile("%compat deny # x\nsocket eperm a0:32 notin 0..AF_MCTP # y\n", "t.txt");
   ASSERT_TRUE(range);
   EXPECT_EQ(range->rules[0].conditions[0].values.size(), 46u);
@@ -144,6 +161,12 @@ TEST(SeccompParse, RejectsMissingReasonsTyposAndBadConditions) {
   auto other_arch = parse_profile("%compat deny # x\nstime kill # y\n", "t.txt");
   ASSERT_TRUE(other_arch);
   EXPECT_TRUE(unknown_everywhere(*other_arch).empty());
+}
+
+bool same_bpf(const std::vector<sock_filter>& a, std::span<const sock_filter> b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const sock_filter& x, const sock_filter& y) {
+    return x.code == y.code && x.jt == y.jt && x.jf == y.jf && x.k == y.k;
+  });
 }
 
 TEST(SeccompBuild, EmbeddedFiltersMatchTheDataFiles) {
@@ -161,6 +184,43 @@ TEST(SeccompBuild, EmbeddedFiltersMatchTheDataFiles) {
       return a.code == b.code && a.jt == b.jt && a.jf == b.jf && a.k == b.k;
     })) << name;
   }
+}
+
+// The Landlock-only supplement: each of its four variants is what libseccomp builds from
+// seccomp/landlock_only.txt today (first proved identical to the hand-written builder it replaced),
+// and build_landlock_only_supplement hands out the one the run asks for.
+TEST(SeccompBuild, LandlockOnlyVariantsMatchTheDataFile) {
+  auto arches = arch_set(CAGE_SECCOMP_ARCH);
+  ASSERT_TRUE(arches);
+  Profile data = load("landlock_only");
+  EXPECT_TRUE(unknown_conditions(data, {"share-net", "allow-metadata"}).empty());
+  for (bool share_net : {false, true})
+    for (bool metadata : {false, true}) {
+      std::vector<std::string> on;
+      if (share_net) on.push_back("share-net");
+      if (metadata) on.push_back("allow-metadata");
+      auto bpf = compile_profile(select_when(data, on), *arches);
+      ASSERT_TRUE(bpf) << bpf.error().reason;
+      auto prog = build_landlock_only_supplement(share_net, metadata);
+      ASSERT_TRUE(prog);
+      EXPECT_TRUE(same_bpf(*bpf, embedded_landlock_only(share_net, metadata))) << share_net << metadata;
+      EXPECT_TRUE(same_bpf(*bpf, prog->filter)) << share_net << metadata;
+    }
+}
+
+// What each %when section holds: listen and Fast Open only without the host's network, the
+// metadata calls only unless --allow-degraded=metadata, the rest always.
+TEST(SeccompData, LandlockOnlySectionsSelectByRun) {
+  Profile data = load("landlock_only");
+  EXPECT_EQ(data.compat, Compat::native);
+  auto has = [](const Profile& p, const std::string& name) {
+    return find(p, name, Action::eperm) != nullptr;
+  };
+  Profile isolated = select_when(data, {}), shared = select_when(data, {"share-net", "allow-metadata"});
+  EXPECT_TRUE(has(isolated, "listen") && has(isolated, "sendto") && has(isolated, "463"));
+  EXPECT_FALSE(has(shared, "listen") || has(shared, "sendto") || has(shared, "463"));
+  for (const char* always : {"socket", "socketpair", "shmat", "keyctl", "prlimit64", "io_uring_setup"})
+    EXPECT_TRUE(has(isolated, always) && has(shared, always)) << always;
 }
 
 TEST(SeccompBuild, BuildProgramPerProfile) {
