@@ -100,7 +100,7 @@ _cage() {
     --limits)
       mapfile -t COMPREPLY < <(compgen -W "default" -- "$cur")
       return 0 ;;
-    --net|--timeout|--hostname|--memory|--tmpfs-size|--pids|--cpu|--max-output|--max-stdout|--max-stderr|--label|--run-id|--scratch|\
+    --secret|--net|--timeout|--hostname|--memory|--tmpfs-size|--pids|--cpu|--max-output|--max-stdout|--max-stderr|--label|--run-id|--scratch|\
     --scratch-remove)
       return 0 ;;  # free-form values: nothing sensible to offer
   esac

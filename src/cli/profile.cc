@@ -1,8 +1,7 @@
 // The TOML profile loader (see profile.h). Every key of a profile maps to one flag; the schema is the
 // option table (option_table.cc), which drives reading, merging and printing here, and the man page
-// section man/sections/profiles.roff. Unknown keys and wrong
-// types are errors naming file:line:col and the key, so a typo cannot silently widen or narrow a
-// sandbox. Only this file includes toml++ for the CLI (one TU, 0.6 s).
+// section man/sections/profiles.roff. Unknown keys and wrong types are errors naming file:line:col
+// and the key, so a typo cannot silently widen or narrow a sandbox. Only this file includes toml++ for the CLI (one TU, 0.6 s).
 #include "cli/profile.h"
 
 #include <sys/stat.h>
