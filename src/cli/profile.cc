@@ -1,7 +1,9 @@
-// The TOML profile loader (see profile.h). Every key of a profile maps to one flag; the schema is the
-// option table (option_table.cc), which drives reading, merging and printing here, and the man page
-// section man/sections/profiles.roff. Unknown keys and wrong types are errors naming file:line:col
-// and the key, so a typo cannot silently widen or narrow a sandbox. Only this file includes toml++ for the CLI (one TU, 0.6 s).
+// The TOML profile loader (see profile.h); profile_merge.cc combines the sources it loads and
+// profile_print.cc writes them back (--print-profile). Every key of a profile maps to one flag; the
+// schema is the option table (option_table.cc), which drives all three, and the man page section
+// man/sections/profiles.roff. Unknown keys and wrong types are errors naming file:line:col and the
+// key, so a typo cannot silently widen or narrow a sandbox. Only this file and profile_print.cc
+// include toml++ for the CLI (0.6 s each).
 #include "cli/profile.h"
 
 #include <sys/stat.h>
@@ -9,7 +11,6 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
-#include <map>
 #include <sstream>
 
 #include "cli/option_table.h"
@@ -379,78 +380,7 @@ Result<Layer> Loader::load_ref(const Value& ref, bool from_include) {
   return layer;
 }
 
-std::string env_name(const std::string& text) { return text.substr(0, text.find('=')); }
-
-// Printed strings are read back through ${VAR} expansion: every '$' is written as "$$".
-std::string esc(const std::string& s) {
-  std::string out;
-  for (char c : s) out += c == '$' ? std::string("$$") : std::string(1, c);
-  return out;
-}
-
-std::string read_small_file(const std::string& path, std::string& err) {
-  struct stat st{};
-  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
-    err = "no such file";
-    return {};
-  }
-  if (static_cast<size_t>(st.st_size) > kMaxProfileBytes * 16) {
-    err = "file is larger than 16 MiB";
-    return {};
-  }
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  if (!in) err = "cannot read the file";
-  return buf.str();
-}
-
-// A value as printed: a profile's string as written (its ${VAR} and $$ kept, expanded again where the
-// printed profile is loaded), a flag's with every '$' doubled.
-std::string as_written(const Value& v, const std::string& expanded) {
-  return v.written.empty() ? esc(expanded) : v.written;
-}
-
-// `abs` relative to `dir` when beneath it ("" when equal), nullopt otherwise.
-std::optional<std::string> relative_to(const std::string& abs, const std::string& dir) {
-  if (!policy::is_beneath(abs, dir)) return std::nullopt;
-  if (abs == dir) return std::string();
-  return abs.substr(dir == "/" ? 1 : dir.size() + 1);
-}
-
-// A path as printed into a profile kept in `cwd`. Absolute, "~/..." and "${HOME}/..." forms stay as
-// written. A relative path keeps its meaning: a flag's (based on cwd) is printed as written, since
-// a profile's relative paths are based on its own directory; one from a profile elsewhere is
-// rebased onto cwd ("sub/x"), or onto "~" from beneath the home, or else made absolute.
-std::string printed_path(const Value& v, const std::string& home, const std::string& cwd, bool& relative) {
-  const std::string w = as_written(v, v.text);
-  if (v.text.empty() || v.text[0] == '/' || v.text[0] == '~' || v.base.empty()) return w;
-  const std::string base = policy::lexically_clean(v.base);
-  if (auto r = relative_to(base, cwd)) {
-    relative = true;
-    return r->empty() ? w : esc(*r) + "/" + w;
-  }
-  if (!home.empty() && home != "/")
-    if (auto r = relative_to(base, policy::lexically_clean(home))) return "~/" + (r->empty() ? "" : esc(*r) + "/") + w;
-  return esc(base) + "/" + w;
-}
-
 }  // namespace
-
-ProfileContext make_profile_context(const std::string& cwd,
-                                    const std::vector<std::pair<std::string, std::string>>& environ) {
-  ProfileContext ctx;
-  ctx.cwd = cwd;
-  ctx.environ = environ;
-  std::string xdg;
-  for (const auto& [k, v] : environ) {
-    if (k == "HOME") ctx.home = v;
-    if (k == "XDG_CONFIG_HOME") xdg = v;
-  }
-  if (xdg.empty() || xdg[0] != '/') xdg = ctx.home.empty() ? "" : ctx.home + "/.config";  // XDG: ignore relative
-  if (!xdg.empty()) ctx.user_dir = xdg + "/cage/profiles";
-  return ctx;
-}
 
 Result<Layer> load_profile_text(std::string_view text, const std::string& display, const std::string& base_dir,
                                 const ProfileContext& ctx, int line_offset, int col_offset) {
@@ -461,161 +391,6 @@ Result<Layer> load_profile_text(std::string_view text, const std::string& displa
 Result<Layer> load_profile(const Value& ref, const ProfileContext& ctx) {
   Loader l(ctx);
   return l.load_ref(ref, false);
-}
-
-void merge_into(PolicyInput& into, const PolicyInput& later, const std::string& home) {
-  auto key = [&home](Value v) {
-    v.text = policy::split_tmpfs_spec(v.text).first;  // a --tmpfs size is not part of the path
-    auto abs = policy::absolute_path(v, home);
-    return abs ? *abs : v.text;
-  };
-  // First what a later value drops from the earlier lists, then the appends (a source may set and
-  // unset one name itself, or give one path twice).
-  for (const auto& o : options()) {
-    if (!o.list) continue;
-    for (const auto& v : later.*(o.list)) {
-      if (o.merge == Merge::path_wins) {
-        const std::string k = key(v);
-        for (const auto& other : options())
-          if (other.merge == Merge::path_wins && other.list != o.list)
-            std::erase_if(into.*(other.list), [&](const Value& x) { return key(x) == k; });
-      } else if (o.merge == Merge::key_wins) {  // two of one key in one source are validate()'s error
-        std::erase_if(into.*(o.list), [&](const Value& x) { return env_name(x.text) == env_name(v.text); });
-      } else if (o.merge == Merge::cancels_unset) {
-        std::erase_if(into.env_unset, [&](const Value& u) { return u.text == env_name(v.text); });
-      }
-    }
-  }
-  for (const auto& o : options()) {
-    if (o.list)
-      (into.*(o.list)).insert((into.*(o.list)).end(), (later.*(o.list)).begin(), (later.*(o.list)).end());
-    else if (later.*(o.scalar))
-      into.*(o.scalar) = later.*(o.scalar);
-  }
-  if (!later.argv.empty()) into.argv = later.argv;
-  if (!later.exec_run.empty()) into.exec_run = later.exec_run;  // one pinned shape: the last source's
-}
-
-std::string print_profile(const PolicyInput& in, const std::string& home, const std::string& cwd) {
-  bool relative = false;  // a printed path is relative to the file's directory: the header says so
-  auto path_text = [&](const Value& v) { return printed_path(v, home, cwd, relative); };
-  auto strings = [](const std::vector<Value>& vs) {
-    toml::array a;
-    for (const auto& v : vs) a.push_back(as_written(v, v.text));
-    return a;
-  };
-  toml::table root{{"version", 1}};
-  if (!in.argv.empty()) {
-    toml::array run;
-    for (const auto& a : in.argv) run.push_back(esc(a));
-    root.insert("run", std::move(run));
-  }
-  std::map<std::string, toml::table> tables;
-  for (const auto& o : options()) {
-    if (!o.section) continue;  // --run-id is one run's: never printed
-    toml::table& t = *o.section ? tables[o.section] : root;
-    if (o.list && !(in.*(o.list)).empty()) {
-      const auto& vs = in.*(o.list);
-      if (o.kind == Kind::paths) {
-        toml::array a;
-        for (const auto& v : vs) {
-          if (v.optional)
-            a.push_back(toml::table{{"path", path_text(v)}, {"optional", true}});
-          else
-            a.push_back(path_text(v));
-        }
-        t.insert(o.key, std::move(a));
-      } else if (o.kind == Kind::pairs || o.kind == Kind::integer_pairs) {
-        // NAME=VALUE lists (--setenv, --rlimit) as a table; a profile's value as it was written;
-        // a --secret's source, never its value.
-        toml::table p;
-        for (const auto& v : vs) {
-          auto eq = v.text.find('=');
-          p.insert_or_assign(v.text.substr(0, eq),
-                             as_written(v, eq == std::string::npos ? "" : v.text.substr(eq + 1)));
-        }
-        t.insert(o.key, std::move(p));
-      } else {
-        t.insert(o.key, strings(vs));
-      }
-    } else if (o.scalar && in.*(o.scalar)) {
-      const Value& v = *(in.*(o.scalar));
-      if (o.kind == Kind::boolean)
-        t.insert(o.key, v.text == "true" || v.text == "1" || v.text == "yes");
-      else if (o.kind == Kind::path || (o.kind == Kind::file_or_fd && v.text.rfind("fd:", 0) != 0))
-        t.insert(o.key, path_text(v));
-      else if (o.kind == Kind::file_or_fd)
-        t.insert(o.key, esc(v.text));
-      else
-        t.insert_or_assign(o.key, as_written(v, v.text));
-    }
-  }
-  if (!in.exec_run.empty()) tables["exec"].insert("run", strings(in.exec_run));
-  for (auto& [name, t] : tables)
-    if (!t.empty()) root.insert(name, std::move(t));
-  std::ostringstream out;
-  out << "# cage profile (cage --print-profile); load it with: cage --profile FILE\n";
-  if (relative) out << "# relative paths are relative to FILE's directory: keep FILE in the directory it was printed in\n";
-  out << toml::toml_formatter{root, toml::toml_formatter::default_flags & ~toml::format_flags::indentation} << "\n";
-  return out.str();
-}
-
-Status apply_profiles(Invocation& inv, const ProfileContext& ctx) {
-  // --audit/--audit-required (inv.report) and [audit] are one setting: the flags join the merge as the
-  // last source, and the merged value goes back to inv.report, which the audit writer reads.
-  if (!inv.report.audit.empty()) inv.input.audit_file = Value{inv.report.audit, "--audit", ctx.cwd};
-  if (inv.report.audit_required) inv.input.audit_required = Value{"true", "--audit-required", ""};
-  PolicyInput acc;
-  std::optional<std::vector<std::string>> run;
-  for (const auto& ref : inv.profiles) {
-    auto layer = load_profile(ref, ctx);
-    if (!layer) return layer.error();
-    merge_into(acc, layer->input, ctx.home);
-    if (layer->run) run = layer->run;
-  }
-  // --script: the user asked for FILE to be run as a script, so its block is read (never to decide
-  // whether this is a script run: see cli::parse). Sources: profiles, the block, the script line's
-  // options, then the caller's options.
-  if (!inv.script.empty()) {
-    const std::string script_abs =
-        policy::lexically_clean(inv.script[0] == '/' ? inv.script : ctx.cwd + "/" + inv.script);
-    std::string err;
-    std::string text = read_small_file(script_abs, err);
-    if (!err.empty()) return usage("--script " + inv.script, err, "give the path of a script");
-    auto block = extract_script_block(text, script_abs);
-    if (!block) return block.error();
-    if (*block) {
-      auto layer = load_profile_text((*block)->toml, script_abs, dirname_of(script_abs), ctx,
-                                     (*block)->first_line - 1, (*block)->prefix);
-      if (!layer) return layer.error();
-      if (!layer->run && inv.script_interpreter.empty() && !run)
-        return invalid(script_abs + ":" + std::to_string((*block)->first_line) + " run",
-                       "the cage block has no run = [...]", "add e.g. run = [\"python3\"]");
-      merge_into(acc, layer->input, ctx.home);
-      if (layer->run) run = layer->run;
-    } else if (inv.script_interpreter.empty() && !run) {
-      return usage("--script " + inv.script, "the script has no '# /// cage' block and no interpreter was given",
-                   "add a block (see cage(1), SCRIPTS), or name the interpreter: --script -- INTERPRETER");
-    }
-    merge_into(acc, inv.script_line, ctx.home);
-    acc.ro.push_back(Value{script_abs, "--script", ""});
-    std::vector<std::string> argv =
-        inv.script_interpreter.empty() ? *run : std::vector<std::string>{inv.script_interpreter};
-    argv.push_back(script_abs);
-    argv.insert(argv.end(), inv.script_args.begin(), inv.script_args.end());
-    run = argv;
-  }
-  merge_into(acc, inv.input, ctx.home);
-  if (!inv.script.empty() || (acc.argv.empty() && run)) acc.argv = run.value_or(std::vector<std::string>{});
-  if (acc.audit_file) {
-    const auto& f = *acc.audit_file;
-    auto abs = f.text.rfind("fd:", 0) == 0 ? Result<std::string>(f.text) : policy::absolute_path(f, ctx.home);
-    if (!abs) return abs.error();
-    inv.report.audit = *abs;
-  }
-  if (acc.audit_required) inv.report.audit_required = acc.audit_required->text == "true";
-  inv.input = std::move(acc);
-  return Ok{};
 }
 
 }  // namespace cage::cli
