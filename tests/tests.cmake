@@ -35,6 +35,8 @@ add_executable(cage_unit_tests
   tests/unit/windows_journal_test.cc
   tests/unit/cli_test.cc
   tests/unit/profile_test.cc
+  tests/unit/profile_golden_test.cc
+  tests/unit/option_table_test.cc
   tests/unit/seccomp_test.cc
   tests/unit/cgroup_plan_test.cc
   tests/unit/systemd_scope_test.cc

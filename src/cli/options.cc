@@ -1,4 +1,5 @@
-// Every flag of cage, declared once (kFlags), bound with CLI11. A flag's value is recorded as a
+// Every flag of cage, declared once, bound with CLI11: the options of the sandbox from the option
+// table (option_table.cc), the modes here. A flag's value is recorded as a
 // policy::Value with its origin ("--rw") and its base directory, so validate() can name it on error.
 #include "cli/options.h"
 
@@ -7,6 +8,7 @@
 #include <functional>
 #include <sstream>
 
+#include "cli/option_table.h"
 #include "cli/suggest.h"
 
 namespace cage::cli {
@@ -15,116 +17,6 @@ namespace {
 
 using policy::PolicyInput;
 using policy::Value;
-
-enum class Arity { list, scalar, flag };
-
-struct FlagSpec {
-  const char* name;  // "--ro" or "-r,--ro"
-  const char* value_name;
-  Arity arity;
-  const char* group;
-  const char* help;
-  std::vector<Value> PolicyInput::*list = nullptr;
-  std::optional<Value> PolicyInput::*scalar = nullptr;
-};
-
-const char* const kFs = "Filesystem";
-const char* const kEnv = "Environment";
-const char* const kNet = "Network";
-const char* const kProc = "Process and limits";
-const char* const kReport = "Result and audit";
-
-const FlagSpec kFlags[] = {
-    {"--ro", "PATH", Arity::list, kFs, "Grant PATH read-only (and executable) at the same path inside",
-     &PolicyInput::ro, nullptr},
-    {"--rw", "PATH", Arity::list, kFs, "Grant PATH read-write at the same path inside", &PolicyInput::rw,
-     nullptr},
-    {"--tmpfs", "PATH[:size=SIZE]", Arity::list, kFs,
-     "Mount an empty private tmpfs at PATH, of SIZE (default: --tmpfs-size)", &PolicyInput::tmpfs, nullptr},
-    {"--hide", "PATH", Arity::list, kFs, "Mask PATH (a file or directory beneath a granted one)",
-     &PolicyInput::hide, nullptr},
-    {"--no-system", "", Arity::flag, kFs, "Start from an empty root: no default system view", nullptr,
-     &PolicyInput::no_system},
-    {"--no-cwd", "", Arity::flag, kFs, "Do not grant the current directory read-only implicitly", nullptr,
-     &PolicyInput::no_cwd},
-    {"--scratch", "NAME", Arity::scalar, kFs,
-     "Mount the persistent directory NAME (yours, 0700, kept across runs) read-write at /scratch/NAME; "
-     "$CAGE_SCRATCH names it",
-     nullptr, &PolicyInput::scratch},
-    {"--chdir", "DIR", Arity::scalar, kFs, "Start the command in DIR (default: the current directory)",
-     nullptr, &PolicyInput::chdir},
-    {"--env", "NAME", Arity::list, kEnv, "Pass the caller's variable NAME through (globs such as LC_* allowed)",
-     &PolicyInput::env_pass, nullptr},
-    {"--setenv", "NAME=VALUE", Arity::list, kEnv, "Set NAME to VALUE for the command", &PolicyInput::env_set,
-     nullptr},
-    {"--unsetenv", "NAME", Arity::list, kEnv, "Remove NAME (globs allowed) from the command's environment",
-     &PolicyInput::env_unset, nullptr},
-    {"--secret", "NAME=SOURCE", Arity::list, kEnv,
-     "Set NAME from @FILE, fd:N or env:VAR, read once at start: the value is never on a command line, "
-     "printed or audited",
-     &PolicyInput::env_secret, nullptr},
-    {"--net", "HOST:PORT", Arity::list, kNet,
-     "Allow TCP to HOST:PORT through cage's proxy (*.domain one label, **.domain any depth, IP, CIDR, "
-     "port list a,b or range a-b; a URL https://HOST[:PORT]/... is read as HOST:443 or HOST:PORT)",
-     &PolicyInput::net, nullptr},
-    {"--net-mode", "MODE", Arity::scalar, kNet,
-     "How --net destinations are reached: proxy (*_PROXY variables), transparent (cage's DNS answers allowed "
-     "names; plain TCP connects work), or both (default); needs --net",
-     nullptr, &PolicyInput::net_mode},
-    {"--share-net", "", Arity::flag, kNet, "Escape hatch: use the host network unchanged (audited)", nullptr,
-     &PolicyInput::share_net},
-    {"--seccomp", "PROFILE", Arity::scalar, kProc,
-     "Syscall filter: default, relaxed, or none (escape hatch, reported everywhere)", nullptr,
-     &PolicyInput::seccomp},
-    {"--timeout", "DURATION", Arity::scalar, kProc,
-     "Wall-clock limit (30s, 5m, 1h): SIGTERM, a grace period, then SIGKILL; exit status 124", nullptr,
-     &PolicyInput::timeout},
-    {"--rlimit", "NAME=VALUE", Arity::list, kProc, "Set a resource limit: nofile=1024, core=0, fsize=1G:2G, ...",
-     &PolicyInput::rlimits, nullptr},
-    {"--memory", "SIZE", Arity::scalar, kProc, "Memory limit for the whole sandbox (512M, 2G), by cgroup",
-     nullptr, &PolicyInput::memory},
-    {"--tmpfs-size", "SIZE", Arity::scalar, kProc,
-     "Size of each private tmpfs cage mounts (/tmp, /var/tmp, /run, $HOME, /dev/shm, --tmpfs); default 1/8 of RAM",
-     nullptr, &PolicyInput::tmpfs_size},
-    {"--pids", "N", Arity::scalar, kProc, "Limit the sandbox to N processes and threads, by cgroup", nullptr,
-     &PolicyInput::pids},
-    {"--cpu", "FRACTION", Arity::scalar, kProc, "CPU share in cores (0.5, 1.5), by cgroup", nullptr,
-     &PolicyInput::cpu},
-    {"--max-output", "SIZE", Arity::scalar, kProc,
-     "Pass at most SIZE bytes of stdout and of stderr each (1M, 0); the rest is read and dropped, and one "
-     "line at the end says how much", nullptr, &PolicyInput::max_output},
-    {"--max-stdout", "SIZE", Arity::scalar, kProc, "The cap for stdout alone (overrides --max-output)", nullptr,
-     &PolicyInput::max_stdout},
-    {"--max-stderr", "SIZE", Arity::scalar, kProc, "The cap for stderr alone (overrides --max-output)", nullptr,
-     &PolicyInput::max_stderr},
-    {"--limits", "PRESET", Arity::scalar, kProc,
-     "Ceilings for unattended runs: default = --memory 4G --pids 1024 --timeout 30m --max-output 16M "
-     "--tmpfs-size 1G, each unless given",
-     nullptr, &PolicyInput::limits_preset},
-    {"--strict-limits", "", Arity::flag, kProc,
-     "Refuse to run when a limit cannot be enforced by a cgroup (instead of an rlimit approximation and a warning)",
-     nullptr, &PolicyInput::strict_limits},
-    {"--exec", "PATH", Arity::list, kProc,
-     "Let the command execute only PATH: a file, or the files beneath a directory; repeatable (the command "
-     "itself and the dynamic loader are added; see cage(1), EXEC ALLOWLIST)",
-     &PolicyInput::exec, nullptr},
-    {"--mechanism", "MECH", Arity::scalar, kProc,
-     "auto (default), namespaces, or landlock (no namespaces: for hosts that block user namespaces)", nullptr,
-     &PolicyInput::mechanism},
-    {"--allow-degraded", "ELEMENTS", Arity::list, kProc,
-     "Accept these losses where only Landlock is available: pid, hide, tmpfs, hostname, nested-ro, metadata, exec-written (comma-separated)",
-     &PolicyInput::allow_degraded, nullptr},
-    {"--hostname", "NAME", Arity::scalar, kProc, "Host name inside the sandbox (default: cage); {run_id} in it is the run's id (12 characters)", nullptr,
-     &PolicyInput::hostname},
-    {"--uid", "ID", Arity::scalar, kProc,
-     "Run as nobody, UID or UID:GID inside the user namespace; files it writes stay yours on the host", nullptr,
-     &PolicyInput::uid},
-    {"--label", "KEY=VALUE", Arity::list, kReport,
-     "Tag the run: in every audit event, the result and --json-errors (repeatable)", &PolicyInput::labels, nullptr},
-    {"--run-id", "ID", Arity::scalar, kReport,
-     "Use ID as the run id (default: 32 random hex digits); also $CAGE_RUN_ID inside", nullptr,
-     &PolicyInput::run_id},
-};
 
 struct Bound {
   bool dry_run = false, check = false, self_test = false, version = false, json = false, json_errors = false;
@@ -139,39 +31,34 @@ struct Bound {
   std::vector<std::string> command;
 };
 
+// The flags of the option table (option_table.cc), each value recorded with its flag as origin.
 void bind_flags(CLI::App& app, PolicyInput& in, const std::string& cwd) {
-  for (const auto& f : kFlags) {
-    const std::string origin = f.name;
-    switch (f.arity) {
-      case Arity::list: {
-        auto* list = &(in.*(f.list));
-        app.add_option_function<std::vector<std::string>>(
-               f.name,
-               [list, origin, cwd](const std::vector<std::string>& vs) {
-                 for (const auto& v : vs) list->push_back(Value{v, origin, cwd});
-               },
-               f.help)
-            ->type_name(f.value_name)
-            ->group(f.group)
-            ->allow_extra_args(false)
-            ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-        break;
-      }
-      case Arity::scalar: {
-        auto* slot = &(in.*(f.scalar));
-        app.add_option_function<std::string>(
-               f.name, [slot, origin, cwd](const std::string& v) { *slot = Value{v, origin, cwd}; }, f.help)
-            ->type_name(f.value_name)
-            ->group(f.group)
-            ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-        break;
-      }
-      case Arity::flag: {
-        auto* slot = &(in.*(f.scalar));
-        app.add_flag_callback(f.name, [slot, origin, cwd]() { *slot = Value{"true", origin, cwd}; }, f.help)
-            ->group(f.group);
-        break;
-      }
+  for (const auto& f : options()) {
+    if (!f.flag) continue;
+    const std::string origin = f.flag;
+    if (f.list) {
+      auto* list = &(in.*(f.list));
+      app.add_option_function<std::vector<std::string>>(
+             f.flag,
+             [list, origin, cwd](const std::vector<std::string>& vs) {
+               for (const auto& v : vs) list->push_back(Value{v, origin, cwd});
+             },
+             f.help)
+          ->type_name(f.value_name)
+          ->group(f.group)
+          ->allow_extra_args(false)
+          ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    } else if (f.kind == Kind::boolean) {
+      auto* slot = &(in.*(f.scalar));
+      app.add_flag_callback(f.flag, [slot, origin, cwd]() { *slot = Value{"true", origin, cwd}; }, f.help)
+          ->group(f.group);
+    } else {
+      auto* slot = &(in.*(f.scalar));
+      app.add_option_function<std::string>(
+             f.flag, [slot, origin, cwd](const std::string& v) { *slot = Value{v, origin, cwd}; }, f.help)
+          ->type_name(f.value_name)
+          ->group(f.group)
+          ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
     }
   }
 }
@@ -205,7 +92,7 @@ void bind_modes(CLI::App& app, Bound& b) {
                "No notes of cage's own on stderr (what killed the command, an ungranted working directory); "
                "errors and warnings still print")
       ->group(g);
-  const char* r = kReport;
+  const char* r = "Result and audit";
   app.add_option("--result", b.result, "Write the run's result as one JSON object (cage.result/2) to FILE or fd:N")
       ->type_name("FILE|fd:N")
       ->group(r);

@@ -19,6 +19,7 @@ sed -i 's|default: TOML_UNREACHABLE;|default: return false;|' "$out/toml-patched
 sed -i 's|define TOML_ASSERT_ASSUME(expr) TOML_ASSUME(expr)|define TOML_ASSERT_ASSUME(expr) static_assert(true)|' \
   "$out/toml-patched/toml++/impl/preprocessor.h"
 extra[profile]="-I$out/toml-patched -DNDEBUG -DTOML_HEADER_ONLY=0 -DCAGE_VERSION=\"fuzz\" $src/cli/profile.cc $src/cli/script.cc
+  $src/cli/option_table.cc $src/cli/profile_merge.cc $src/cli/profile_print.cc
   $src/policy/paths.cc $src/common/error.cc $src/common/json.cc $src/common/toml_impl.cc"
 status=0
 for t in http socks5 host_pattern sbpl dns dbus profile argv_pattern; do
