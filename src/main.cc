@@ -9,7 +9,7 @@
 #include "cli/options.h"
 #include "cli/profile.h"
 #include "common/exit_status.h"
-#include "common/self_test.h"
+#include "selftest/checks.h"
 #include "macos/compile.h"
 #include "windows/compile.h"
 

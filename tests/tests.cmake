@@ -23,7 +23,7 @@ add_executable(cage_unit_tests
   tests/unit/proxy_dns_test.cc
   tests/unit/proxy_dial_test.cc
   tests/unit/proxy_transparent_test.cc
-  tests/unit/linux_fallback_test.cc
+  tests/unit/linux_landlock_only_test.cc
   tests/unit/linux_transparent_test.cc
   tests/unit/linux_compile_test.cc
   tests/unit/linux_exec_test.cc
@@ -97,7 +97,7 @@ cage_script_tests(integration integration)
 set_tests_properties(integration.root.fault_eintr integration.user.fault_eintr PROPERTIES RUN_SERIAL TRUE TIMEOUT 300)
 
 # cage --self-test on this kernel, as root and as the unprivileged user: the same check list a Mac or
-# Windows user runs (src/common/self_test.cc), here through the Linux backend.
+# Windows user runs (src/selftest/checks.cc), here through the Linux backend.
 foreach(who root user)
   add_test(NAME integration.${who}.self_test COMMAND ${CMAKE_SOURCE_DIR}/tests/as-${who}.sh $<TARGET_FILE:cage> --self-test)
   set_tests_properties(integration.${who}.self_test PROPERTIES LABELS "integration;${who}" SKIP_RETURN_CODE 77
@@ -106,16 +106,16 @@ endforeach()
 cage_script_tests(escape escape)
 
 # The escape suite again under the Landlock-only mechanism (issue #10): the attacks it claims to stop
-# must fail there too; scripts state in place what that mechanism documents as lost (lib.bash: fallback).
+# must fail there too; scripts state in place what that mechanism documents as lost (lib.bash: landlock_only).
 file(GLOB cage_escape_scripts CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/escape/*.sh)
 list(SORT cage_escape_scripts)
 foreach(script ${cage_escape_scripts})
   get_filename_component(name ${script} NAME_WE)
   foreach(who root user)
-    set(test escape.fallback.${who}.${name})
+    set(test escape.landlock_only.${who}.${name})
     add_test(NAME ${test} COMMAND ${CMAKE_SOURCE_DIR}/tests/as-${who}.sh bash ${script})
-    set_tests_properties(${test} PROPERTIES LABELS "escape;${who};fallback" SKIP_RETURN_CODE 77
-      TIMEOUT 240 ENVIRONMENT "${CAGE_TEST_ENV};CAGE_FALLBACK=1")
+    set_tests_properties(${test} PROPERTIES LABELS "escape;${who};landlock_only" SKIP_RETURN_CODE 77
+      TIMEOUT 240 ENVIRONMENT "${CAGE_TEST_ENV};CAGE_LANDLOCK_ONLY=1")
   endforeach()
 endforeach()
 

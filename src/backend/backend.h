@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "cli/options.h"
 #include "common/error.h"
+#include "common/report_options.h"
 #include "policy/policy.h"
 
 namespace cage::backend {
@@ -32,7 +32,7 @@ void adapt_input(policy::PolicyInput& in, policy::Context& ctx);
 
 // --result / --audit: opened before validation (a failing run is still reported). A backend without
 // reporting refuses these options rather than drop them silently.
-Status open_report(const cli::ReportOptions& opts, bool for_run);
+Status open_report(const ReportOptions& opts, bool for_run);
 void report_policy(const policy::Policy& pol);
 // Renders an error (through the report session if one is open) and returns the exit status.
 int fail(const Error& e, bool json);

@@ -23,7 +23,7 @@ const char* host_os() { return "linux"; }
 
 int internal_entry(int, char**) { return -1; }  // the --net shim is forked by init, not re-executed
 
-Status open_report(const cli::ReportOptions& opts, bool for_run) {
+Status open_report(const ReportOptions& opts, bool for_run) {
   if (!for_run) return Ok{};
   // From here to the end of the run a termination signal waits, blocked, for the supervisor: its
   // signalfd (linux/execute.cc) reads one sent during start-up too, forwards it and writes the

@@ -6,7 +6,7 @@
 
 namespace cage::backend {
 
-Status open_report(const cli::ReportOptions& opts, bool for_run) {
+Status open_report(const ReportOptions& opts, bool for_run) {
   if (!for_run) return Ok{};
   const char* flag = !opts.result.empty() ? "--result" : !opts.audit.empty() ? "--audit" : nullptr;
   if (!flag && opts.audit_required) flag = "--audit-required";

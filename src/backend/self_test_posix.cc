@@ -22,7 +22,7 @@
 
 #include "backend/backend.h"
 #include "common/exit_status.h"
-#include "common/self_test.h"
+#include "selftest/checks.h"
 #include "common/unique_fd.h"
 
 extern char** environ;

@@ -2,7 +2,7 @@
 #include <winsock2.h>
 #include <ws2tcpip.h>
 
-#include "common/self_test.h"
+#include "selftest/checks.h"
 
 namespace cage::selftest {
 

@@ -8,7 +8,7 @@
 #include <random>
 
 #include "backend/backend.h"
-#include "common/self_test.h"
+#include "selftest/checks.h"
 
 #ifndef CAGE_UNSUPPORTED_OS
 #define CAGE_UNSUPPORTED_OS "this OS"

@@ -1,23 +1,16 @@
-// Command-line parsing: every flag declared once, in one table (options.cc), with CLI11. CLI11
-// throws; parse() catches at this boundary and returns a usage_error naming the flag.
+// Command-line parsing: every flag declared once, in one table (option_table.cc), bound to CLI11 in
+// options.cc. CLI11 throws; parse() catches at this boundary and returns a usage_error naming the flag.
 #pragma once
 #include <string>
 #include <vector>
 
 #include "common/error.h"
+#include "common/report_options.h"
 #include "policy/policy.h"
 
 namespace cage::cli {
 
 enum class Mode { run, dry_run, check, self_test, version, help, print_profile, scratch_list, scratch_remove };
-
-// --result, --audit, --audit-required: where the run's result and audit events go ("FILE" or "fd:N").
-struct ReportOptions {
-  std::string result, audit;
-  bool audit_required = false;
-  bool quiet = false;  // --quiet: no notes of cage's own on stderr (why the command died, ...); errors still
-  std::string run_id;  // --run-id or generated (main.cc), before the session opens
-};
 
 struct Invocation {
   Mode mode = Mode::run;

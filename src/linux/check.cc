@@ -172,14 +172,14 @@ int check_host(bool json, const Result<policy::Policy>& intended,
   } else {
     plan = std::move(*p);
   }
-  const bool fallback = plan.mechanism == Mechanism::landlock_only;
+  const bool landlock_only = plan.mechanism == Mechanism::landlock_only;
   for (auto& p : probes) {
-    if (p.name == "landlock") p.required = fallback;
-    if (p.name == "user_namespaces" || p.name == "mount_pid_net_namespaces") p.required = !fallback;
+    if (p.name == "landlock") p.required = landlock_only;
+    if (p.name == "user_namespaces" || p.name == "mount_pid_net_namespaces") p.required = !landlock_only;
   }
   bool all = !refused;
   for (const auto& p : probes) all = all && (p.ok || !p.required);
-  const std::string mech = fallback ? "landlock_only" : "namespaces";
+  const std::string mech = landlock_only ? "landlock" : "namespaces";
   if (json) {
     toml::table mechs;
     for (const auto& p : probes)

@@ -75,7 +75,7 @@ int clear_capabilities();
 [[noreturn]] void run_init(const ChildContext& c);
 // userns.cc (parent): id maps for the child.
 int write_id_maps(const IdMaps& ids, int pid);
-// fallback.cc (either side): removes the run's private directory and everything in it without
+// landlock_only.cc (either side): removes the run's private directory and everything in it without
 // allocating and without following a link.
 void remove_private_dir(const char* path);
 // Without a pid namespace (Mechanism::landlock_only) init's parent-death signal, and what the

@@ -525,7 +525,7 @@ Status Compiler::environment(const std::vector<std::pair<std::string, std::strin
       if (kv.first == "JAVA_TOOL_OPTIONS" && carries_every_rule(plan.net)) continue;
       forced.push_back(std::move(kv));
     }
-  if (plan.loopback_proxy)  // port and secret are known at run time: fallback.cc fills them in
+  if (plan.loopback_proxy)  // port and secret are known at run time: landlock_only.cc fills them in
     for (auto& kv : proxy::proxy_environment_with_secret(kProxyPortMark, kProxySecretMark, plan.net.allow))
       forced.push_back(std::move(kv));
   if (plan.net.mode == NetPlan::Mode::proxy) ca_bundle_variables(caller_env, forced);
@@ -686,7 +686,7 @@ Result<Plan> compile(const Policy& p, const HostView& host,
     return nested_in_cage(unavailable("--mechanism namespaces", "this host does not let cage create user namespaces",
                                       "see cage --check; or use --mechanism auto to fall back to Landlock alone"),
                           caller_env);
-  if (p.mechanism == Policy::Mechanism::landlock || (p.mechanism == Policy::Mechanism::automatic && !userns)) {
+  if (p.mechanism == Policy::Mechanism::landlock_only || (p.mechanism == Policy::Mechanism::automatic && !userns)) {
     if (p.run_as && (p.run_as->uid != host.uid() || p.run_as->gid != host.gid()))
       return unavailable(p.run_as->origin, "another id inside needs a user namespace, which the Landlock-only "
                                            "mechanism does not create",

@@ -14,7 +14,7 @@
 // writes cgroup.kill, atomic against fork, where there is one); the walk needs no cgroup (most hosts
 // of this mechanism give the user none), and where the run has one its removal writes cgroup.kill
 // once more after init is gone (cgroup.cc).
-// Proved by tests/escape/outlive.sh and tests/escape/deep_chain.sh (fallback runs).
+// Proved by tests/escape/outlive.sh and tests/escape/deep_chain.sh (Landlock-only runs).
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/mman.h>

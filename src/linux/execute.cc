@@ -400,7 +400,7 @@ class UnreleasedChild {
 };
 
 unsigned long clone_flags(const Plan& plan) {
-  if (plan.mechanism == Mechanism::landlock_only) return 0;  // a plain fork: see fallback.cc
+  if (plan.mechanism == Mechanism::landlock_only) return 0;  // a plain fork: see landlock_only.cc
   unsigned long flags =
       CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
   if (plan.net.mode != NetPlan::Mode::host) flags |= CLONE_NEWNET;

@@ -29,7 +29,7 @@ struct RunHooks {
   proxy::EventSink net;                                             // every proxy decision
   std::function<void(const char* reason, int signal)> killed;       // cage signalled the sandbox
   int abort_fd = -1;  // readable: kill the sandbox now (the audit log failed under --audit-required)
-  // landlock_only with --net (fallback.cc): the port of the host-loopback proxy, already serving.
+  // landlock_only with --net (landlock_only.cc): the port of the host-loopback proxy, already serving.
   uint16_t proxy_port = 0;
   // landlock_only: the run's private HOME and TMPDIR, which init removes if the supervisor dies.
   std::string private_dir;
@@ -40,7 +40,7 @@ struct RunHooks {
 };
 
 Result<RunOutcome> execute(const Plan& plan, const RunHooks& hooks = {});
-// The namespaces path (execute.cc); execute() (fallback.cc) prepares a landlock_only plan first.
+// The namespaces path (execute.cc); execute() (landlock_only.cc) prepares a landlock_only plan first.
 Result<RunOutcome> execute_plan(const Plan& plan, const RunHooks& hooks);
 
 // --check: the host's probes and the intended run's plan (see check.cc). Exit status.

@@ -5,7 +5,7 @@
 // become seccomp user notifications (the listener is connect_notify's); the supervisor opens the
 // target once, as the workload names it (or takes the very file its fd holds), and changes that file
 // only when it lies beneath a path Landlock lets the workload write (--rw grants, the private directory).
-// Proved by tests/escape/metadata.sh (fallback runs) and tests/integration/workloads.sh.
+// Proved by tests/escape/metadata.sh (Landlock-only runs) and tests/integration/workloads.sh.
 #pragma once
 #include <linux/seccomp.h>
 

@@ -183,10 +183,10 @@ struct ScratchPlan {
 };
 
 // namespaces: the full sandbox. landlock_only: where user namespaces are blocked, Landlock +
-// seccomp + no_new_privs + rlimits on the host's own tree (src/linux/fallback.cc).
+// seccomp + no_new_privs + rlimits on the host's own tree (src/linux/landlock_only.cc).
 enum class Mechanism { namespaces, landlock_only };
 
-// Placeholders in a landlock_only plan's environment, replaced by fallback.cc at run time.
+// Placeholders in a landlock_only plan's environment, replaced by landlock_only.cc at run time.
 inline constexpr const char* kProxyPortMark = "<proxy-port>";
 inline constexpr const char* kProxySecretMark = "<proxy-secret>";
 
@@ -198,7 +198,7 @@ struct Plan {
   // since Landlock does not confine them to the --rw grants (seccomp/landlock_only.txt).
   bool allow_metadata = false;
   // landlock_only with --net: the proxy listens on a host loopback port chosen at run time, which
-  // fallback.cc puts into landlock.connect_tcp and, with the run's secret, into the environment.
+  // landlock_only.cc puts into landlock.connect_tcp and, with the run's secret, into the environment.
   bool loopback_proxy = false;
   std::vector<MountStep> mounts;  // in order; parents before children, masks after what they mask
   LandlockPlan landlock;

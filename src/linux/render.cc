@@ -137,7 +137,7 @@ std::string quoted_argv(const std::vector<std::string>& argv) {
 
 std::string platform_line(const Plan& plan) {
   if (plan.mechanism == Mechanism::landlock_only)
-    return "platform: linux, mechanism landlock_only (user namespaces are blocked: Landlock + seccomp alone)";
+    return "platform: linux, mechanism landlock (user namespaces are blocked: Landlock + seccomp alone)";
   return std::string("platform: linux (user, mount, pid, ipc, uts, cgroup") +
          (plan.net.mode == NetPlan::Mode::host ? "" : ", net") + " namespaces)";
 }
@@ -312,7 +312,7 @@ toml::table render_table(const Plan& plan) {
   for (const auto& n : plan.notes) notes.push_back(n);
   toml::table t{
       {"platform", "linux"},
-      {"mechanism", plan.mechanism == Mechanism::landlock_only ? "landlock_only" : "namespaces"},
+      {"mechanism", plan.mechanism == Mechanism::landlock_only ? "landlock" : "namespaces"},
       {"degraded", std::move(degraded)},
       {"notes", std::move(notes)},
       {"argv", std::move(argv)},

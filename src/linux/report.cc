@@ -41,7 +41,7 @@ int64_t mono_ms() {
 
 }  // namespace
 
-Result<std::unique_ptr<Session>> Session::open(const cli::ReportOptions& opts) {
+Result<std::unique_ptr<Session>> Session::open(const ReportOptions& opts) {
   std::unique_ptr<Session> s(new Session());
   s->opts_ = opts;
   s->facts_.run_id = opts.run_id.empty() ? audit::new_run_id() : opts.run_id;

@@ -5,7 +5,7 @@
 #include <memory>
 #include <mutex>
 
-#include "cli/options.h"
+#include "common/report_options.h"
 #include "common/audit.h"
 #include "linux/result.h"
 
@@ -15,7 +15,7 @@ class Session {
  public:
   // Opens --result and --audit. An audit log that cannot be opened is a warning, or with
   // --audit-required an error; a result destination that cannot be opened is always an error.
-  static Result<std::unique_ptr<Session>> open(const cli::ReportOptions& opts);
+  static Result<std::unique_ptr<Session>> open(const ReportOptions& opts);
   ~Session();
   // The session main.cc's error path reports to (one per process, while it lives).
   static Session* active();
@@ -38,7 +38,7 @@ class Session {
   Result<RunOutcome> execute_timed(const Plan& plan, const RunHooks& hooks);  // wall and CPU time
   RunClass record_exit(const RunOutcome& out);      // the killed, offline_lookups and exit events
   void tell_outcome(RunClass cls, const policy::Policy& pol, const RunOutcome& out);  // death note, hints
-  cli::ReportOptions opts_;
+  ReportOptions opts_;
   std::unique_ptr<audit::Log> log_;
   UniqueFd result_fd_;
   RunFacts facts_;

@@ -19,7 +19,7 @@ Result<std::string> scratch_list(const std::string& root, bool json);
 Result<std::string> scratch_remove(const std::string& root, const std::string& name);
 
 // Removes the directory `name` in `parent` with everything beneath it; allocates nothing
-// (fallback.cc: cage's init runs it in a forked copy of the supervisor).
+// (landlock_only.cc: cage's init runs it in a forked copy of the supervisor).
 void remove_tree_at(int parent, const char* name);
 
 }  // namespace cage::lx

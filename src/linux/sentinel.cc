@@ -77,7 +77,7 @@ void remove_cgroup(const char* dir) {
   if (n == 1) ::_exit(0);  // the supervisor removed them itself
   for (int i = 0; i < p.n; ++i) {
     if (p.kind[i] == Sentinel::Kind::cgroup) remove_cgroup(p.path[i]);
-    else remove_private_dir(p.path[i]);  // fallback.cc: no allocation, no link followed
+    else remove_private_dir(p.path[i]);  // landlock_only.cc: no allocation, no link followed
   }
   ::_exit(0);
 }

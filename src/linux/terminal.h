@@ -1,5 +1,5 @@
 // The caller's terminal, as both mechanisms name it for the workload (mount.cc binds it at
-// /dev/console; fallback.cc grants it to Landlock): the /dev/pts device that is stdin, stdout or
+// /dev/console; landlock_only.cc grants it to Landlock): the /dev/pts device that is stdin, stdout or
 // stderr, and the very one on that fd (same device number, inode and file system), so nothing new
 // becomes reachable. No allocation: cage's init calls it too.
 #pragma once

@@ -3,7 +3,7 @@
 // the plan's environment, rlimits set in the child, and every descriptor but 0-2 closed. The parent
 // forwards SIGINT/TERM/HUP/QUIT that were sent to cage itself (a terminal's signals reach the
 // workload's process group directly), enforces --timeout (SIGTERM, SIGKILL 5 s later, exit 124) and
-// returns the workload's status. Runs only on a Mac: `cage --self-test` is its check (self_test.cc).
+// returns the workload's status. Runs only on a Mac: `cage --self-test` is its check (selftest/checks.cc).
 #include "common/exit_status.h"
 #include "macos/execute.h"
 

@@ -41,7 +41,7 @@ const char* mechanism_name(Policy::Mechanism m) {
   switch (m) {
     case Policy::Mechanism::automatic: return "auto";
     case Policy::Mechanism::namespaces: return "namespaces";
-    case Policy::Mechanism::landlock: return "landlock";
+    case Policy::Mechanism::landlock_only: return "landlock";
   }
   return "?";
 }

@@ -162,7 +162,7 @@ struct Policy {
   // Linux: namespaces + Landlock + seccomp (the full sandbox), or Landlock + seccomp alone where user
   // namespaces are blocked. auto picks the best the host offers; a lost element is refused unless
   // listed in allow_degraded.
-  enum class Mechanism { automatic, namespaces, landlock };
+  enum class Mechanism { automatic, namespaces, landlock_only };  // --mechanism auto|namespaces|landlock
   Mechanism mechanism = Mechanism::automatic;
   std::vector<std::string> allow_degraded;
   Limits limits;

@@ -393,7 +393,7 @@ Status validate_misc(const PolicyInput& in, const Context& ctx, Policy& p) {
     else if (t == "namespaces")
       p.mechanism = Policy::Mechanism::namespaces;
     else if (t == "landlock")
-      p.mechanism = Policy::Mechanism::landlock;
+      p.mechanism = Policy::Mechanism::landlock_only;
     else
       return invalid(where(*in.mechanism), "unknown mechanism", "use auto, namespaces or landlock");
   }

@@ -1,10 +1,10 @@
 // self_test.cc: the Windows side of `cage --self-test`. The checks themselves (denied and allowed
 // reads, writes, direct TCP, the proxy, the environment) are the portable list in
-// common/self_test.cc; this file gives it a Host: this cage.exe, a scratch directory under
+// selftest/checks.cc; this file gives it a Host: this cage.exe, a scratch directory under
 // %USERPROFILE%, a listener on 127.0.0.1 and a runner that captures a run's output. What only a
 // real Windows host can show: Wine enforces none of it (tests/cross/wine_smoke.sh expects FAILs).
 #include "common/exit_status.h"
-#include "common/self_test.h"
+#include "selftest/checks.h"
 
 #include <cstdio>
 #include <string>

@@ -3,7 +3,7 @@
 
 namespace cage::win {
 
-// The portable check list (common/self_test.cc) with a Windows Host: this cage.exe, a scratch
+// The portable check list (selftest/checks.cc) with a Windows Host: this cage.exe, a scratch
 // directory under %USERPROFILE%, a 127.0.0.1 listener, a runner that captures output. 0 if all passed.
 int self_test(bool json);
 // `cage --check`: tries the token, the job object and a WFP session; 0 if a full run can start.

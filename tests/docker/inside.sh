@@ -11,8 +11,8 @@ ok() { echo "ok: $setting: $1"; passed=$((passed + 1)); }
 bad() { echo "FAIL: $setting: $1" >&2; failed=$((failed + 1)); failures+=("$1"); }
 
 case $setting in
-  privileged) mech=namespaces fallback=0 ;;
-  *) mech=landlock fallback=1 ;;
+  privileged) mech=namespaces landlock_only=0 ;;
+  *) mech=landlock landlock_only=1 ;;
 esac
 
 # --check: names what is missing and, where namespaces cannot be had, how cage can still run.
@@ -75,7 +75,7 @@ for script in "$src"/tests/escape/*.sh "$src"/tests/integration/workloads.sh; do
   name=$(basename "$script" .sh)
   for who in root user; do
     log=$(mktemp)
-    CAGE_FALLBACK=$fallback timeout 300 "$src/tests/as-$who.sh" bash "$script" >"$log" 2>&1
+    CAGE_LANDLOCK_ONLY=$landlock_only timeout 300 "$src/tests/as-$who.sh" bash "$script" >"$log" 2>&1
     rc=$?
     case $rc in
       0) ok "$who.$name" ;;

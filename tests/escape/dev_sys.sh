@@ -6,14 +6,14 @@
 # /dev/urandom work; /proc/self/status reads; --hostname sets the name inside.
 . "$(dirname "$0")/lib.bash"
 require_sandbox
-if fallback; then  # no UTS namespace: --hostname is refused (tests/integration/fallback_landlock.sh)
+if landlock_only; then  # no UTS namespace: --hostname is refused (tests/integration/landlock_only.sh)
   cage_run -- sh -c 'echo x >/dev/null && head -c 4 /dev/zero | wc -c && head -c 4 /dev/urandom | wc -c && grep -c . /proc/self/status >/dev/null && echo esc-twin'
 else
   cage_run --hostname esc-twin -- sh -c 'echo x >/dev/null && head -c 4 /dev/zero | wc -c && head -c 4 /dev/urandom | wc -c && grep -c . /proc/self/status >/dev/null && hostname'
 fi
 [ "$rc" -eq 0 ] && [ "$(echo $out)" = "4 4 esc-twin" ] && pass "twin: null, zero, urandom, /proc/self, --hostname" ||
   fail "twin: exit $rc, '$out' $err"
-if fallback; then  # the host's /dev and /sys: names can be seen (stat), nothing beyond the minimal set opens
+if landlock_only; then  # the host's /dev and /sys: names can be seen (stat), nothing beyond the minimal set opens
   cage_run -- sh -c 'for f in /dev/mem /dev/kmem /dev/port /dev/kmsg /dev/sda /dev/vda /dev/nvme0 /sys/kernel/notes; do
     [ -e "$f" ] && head -c 1 "$f" >/dev/null 2>&1 && echo "OPENED $f"; done; ls /sys >/dev/null 2>&1 && echo "LISTED /sys"; :'
   [ -z "$out" ] && pass "no block device, mem, kmsg or /sys entry opens" || fail "opened: $out"
@@ -39,7 +39,7 @@ done
 [ "$(cat /proc/sys/kernel/hostname)" = "$hn" ] || fail "host name changed"
 # Landlock-only: /proc is the host's (the accepted "pid" loss): timer_list and keys read as outside.
 kernel_files="/proc/kcore /proc/kmsg /proc/timer_list /proc/keys"
-fallback && kernel_files="/proc/kcore /proc/kmsg"
+landlock_only && kernel_files="/proc/kcore /proc/kmsg"
 for f in $kernel_files; do
   cage_run -- sh -c "timeout 2 head -c 64 $f | wc -c"
   [ "$out" = 0 ] || fail "read $out bytes of $f"
@@ -47,7 +47,7 @@ done
 pass "kcore, kmsg, timer_list, keys unreadable"
 # Guarded only by their mode (0400 root): a root caller's uid 0 would read them. Physical page flags
 # and counts (Rowhammer-style targeting), slab and vmalloc layouts (heap exploitation).
-if ! fallback; then
+if ! landlock_only; then
   for f in /proc/kpageflags /proc/kpagecount /proc/kpagecgroup /proc/slabinfo /proc/vmallocinfo /proc/pagetypeinfo; do
     [ -e "$f" ] || continue
     cage_run -- sh -c "timeout 2 head -c 64 $f 2>/dev/null | wc -c"

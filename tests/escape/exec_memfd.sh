@@ -41,7 +41,7 @@ print("loader:", r.stdout.strip() or r.stderr.strip())
 PY
 chmod 644 "$work/memfd.py"
 uid=$(id -u)
-if fallback; then
+if landlock_only; then
   cage_run --ro "$work" --exec "$py_real" -- "$py" "$work/memfd.py"
   expect_rc 125 "Landlock-only: --exec is refused without the loss accepted"
   grep -q "allow-degraded=exec-written" <<<"$err" || fail "the refusal names exec-written: $err"

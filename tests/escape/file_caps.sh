@@ -44,11 +44,11 @@ for profile in relaxed none; do
   fi
 done
 # Twin: an unprivileged caller keeps nested user namespaces under relaxed (browsers, nested sandboxes).
-if ! is_root && ! fallback; then
+if ! is_root && ! landlock_only; then
   cage_run --seccomp relaxed -- unshare -U true
   expect_rc 0 "unprivileged caller: a nested user namespace under relaxed"
 fi
-if is_root && ! fallback; then
+if is_root && ! landlock_only; then
   cage_run --seccomp relaxed -- unshare -U true
   [ "$rc" -ne 0 ] && grep -q "No space left" <<<"$err" && pass "root caller: no nested user namespace (ENOSPC)" ||
     fail "root caller: nested user namespace: exit $rc $err"

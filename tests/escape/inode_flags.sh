@@ -76,7 +76,7 @@ twin_files=("$work/rw/g" "$work/rw/h" "$work/rw/i")
 for k in "${!ops[@]}"; do
   op=${ops[$k]} file=${twin_files[$k]}
   cage_run --ro "$work/prog" --ro "$work/ro" --rw "$work/rw" -- "$py" "$work/prog/flags.py" "$op" "$file"
-  if [ "$op" = file_setattr ] && fallback; then
+  if [ "$op" = file_setattr ] && landlock_only; then
     [ "$rc" -ne 0 ] && ! nodump "$file" && pass "file_setattr refused under Landlock-only, also in --rw ($out)" ||
       fail "file_setattr under Landlock-only: exit $rc ($out $err)"
     continue

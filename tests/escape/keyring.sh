@@ -62,13 +62,13 @@ done
 # the join fails but no keyring is reachable either: the inner run must still work.
 # (The outer run needs namespaces: the inner one makes its private directory in the outer's /tmp;
 # the inner one needs the Landlock-only mechanism, which cage refuses below Landlock ABI 6.)
-if ! fallback && landlock_mechanism; then
+if ! landlock_only && landlock_mechanism; then
   # A sanitized inner cage runs without LeakSanitizer, whose tracer cannot work under the outer filter.
   cage_run --ro "$probe_dir" --setenv ASAN_OPTIONS=detect_leaks=0 -- "$CAGE" --mechanism landlock --allow-degraded pid -- /bin/echo inner
   [ "$rc" -eq 0 ] && [ "$out" = inner ] && pass "cage under a filter refusing keyctl still runs" ||
     fail "cage inside cage (outer filter refuses keyctl): exit $rc: $out $err"
 fi
-if ! fallback; then
+if ! landlock_only; then
   cage_run --seccomp relaxed --ro "$work" -- "$py" "$keys" twin
   [ "$out" = "twin MINE" ] && pass "twin: the workload's own session keyring works" || fail "twin: $out $err"
 fi

@@ -26,11 +26,11 @@ mkdir "$work/cwd" && cd "$work/cwd" || exit 1
 
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 pass() { echo "ok: $*"; }
-# CAGE_FALLBACK=1 (the escape.fallback.* variants): every run uses the Landlock-only mechanism, as on
+# CAGE_LANDLOCK_ONLY=1 (the escape.landlock_only.* variants): every run uses the Landlock-only mechanism, as on
 # hosts that block user namespaces, accepting only the documented loss of pid isolation.
 mech=()
-[ "${CAGE_FALLBACK:-0}" = 1 ] && mech=(--mechanism landlock --allow-degraded pid)
-fallback() { [ ${#mech[@]} -gt 0 ]; }
+[ "${CAGE_LANDLOCK_ONLY:-0}" = 1 ] && mech=(--mechanism landlock --allow-degraded pid)
+landlock_only() { [ ${#mech[@]} -gt 0 ]; }
 cage_run() {
   rc=0
   "$CAGE" ${mech[@]+"${mech[@]}"} "$@" </dev/null >"$work/.out" 2>"$work/.err" || rc=$?

@@ -12,7 +12,7 @@ echo ro-content >"$work/ro/file"
 echo sub-content >"$work/rw/sub/file"
 echo rw-content >"$work/rw/own"
 pol=(--rw "$work/rw" --ro "$work/rw/sub" --ro "$work/ro")
-if fallback; then  # Landlock cannot keep a --ro beneath a --rw read-only: refused by name, and the rest
+if landlock_only; then  # Landlock cannot keep a --ro beneath a --rw read-only: refused by name, and the rest
   cage_run "${pol[@]}" -- true  # of the attacks run against --rw $work/rw --ro $work/ro alone
   [ "$rc" -eq 125 ] && grep -q nested-ro <<<"$err" && pass "nested --ro beneath --rw refused" || fail "nested --ro: $rc $err"
   pol=(--rw "$work/rw" --ro "$work/ro")
@@ -31,22 +31,22 @@ expect_rc 0 "twin: link and rename inside --rw"
 [ "$(cat "$work/rw/own.moved" 2>/dev/null)" = rw-content ] || fail "twin: renamed link not on the host"
 
 py_try "hard link --ro -> --rw" "os.link('$work/ro/file', '$work/rw/stolen')"
-fallback || py_try "hard link nested --ro -> --rw parent" "os.link('$work/rw/sub/file', '$work/rw/stolen2')"
+landlock_only || py_try "hard link nested --ro -> --rw parent" "os.link('$work/rw/sub/file', '$work/rw/stolen2')"
 py_try "rename --ro -> --rw" "os.rename('$work/ro/file', '$work/rw/stolen3')"
 py_try "rename --rw -> --ro" "os.rename('$work/rw/own', '$work/ro/planted')"
-fallback || py_try "rename over a --ro file" "os.rename('$work/rw/own', '$work/rw/sub/file')"
-fallback && py_try "rename over a --ro file" "os.rename('$work/rw/own', '$work/ro/file')"
+landlock_only || py_try "rename over a --ro file" "os.rename('$work/rw/own', '$work/rw/sub/file')"
+landlock_only && py_try "rename over a --ro file" "os.rename('$work/rw/own', '$work/ro/file')"
 py_try "unlink in --ro" "os.unlink('$work/ro/file')"
-fallback || py_try "unlink in nested --ro" "os.unlink('$work/rw/sub/file')"
-fallback || py_try "rename the nested --ro mount point" "os.rename('$work/rw/sub', '$work/rw/sub2')"
-fallback || py_try "rmdir the nested --ro mount point" "os.rmdir('$work/rw/sub')"
+landlock_only || py_try "unlink in nested --ro" "os.unlink('$work/rw/sub/file')"
+landlock_only || py_try "rename the nested --ro mount point" "os.rename('$work/rw/sub', '$work/rw/sub2')"
+landlock_only || py_try "rmdir the nested --ro mount point" "os.rmdir('$work/rw/sub')"
 py_try "write through a symlink in --rw to a --ro file" \
   "os.symlink('$work/ro/file', '$work/rw/l'); open('$work/rw/l', 'w').write('pwned')"
 py_try "copy_file_range into --ro" \
   "os.copy_file_range(os.open('$work/rw/own', os.O_RDONLY), os.open('$work/ro/file', os.O_WRONLY), 5)"
 [ "$(cat "$work/ro/file")" = ro-content ] || fail "--ro file changed on the host"
-fallback || [ "$(cat "$work/rw/sub/file")" = sub-content ] || fail "nested --ro file changed on the host"
+landlock_only || [ "$(cat "$work/rw/sub/file")" = sub-content ] || fail "nested --ro file changed on the host"
 for f in stolen stolen2 stolen3; do [ -e "$work/rw/$f" ] && fail "$work/rw/$f exists on the host"; done
 [ -e "$work/ro/planted" ] && fail "a file was planted in --ro on the host"
-fallback || [ -d "$work/rw/sub" ] || fail "the nested --ro directory was moved on the host"
+landlock_only || [ -d "$work/rw/sub" ] || fail "the nested --ro directory was moved on the host"
 finish

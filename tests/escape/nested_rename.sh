@@ -36,7 +36,7 @@ host_unchanged() {  # WHAT: the nested grants' files are the caller's, at their 
 }
 fresh_tree
 pol=(--rw "$rw" --ro "$rw/.git/hooks" --ro "$rw/conf/app.toml" --hide "$rw/config/.env" --ro "$rw/deep/a/b/c")
-if fallback; then
+if landlock_only; then
   cage_run --rw "$rw" --ro "$rw/.git/hooks" -- true
   [ "$rc" -eq 125 ] && grep -q nested-ro <<<"$err" && pass "nested --ro beneath --rw refused (Landlock-only)" ||
     fail "nested --ro beneath --rw: exit $rc: $err"
@@ -61,7 +61,7 @@ print('done')"
   host_unchanged "$1"
   fresh_tree
 }
-if ! fallback; then
+if ! landlock_only; then
   py_try "rename .git aside and plant a hook" \
     "os.rename('.git', '.git-old'); os.makedirs('.git/hooks'); open('.git/hooks/pre-commit', 'w').write('pwned')"
   py_try "exchange .git with a prepared directory" "exchange('evil', '.git')"
@@ -84,5 +84,5 @@ expect_rc 0 "twin: writes in --rw and in the ancestors, renames of unrelated dir
 obj
 c" ] || fail "twin: the writes and renames did not reach the host"
 [ -d "$rw/other2" ] || fail "twin: the unrelated rename did not reach the host"
-fallback || host_unchanged "after the twins"
+landlock_only || host_unchanged "after the twins"
 finish

@@ -69,7 +69,7 @@ cage_run -- "$py" -c '
 import socket
 s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
 c = socket.create_connection(s.getsockname()); print("loopback ok")'
-if fallback; then  # no private loopback without a network namespace: listening is refused too
+if landlock_only; then  # no private loopback without a network namespace: listening is refused too
   [ "$out" != "loopback ok" ] && pass "Landlock-only: no loopback server can be opened" || fail "listened on the host's loopback"
 else
   [ "$out" = "loopback ok" ] && pass "twin: loopback inside the sandbox works" || fail "twin: loopback inside: $out $err"
@@ -91,14 +91,14 @@ except OSError as e:
     print("denied", e)'
 grep -q RESOLVED <<<"$out" && fail "DNS resolves without --net: $out" || pass "no resolver reachable ($out)"
 cage_run -- sh -c 'ls /sys/class/net 2>/dev/null || cat /proc/net/dev'
-if fallback; then
+if landlock_only; then
   pass "Landlock-only: the host's interfaces are visible in /proc/net (documented), none is usable"
 else
   grep -q -e eth -e ens -e enp -e wl <<<"$out" && fail "host interfaces visible: $out" || pass "only lo in the sandbox"
 fi
 # The --net shim shares the workload's namespaces: taken over, it must hold nothing to use. Its twin,
 # the proxy path through it, must still work (a request reaches the host listener's port).
-if ! fallback; then
+if ! landlock_only; then
   cage_run --net "127.0.0.1:$port" -- sh -c '
     for p in /proc/[0-9]*; do
       [ "${p#/proc/}" = 1 ] && continue

@@ -37,7 +37,7 @@ try_read "/proc/1/root/etc/shadow"
 cage_run -- cat /etc/passwd
 expect_rc 0 "twin: /etc/passwd (curated) reads"
 other=$(grep -v -e '^root:' -e "^$(id -un):" -e '^nobody:' <<<"$out")
-if fallback; then  # /etc is the host's without a mount namespace (documented)
+if landlock_only; then  # /etc is the host's without a mount namespace (documented)
   pass "Landlock-only: /etc/passwd is the host's ($(wc -l <<<"$other") other accounts)"
 else
   [ -z "$other" ] || fail "host accounts leak through /etc/passwd: $other"

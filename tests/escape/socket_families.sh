@@ -25,7 +25,7 @@ for prof in default relaxed none; do
   cage_run --seccomp "$prof" -- "$py" -c "$probe"
   [[ "$out" == *"vsock 1 qipcrtr 1 future 1"* ]] && pass "--seccomp $prof: vsock, qipcrtr and unknown families refused (EPERM)" ||
     fail "--seccomp $prof: a family outside the network namespace: exit $rc, $out $err"
-  if fallback; then
+  if landlock_only; then
     # Landlock-only: the mechanism's own supplement allows internet sockets alone.
     [[ "$out" == *"inet ok"* ]] && pass "twin --seccomp $prof: inet works (Landlock-only)" || fail "twin: $out $err"
   else

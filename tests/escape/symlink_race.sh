@@ -50,7 +50,7 @@ kill "$flipper" 2>/dev/null; wait "$flipper" 2>/dev/null
   fail "A: the outside target was shown at the granted path in $shown runs"
 # Landlock-only: --ro x beneath --rw is the nested-ro loss, not accepted here: every run must refuse,
 # also when x was a link for one of cage's looks at it and a directory for another.
-if fallback && [ "$inside" -ne 0 ]; then
+if landlock_only && [ "$inside" -ne 0 ]; then
   fail "A: Landlock-only: a --ro beneath --rw ran (still writable) without --allow-degraded=nested-ro in $inside runs"
 fi
 

@@ -21,7 +21,7 @@ try:
 except OSError as e:
     print("denied", e)'
 cage_run --rw "$work/ro" -- "$py" -c "$code" "$work/ro/sock"
-if fallback; then  # every unix socket is refused without namespaces, granted or not
+if landlock_only; then  # every unix socket is refused without namespaces, granted or not
   grep -q CONNECTED <<<"$out" && fail "Landlock-only: connected to a host unix socket" || pass "Landlock-only: unix sockets refused ($out)"
 else
   [ "$out" = CONNECTED ] && pass "twin: --rw grant: socket connects" || fail "twin: $out $err"

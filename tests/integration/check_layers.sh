@@ -54,7 +54,7 @@ grep -q "^refused: .*$want" "$d/check" || fail "landlock refusal unclear (want '
 "$CAGE" --check --mechanism landlock --allow-degraded pid >"$d/check" 2>&1; rc=$?
 if [ "$abi" -ge 6 ]; then
   [ "$rc" = 0 ] || fail "--check --mechanism landlock --allow-degraded pid exited $rc on ABI $abi: $(cat "$d/check")"
-  grep -q "^the run (mechanism landlock_only)" "$d/check" || fail "landlock_only not named: $(cat "$d/check")"
+  grep -q "^the run (mechanism landlock)" "$d/check" || fail "the Landlock-only mechanism not named: $(cat "$d/check")"
   grep -q "^ok      landlock" "$d/check" || fail "landlock probe not ok: $(cat "$d/check")"
 else
   [ "$rc" = 125 ] || fail "--check --mechanism landlock on ABI $abi exited $rc"

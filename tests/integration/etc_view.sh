@@ -8,7 +8,7 @@
 # level is pinned too: names, kinds, modes and link texts, with /run, $HOME and /var/tmp empty.
 . "$(dirname "$0")/../escape/lib.bash"
 require_sandbox
-if fallback; then echo "skip: the Landlock-only mechanism shows the host's /etc (documented)"; exit 77; fi
+if landlock_only; then echo "skip: the Landlock-only mechanism shows the host's /etc (documented)"; exit 77; fi
 
 # The lister runs inside: one JSON object, path -> [kind, mode, device, link text or sha256 or null].
 lister='

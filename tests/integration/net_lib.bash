@@ -1,6 +1,6 @@
 # Loopback services for the network tests, each on a port the kernel picks (bind to port 0), so a
 # test never collides with another test, another user's run of the same test, or anything else on
-# the host. Sourced by net_*.sh, fallback_landlock.sh and limits_audit.sh.
+# the host. Sourced by net_*.sh, landlock_only.sh and limits_audit.sh.
 #   start_loopback_server http DIR   serves DIR over HTTP on 127.0.0.1
 #   start_loopback_server listen     accepts nothing, only listens on 127.0.0.1
 # Sets server_pid (the python process itself: it can be signalled and killed by pid) and

@@ -45,10 +45,10 @@ echo hi >f && git add f && git commit -qm init && cd .. && git clone -q repo clo
 '"$py"' -m venv venv && ./venv/bin/pip install -q --no-index --find-links "$2/wheels" hello-cage && ./venv/bin/hello-cage
 if [ "$3" = 1 ]; then mkdir js && cd js && echo "{}" >package.json &&
   npm install --offline --no-audit --no-fund --silent "$2/npm/cage-hello-1.0.0.tgz" >/dev/null && ./node_modules/.bin/cage-hello; fi'
-# Under CAGE_FALLBACK=1 (a host without user namespaces, e.g. a container) only the Landlock-only job runs.
+# Under CAGE_LANDLOCK_ONLY=1 (a host without user namespaces, e.g. a container) only the Landlock-only job runs.
 mechanisms=(namespaces landlock)
-fallback && mechanisms=(landlock)
-if ! fallback && ! landlock_mechanism; then
+landlock_only && mechanisms=(landlock)
+if ! landlock_only && ! landlock_mechanism; then
   echo "note: the Landlock-only mechanism does not start on this kernel: only the namespaces job runs"
   mechanisms=(namespaces)
 fi

@@ -1,5 +1,5 @@
 # Test sets a matrix entry can ask for (sourced by guest.sh; the times are in README.md).
-#   full:  the unit, integration and escape suites (root and the test user, and the fallback variants)
+#   full:  the unit, integration and escape suites (root and the test user, and the Landlock-only variants)
 #   kernel: the integration and escape suites only (the unit tests exercise pure layers, the same
 #          on every kernel)
 #   quick: the README quick-start, --self-test and a core subset of the integration and escape suites
@@ -10,12 +10,12 @@
 #   select: the tests whose names match $TESTS (CAGE_MATRIX_TESTS on the host): a failure's
 #          cause chased on one kernel without the whole set's hour under emulation
 #   none:  nothing (boot, facts, and the entry's --run script only)
-# quick: 6.12 has Landlock ABI 6, so the Landlock-only mechanism (escape.fallback.*) runs there.
-# workloads (cc, git, pip, npm) and fallback_landlock each take minutes under emulation: not here.
+# quick: 6.12 has Landlock ABI 6, so the Landlock-only mechanism (escape.landlock_only.*) runs there.
+# workloads (cc, git, pip, npm) and landlock_only each take minutes under emulation: not here.
 # ctest writes each test's status to results.txt (no retry: a failure is a failure).
 # Tests that assert wall-clock bounds (limits_cgroup's fork latency, net_loopback's fail-fast) are
 # left to the full set: emulation is several times slower than the host they were tuned on.
-quick_tests='^(integration\.(root|user)\.(self_test|net_own_loopback)|escape\.(root|user)\.(write_outside|read_host_files|processes)|escape\.fallback\.(root|user)\.(write_outside|processes|network))$'
+quick_tests='^(integration\.(root|user)\.(self_test|net_own_loopback)|escape\.(root|user)\.(write_outside|read_host_files|processes)|escape\.landlock_only\.(root|user)\.(write_outside|processes|network))$'
 ci_tests='^(integration\.(root|user)\.(self_test|net_own_loopback|check_layers)|escape\.(root|user)\.(write_outside|read_host_files|processes|network|nested_rename|mount_propagation|kernel_interfaces|setid_create|terminal_inject|outlive))$'
 
 run_ctest() {

@@ -120,12 +120,12 @@ TEST(Layers, NamespacesRefuseAKernelBelowTheMinimum) {
     EXPECT_TRUE(compile_on(2, {"--", "make"}, ok)) << ok;
 }
 
-struct FallbackCase {
+struct LandlockOnlyCase {
   int abi;
   std::vector<std::string> lost;  // "ABI N:" items named in the refusal
 };
 
-class LandlockOnlyAbi : public ::testing::TestWithParam<FallbackCase> {};
+class LandlockOnlyAbi : public ::testing::TestWithParam<LandlockOnlyCase> {};
 
 // Without namespaces nothing else confines what a lower ABI lacks: refused, naming each loss.
 TEST_P(LandlockOnlyAbi, BelowTheMinimumIsRefusedNamingEachLoss) {
@@ -142,11 +142,11 @@ TEST_P(LandlockOnlyAbi, BelowTheMinimumIsRefusedNamingEachLoss) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Abis, LandlockOnlyAbi,
-                         ::testing::Values(FallbackCase{0, {"no Landlock", "ABI 2:", "ABI 6:"}},
-                                           FallbackCase{1, {"ABI 2:", "ABI 3:", "ABI 4:", "ABI 5:", "ABI 6:"}},
-                                           FallbackCase{2, {"ABI 3:", "truncate", "ABI 4:", "ABI 6:"}},
-                                           FallbackCase{3, {"ABI 4:", "TCP", "ABI 6:"}},
-                                           FallbackCase{4, {"ABI 5:", "ABI 6:", "signals"}}));
+                         ::testing::Values(LandlockOnlyCase{0, {"no Landlock", "ABI 2:", "ABI 6:"}},
+                                           LandlockOnlyCase{1, {"ABI 2:", "ABI 3:", "ABI 4:", "ABI 5:", "ABI 6:"}},
+                                           LandlockOnlyCase{2, {"ABI 3:", "truncate", "ABI 4:", "ABI 6:"}},
+                                           LandlockOnlyCase{3, {"ABI 4:", "TCP", "ABI 6:"}},
+                                           LandlockOnlyCase{4, {"ABI 5:", "ABI 6:", "signals"}}));
 
 TEST(Layers, LandlockOnlyAtAbi6NamesItsWholeLayer) {
   auto plan = compile_on(6, {"--mechanism", "landlock", "--allow-degraded", "pid", "--", "make"});

@@ -1,7 +1,7 @@
-// The --self-test harness (src/common/self_test.cc) against fake sandboxes: one that confines nothing
+// The --self-test harness (src/selftest/checks.cc) against fake sandboxes: one that confines nothing
 // must fail every denial, one that behaves must pass all, and cage's own errors never count as a
 // denial. (The real thing runs as the selftest.* CTest entries: cage --self-test on this kernel.)
-#include "common/self_test.h"
+#include "selftest/checks.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

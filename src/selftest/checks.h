@@ -1,7 +1,7 @@
 // `cage --self-test`: the same fixed list of checks on every platform, each a denial with its allowed
 // twin, run through the real sandbox of this build: cage starts itself confined with
 // `--self-test-probe KIND ARG...` as the command, and the probe reports what it could do. The list
-// and the report are portable (self_test.cc); each platform supplies a Host (how to start a process
+// and the report are portable (checks.cc); each platform supplies a Host (how to start a process
 // and capture its output, where to put the scratch files) and probe_tcp (its socket API).
 #pragma once
 #include <cstdint>

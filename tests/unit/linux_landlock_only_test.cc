@@ -11,15 +11,15 @@
 namespace cage::testing {
 namespace {
 
-Result<lx::Plan> fallback(std::vector<std::string> words) {
+Result<lx::Plan> landlock_only(std::vector<std::string> words) {
   words.insert(words.begin(), {"--mechanism", "landlock"});
   return lx::compile(policy_of(std::move(words)), FakeHostView(), {{"PATH", "/usr/bin:/bin"}});
 }
 
 // The whole --dry-run --verbose plan of the Landlock-only mechanism (issue 26: a golden per mechanism):
 // no mounts, the Landlock rules mirroring the view, the private directory, what is degraded.
-TEST(LinuxFallback, GoldenDryRun) {
-  auto plan = fallback({"--ro", "src", "--rw", "out", "--allow-degraded", "pid", "--timeout", "30s", "--", "make"});
+TEST(LinuxLandlockOnly, GoldenDryRun) {
+  auto plan = landlock_only({"--ro", "src", "--rw", "out", "--allow-degraded", "pid", "--timeout", "30s", "--", "make"});
   ASSERT_TRUE(plan) << plan.error().reason;
   expect_golden(lx::render_text(*plan), "landlock_only_ro_rw.txt");
 }
@@ -37,13 +37,13 @@ struct ElementCase {
   std::vector<std::string> words;  // the flags that ask for the element
 };
 
-class FallbackElement : public ::testing::TestWithParam<ElementCase> {};
+class LandlockOnlyElement : public ::testing::TestWithParam<ElementCase> {};
 
-TEST_P(FallbackElement, RefusedByNameUntilAccepted) {
+TEST_P(LandlockOnlyElement, RefusedByNameUntilAccepted) {
   const auto& c = GetParam();
   std::vector<std::string> words = c.words;
   words.insert(words.end(), {"--allow-degraded", "pid", "--", "make"});
-  auto refused = fallback(words);
+  auto refused = landlock_only(words);
   ASSERT_FALSE(refused) << c.element;
   EXPECT_EQ(refused.error().cls, ErrorClass::spawn_sandbox_unavailable);
   EXPECT_NE(refused.error().reason.find(std::string(c.element) + ":"), std::string::npos) << refused.error().reason;
@@ -52,7 +52,7 @@ TEST_P(FallbackElement, RefusedByNameUntilAccepted) {
 
   words = c.words;
   words.insert(words.end(), {"--allow-degraded", std::string("pid,") + c.element, "--", "make"});
-  auto accepted = fallback(words);
+  auto accepted = landlock_only(words);
   ASSERT_TRUE(accepted) << accepted.error().reason;
   EXPECT_EQ(accepted->mechanism, lx::Mechanism::landlock_only);
   EXPECT_TRUE(std::any_of(accepted->degraded.begin(), accepted->degraded.end(),
@@ -60,7 +60,7 @@ TEST_P(FallbackElement, RefusedByNameUntilAccepted) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Elements, FallbackElement,
+    Elements, LandlockOnlyElement,
     ::testing::Values(ElementCase{"hide", {"--ro", "/home/ann/proj", "--hide", "/home/ann/proj/.env"}},
                       ElementCase{"tmpfs", {"--tmpfs", "/home/ann/proj/out"}},
                       ElementCase{"hostname", {"--hostname", "box"}},
@@ -71,14 +71,14 @@ INSTANTIATE_TEST_SUITE_P(
       return n;
     });
 
-TEST(Fallback, PidIsAlwaysAnElement) {
-  auto plan = fallback({"--", "make"});
+TEST(LandlockOnly, PidIsAlwaysAnElement) {
+  auto plan = landlock_only({"--", "make"});
   ASSERT_FALSE(plan);
   EXPECT_NE(plan.error().reason.find("pid:"), std::string::npos);
 }
 
-TEST(Fallback, NetGoesThroughALoopbackProxyWithASecret) {
-  auto plan = fallback({"--net", "example.com:443", "--allow-degraded", "pid", "--", "make"});
+TEST(LandlockOnly, NetGoesThroughALoopbackProxyWithASecret) {
+  auto plan = landlock_only({"--net", "example.com:443", "--allow-degraded", "pid", "--", "make"});
   ASSERT_TRUE(plan) << plan.error().reason;
   EXPECT_TRUE(plan->loopback_proxy);
   EXPECT_EQ(plan->net.mode, lx::NetPlan::Mode::proxy);
@@ -90,7 +90,7 @@ TEST(Fallback, NetGoesThroughALoopbackProxyWithASecret) {
   EXPECT_FALSE(has_env_name(*plan, "JAVA_TOOL_OPTIONS"));  // the JVM cannot carry the secret
 }
 
-TEST(Fallback, NetNeedsPtraceAccessForTheConnectCheck) {
+TEST(LandlockOnly, NetNeedsPtraceAccessForTheConnectCheck) {
   FakeHostView host;
   host.add_dir("/proc/sys/kernel");
   host.add_dir("/proc/sys/kernel/yama");
@@ -103,31 +103,31 @@ TEST(Fallback, NetNeedsPtraceAccessForTheConnectCheck) {
   EXPECT_NE(plan.error().reason.find("ptrace_scope"), std::string::npos);
 }
 
-TEST(Fallback, TransparentEgressNeedsANamespace) {
-  auto plan = fallback({"--net", "example.com:443", "--net-mode", "transparent", "--allow-degraded", "pid",
+TEST(LandlockOnly, TransparentEgressNeedsANamespace) {
+  auto plan = landlock_only({"--net", "example.com:443", "--net-mode", "transparent", "--allow-degraded", "pid",
                         "--", "make"});
   ASSERT_FALSE(plan);
   EXPECT_EQ(plan.error().cls, ErrorClass::spawn_sandbox_unavailable);
   EXPECT_EQ(plan.error().input, "--net-mode");
 }
 
-TEST(Fallback, MetadataCallsRefusedUnlessAccepted) {
-  auto plan = fallback({"--allow-degraded", "pid", "--", "make"});
+TEST(LandlockOnly, MetadataCallsRefusedUnlessAccepted) {
+  auto plan = landlock_only({"--allow-degraded", "pid", "--", "make"});
   ASSERT_TRUE(plan) << plan.error().reason;
   EXPECT_FALSE(plan->allow_metadata);
-  auto relaxed = fallback({"--allow-degraded", "pid,metadata", "--", "make"});
+  auto relaxed = landlock_only({"--allow-degraded", "pid,metadata", "--", "make"});
   ASSERT_TRUE(relaxed) << relaxed.error().reason;
   EXPECT_TRUE(relaxed->allow_metadata);
 }
 
-TEST(Fallback, RulesAreOpenedWithoutFollowingLinks) {
-  auto plan = fallback({"--allow-degraded", "pid", "--", "make"});
+TEST(LandlockOnly, RulesAreOpenedWithoutFollowingLinks) {
+  auto plan = landlock_only({"--allow-degraded", "pid", "--", "make"});
   ASSERT_TRUE(plan) << plan.error().reason;
   EXPECT_TRUE(plan->landlock.no_symlinks);
 }
 
-TEST(Fallback, ShareNetKeepsTheHostNetwork) {
-  auto plan = fallback({"--share-net", "--allow-degraded", "pid", "--", "make"});
+TEST(LandlockOnly, ShareNetKeepsTheHostNetwork) {
+  auto plan = landlock_only({"--share-net", "--allow-degraded", "pid", "--", "make"});
   ASSERT_TRUE(plan) << plan.error().reason;
   EXPECT_EQ(plan->net.mode, lx::NetPlan::Mode::host);
   EXPECT_FALSE(plan->landlock.deny_all_tcp);
@@ -135,7 +135,7 @@ TEST(Fallback, ShareNetKeepsTheHostNetwork) {
 
 // A cage started inside a cage (no user namespaces there, the marker in its environment) says so in
 // one short refusal; the same host without the marker gets the list of losses.
-TEST(Fallback, InsideCageIsSaidInsteadOfTheLosses) {
+TEST(LandlockOnly, InsideCageIsSaidInsteadOfTheLosses) {
   FakeHostView host;
   host.set_user_namespaces(false);
   auto pol = policy_of({"--", "make"});
@@ -155,11 +155,11 @@ TEST(Fallback, InsideCageIsSaidInsteadOfTheLosses) {
   EXPECT_EQ(explicit_ll.error().input, "user namespaces");
 }
 
-TEST(Fallback, WorkloadCarriesTheInsideMarker) {
-  auto plan = fallback({"--allow-degraded", "pid", "--", "make"});
+TEST(LandlockOnly, WorkloadCarriesTheInsideMarker) {
+  auto plan = landlock_only({"--allow-degraded", "pid", "--", "make"});
   ASSERT_TRUE(plan) << plan.error().reason;
   EXPECT_TRUE(has_env(*plan, "CAGE_SANDBOX=1"));
-  auto unset = fallback({"--allow-degraded", "pid", "--unsetenv", "CAGE_SANDBOX", "--", "make"});
+  auto unset = landlock_only({"--allow-degraded", "pid", "--unsetenv", "CAGE_SANDBOX", "--", "make"});
   ASSERT_TRUE(unset) << unset.error().reason;
   EXPECT_FALSE(has_env_name(*unset, "CAGE_SANDBOX"));
 }

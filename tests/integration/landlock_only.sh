@@ -49,7 +49,7 @@ grep -q "pid" "$d/err" && grep -q "allow-degraded" "$d/err" || fail "refusal doe
 # --hide and --tmpfs are refused the same way.
 if "${L[@]}" --allow-degraded pid --ro "$d" --hide "$d/secret" -- true 2>"$d/err"; then fail "--hide ran"; fi
 grep -q "hide" "$d/err" || fail "hide refusal unclear"
-"${L[@]}" --allow-degraded pid --dry-run -- true | grep -q "mechanism landlock_only" || fail "dry-run does not show the mechanism"
+"${L[@]}" --allow-degraded pid --dry-run -- true | grep -q "mechanism landlock " || fail "dry-run does not show the mechanism"
 
 A=("${L[@]}" --allow-degraded pid --ro "$probe_dir" --ro "$d/ro" --rw "$d/rw")
 # Reads: granted works, ungranted fails.
@@ -205,9 +205,9 @@ sleep_pid=$(pgrep -u "$(id -u)" -x -f "sleep 30" | head -1)  # the workload outl
 if unshare -Ur true 2>/dev/null; then
   out=$(unshare -Ur sh -c "echo 0 > /proc/sys/user/max_user_namespaces && \
         '$CAGE' --allow-degraded pid --ro '$d/ro' -- cat '$d/ro/f' && \
-        '$CAGE' --allow-degraded pid --dry-run -- true | head -1" 2>&1) || fail "automatic fallback failed: $out"
-  echo "$out" | grep -q "^data$" || fail "automatic fallback did not run: $out"
-  echo "$out" | grep -q "landlock_only" || fail "automatic fallback not reported: $out"
+        '$CAGE' --allow-degraded pid --dry-run -- true | head -1" 2>&1) || fail "automatic choice of the Landlock-only mechanism failed: $out"
+  echo "$out" | grep -q "^data$" || fail "automatic choice of the Landlock-only mechanism did not run: $out"
+  echo "$out" | grep -q "mechanism landlock" || fail "automatic choice of the Landlock-only mechanism not reported: $out"
   if unshare -Ur sh -c "echo 0 > /proc/sys/user/max_user_namespaces && '$CAGE' --mechanism namespaces -- true" 2>/dev/null; then
     fail "--mechanism namespaces ran where user namespaces are blocked"
   fi
@@ -221,4 +221,4 @@ out=$("$CAGE_PROBE" deny-userns "$CAGE" --no-cwd --allow-degraded pid --ro "$d/r
   fail "the container-like filter was not detected"
 if "$CAGE_PROBE" deny-userns "$CAGE" --mechanism namespaces -- true 2>"$d/err"; then fail "namespaces ran under the filter"; fi
 grep -q spawn_sandbox_unavailable "$d/err" || fail "refusal under the filter: $(cat "$d/err")"
-echo "fallback: ok"
+echo "landlock_only: ok"

@@ -1,8 +1,8 @@
-// The check list of `cage --self-test` and the probe that runs inside the sandbox (see self_test.h).
+// The check list of `cage --self-test` and the probe that runs inside the sandbox (see checks.h).
 // A denial passes only if the probe itself ran and was refused (exit 1) and, for writes, the file is
 // absent on the host afterwards; an error of cage's own (125-127) fails the check, never passes it.
 #include "common/exit_status.h"
-#include "common/self_test.h"
+#include "selftest/checks.h"
 
 #include <cerrno>
 #include <cstdio>
