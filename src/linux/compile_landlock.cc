@@ -2,7 +2,7 @@
 // profiles, max_user_namespaces=0): the same Policy enforced with Landlock + seccomp +
 // no_new_privs + rlimits on the host's own tree. Each policy element is compared with what that
 // mechanism enforces; a lost element is refused unless --allow-degraded names it. Pure; tested by
-// tests/unit/linux_compile_test.cc and tests/integration/landlock_only.sh.
+// tests/unit/linux_compile_test.cc and tests/integration/landlock_only_*.sh.
 #include <algorithm>
 
 #include "linux/compile.h"

@@ -4,7 +4,7 @@
 // only when it is the proxy's (127.0.0.1:PORT) connects the workload's own socket itself (a
 // duplicate taken with pidfd_getfd) to that fixed address. No address is re-read after the check,
 // so a racing thread cannot swap it. Every other connect() fails with EACCES at once.
-// Proved by tests/integration/landlock_only.sh (a direct connect to another host on the
+// Proved by tests/integration/landlock_only_net.sh (a direct connect to another host on the
 // proxy's port fails; the proxy works).
 #pragma once
 #include <linux/filter.h>

@@ -2,7 +2,7 @@
 // mount view, of whatever ABI the kernel has (none: plan.abi 0, namespaces confine alone). Every
 // access right that ABI knows is handled; the plan's rules grant list, read(+exec) or write per
 // path; TCP only where the plan asks (landlock_only, and the shim's own domain); (ABI 6) signals and
-// abstract unix sockets scoped to the sandbox. Proved by tests/escape/ and integration/landlock_only.sh.
+// abstract unix sockets scoped to the sandbox. Proved by tests/escape/ and integration/landlock_only_sockets.sh.
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <sys/prctl.h>

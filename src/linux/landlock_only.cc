@@ -1,7 +1,7 @@
 // Running without namespaces (parent side of Mechanism::landlock_only): the run's private HOME and
 // TMPDIR are made in a fresh directory under /tmp, named in the plan's Landlock rule and
 // environment, and removed afterwards without ever following a link the workload may have planted.
-// The child side is cage's init as a plain child (init.cc). Proved by tests/integration/landlock_only.sh.
+// The child side is cage's init as a plain child (init.cc). Proved by tests/integration/landlock_only_*.sh.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>

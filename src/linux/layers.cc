@@ -105,10 +105,10 @@ std::vector<std::string> layers_in_force(const Plan& plan) {
   if (plan.mechanism == Mechanism::namespaces)
     out.push_back(std::string("namespaces: user, mount, pid, ipc, uts, cgroup") + (host_net ? "" : ", net"));
   else
-    out.push_back("no namespaces (landlock_only): the host's own tree, processes and network");
+    out.push_back("no namespaces (mechanism landlock): the host's own tree, processes and network");
   out.push_back(landlock_layer(plan));
   out.push_back("seccomp: " + std::string(policy::to_string(plan.seccomp.profile)) +
-                (plan.mechanism == Mechanism::landlock_only ? " + the landlock_only socket and IPC filter" : "") +
+                (plan.mechanism == Mechanism::landlock_only ? " + the Landlock-only socket and IPC filter" : "") +
                 (plan.seccomp.no_memfd ? " + memfd_create refused (--exec)" : ""));
   switch (plan.net.mode) {
     case NetPlan::Mode::none:

@@ -11,7 +11,7 @@
 #          cause chased on one kernel without the whole set's hour under emulation
 #   none:  nothing (boot, facts, and the entry's --run script only)
 # quick: 6.12 has Landlock ABI 6, so the Landlock-only mechanism (escape.landlock_only.*) runs there.
-# workloads (cc, git, pip, npm) and landlock_only each take minutes under emulation: not here.
+# workloads (cc, git, pip, npm) and landlock_only_net each take minutes under emulation: not here.
 # ctest writes each test's status to results.txt (no retry: a failure is a failure).
 # Tests that assert wall-clock bounds (limits_cgroup's fork latency, net_loopback's fail-fast) are
 # left to the full set: emulation is several times slower than the host they were tuned on.
