@@ -667,6 +667,22 @@ static Result<ScratchPlan> plan_scratch(const policy::Scratch& s, const HostView
   return sp;
 }
 
+// cage's init under each mechanism (Plan::init). Namespaces: pid 1 of new user, mount, pid, IPC,
+// UTS and cgroup namespaces, and of a network namespace unless the host network is shared; it
+// builds the root. Landlock-only: a plain fork, a subreaper on the host's namespaces.
+static InitPlan plan_init(const Plan& plan) {
+  InitPlan i;
+  if (plan.mechanism == Mechanism::landlock_only) return i;
+  i.namespaces = {"user", "mount", "pid", "ipc", "uts", "cgroup"};
+  if (plan.net.mode != NetPlan::Mode::host) {
+    i.namespaces.push_back("net");
+    i.loopback = true;
+  }
+  i.build_root = true;
+  i.pid1 = true;
+  return i;
+}
+
 Result<Plan> compile(const Policy& p, const HostView& host,
                      const std::vector<std::pair<std::string, std::string>>& caller_env) {
   Compiler c{p, host, {}, {}, {}};
@@ -703,6 +719,8 @@ Result<Plan> compile(const Policy& p, const HostView& host,
     if (auto s = c.resolve_command(); !s) return s.error();
     if (auto s = compile_exec(p, host, c.plan); !s) return s.error();
     if (auto s = compile_cgroups(c.plan, host, runtime_dir_of(caller_env)); !s) return s.error();
+    c.plan.init = plan_init(c.plan);
+    c.plan.seccomp.landlock_only_supplement = true;
     return std::move(c.plan);
   }
   if (auto s = check_namespaces_kernel(host); !s) return s.error();
@@ -778,6 +796,7 @@ Result<Plan> compile(const Policy& p, const HostView& host,
   if (auto s = c.resolve_command(); !s) return s.error();
   if (auto s = compile_exec(p, host, c.plan); !s) return s.error();
   if (auto s = compile_cgroups(c.plan, host, runtime_dir_of(caller_env)); !s) return s.error();
+  c.plan.init = plan_init(c.plan);
   return std::move(c.plan);
 }
 

@@ -110,7 +110,7 @@ Status prepare_filters(const Plan& plan, ChildContext& c) {
     if (!no_memfd) return no_memfd.error();
     c.seccomp_exec = std::move(*no_memfd);
   }
-  if (plan.mechanism == Mechanism::landlock_only) {
+  if (plan.seccomp.landlock_only_supplement) {
     auto extra = seccomp::build_landlock_only_supplement(plan.net.mode == NetPlan::Mode::host, plan.allow_metadata);
     if (!extra) return extra.error();
     c.seccomp_extra = std::move(*extra);
@@ -222,7 +222,7 @@ struct Supervise {
   std::vector<TmpfsUsage> tmpfs{};
   // SIGKILL of a pid namespace's init takes every process of the sandbox with it. Without one, init is
   // asked to end its whole tree first (descendants.cc): a setsid'd daemon must not outlive --timeout.
-  int kill_signal = plan.mechanism == Mechanism::landlock_only ? kEndRunSignal : SIGKILL;
+  int kill_signal = plan.init.pid1 ? SIGKILL : kEndRunSignal;
   bool failed = false, timed_out = false, exited = false, aborted = false;
   int init_status = 0, workload_status = -1;
 
@@ -399,11 +399,20 @@ class UnreleasedChild {
   bool armed_ = true;
 };
 
+// Plan::init's namespaces as clone flags; none is a plain fork (see landlock_only.cc).
+constexpr std::pair<const char*, unsigned long> kNamespaceFlags[] = {
+    {"user", CLONE_NEWUSER}, {"mount", CLONE_NEWNS}, {"pid", CLONE_NEWPID}, {"ipc", CLONE_NEWIPC},
+    {"uts", CLONE_NEWUTS},   {"cgroup", CLONE_NEWCGROUP}, {"net", CLONE_NEWNET}};
+
+unsigned long namespace_flag(const std::string& name) {
+  for (const auto& [n, flag] : kNamespaceFlags)
+    if (name == n) return flag;
+  return 0;
+}
+
 unsigned long clone_flags(const Plan& plan) {
-  if (plan.mechanism == Mechanism::landlock_only) return 0;  // a plain fork: see landlock_only.cc
-  unsigned long flags =
-      CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
-  if (plan.net.mode != NetPlan::Mode::host) flags |= CLONE_NEWNET;
+  unsigned long flags = 0;
+  for (const auto& n : plan.init.namespaces) flags |= namespace_flag(n);
   return flags;
 }
 
@@ -547,7 +556,7 @@ void Launch::become_init() {
 // What is set on the child from outside before it runs anything: its cgroups and its id maps.
 Status Launch::confine_child() {
   if (auto s = attach_cgroups(); !s) return s;
-  if (int e = plan_.mechanism == Mechanism::landlock_only ? 0 : write_id_maps(plan_.ids, child_->pid()))
+  if (int e = (clone_flags(plan_) & CLONE_NEWUSER) ? write_id_maps(plan_.ids, child_->pid()) : 0)
     return unavailable("user namespaces", "writing the uid/gid maps failed", "run cage --check", e);
   return Ok{};
 }
@@ -570,7 +579,7 @@ Status Launch::attach_cgroups() {
 // offline resolver (namespaces without --net) and the proxy behind the shim.
 Status Launch::start_services() {
   if (auto s = start_mediator(); !s) return s;
-  if (plan_.net.offline_resolver != 0 && plan_.mechanism == Mechanism::namespaces)
+  if (plan_.net.offline_resolver != 0)
     offline_ = std::make_unique<OfflineResolver>(std::move(chan_.supervisor_end));
   return start_proxy();
 }

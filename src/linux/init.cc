@@ -74,11 +74,9 @@ bool forwarded(int sig) {
   if (int e = net::await_shim(c.shim_ready)) child_fail(c, ChildStep::shim, e);
   int idx = -1;
   if (int e = landlock_restrict(plan.landlock, &step, &idx)) child_fail(c, step, e, idx);
-  if (plan.mechanism == Mechanism::landlock_only) {
-    // No pid namespace: the workload must not outlive cage's init.
-    if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) child_fail(c, ChildStep::signals, errno);
-    if (int e = seccomp::load_program(c.seccomp_extra)) child_fail(c, ChildStep::seccomp, e);
-  }
+  // No pid namespace: the workload must not outlive cage's init.
+  if (!plan.init.pid1 && ::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) child_fail(c, ChildStep::signals, errno);
+  if (int e = seccomp::load_program(c.seccomp_extra)) child_fail(c, ChildStep::seccomp, e);
   if (int e = seccomp::load_program(c.seccomp_exec)) child_fail(c, ChildStep::seccomp, e);
   if (int e = seccomp::load_program(c.seccomp)) child_fail(c, ChildStep::seccomp, e);
   ::execve(plan.exec_path.c_str(), c.argv.data(), c.envp.data());
@@ -139,11 +137,12 @@ void take_capped_output(const ChildContext& c) {
 }
 
 // Waits for the supervisor's release byte; exits if the supervisor is gone first.
-void await_release(const ChildContext& c, bool namespaces) {
+void await_release(const ChildContext& c) {
+  const bool pid1 = c.plan->init.pid1;
   // With a pid namespace the kernel ends every process of the sandbox when init dies. Without one,
   // init must outlive a supervisor killed with SIGKILL long enough to end the workload's whole tree
   // and remove the run's private directory: it is told by a signal it waits for, not killed.
-  if (::prctl(PR_SET_PDEATHSIG, namespaces ? SIGKILL : kEndRunSignal) != 0) child_fail(c, ChildStep::sync, errno);
+  if (::prctl(PR_SET_PDEATHSIG, pid1 ? SIGKILL : kEndRunSignal) != 0) child_fail(c, ChildStep::sync, errno);
   // A supervisor that died before the prctl sends no signal, and may have released us already.
   struct pollfd gone = {c.supervisor_pidfd, POLLIN, 0};
   const bool early = ::poll(&gone, 1, 0) != 0;
@@ -153,7 +152,7 @@ void await_release(const ChildContext& c, bool namespaces) {
   while (!early && (n = ::read(c.sync_read, &go, 1)) < 0 && errno == EINTR) {
   }
   if (n != 1) {  // the supervisor is gone: nothing to report to
-    if (!namespaces && c.private_dir) remove_private_dir(c.private_dir);
+    if (!pid1 && c.private_dir) remove_private_dir(c.private_dir);
     _exit(exit_status::kCageError);
   }
   ::close(c.sync_read);
@@ -170,28 +169,29 @@ void forbid_nested_userns(const ChildContext& c) {
   ::close(fd);
 }
 
-// The sandbox's own root and hostname (namespaces only); the fds opened for the mounts end here.
-void build_view(const ChildContext& c, bool namespaces) {
+// The sandbox's own root and hostname (Plan::init.build_root); the fds opened for the mounts end here.
+void build_view(const ChildContext& c) {
+  const bool own_root = c.plan->init.build_root;
   int idx = -1;
   ChildStep mount_phase = ChildStep::none;
-  if (namespaces)
+  if (own_root)
     if (int e = build_root(c, &mount_phase, &idx)) child_fail(c, mount_phase, e, idx);
-  if (namespaces) open_sized_tmpfs(*c.plan, c.tmpfs_fds.data());
+  if (own_root) open_sized_tmpfs(*c.plan, c.tmpfs_fds.data());
   for (int fd : c.source_fds)
     if (fd >= 0) ::close(fd);
   if (c.dev_null >= 0) ::close(c.dev_null);
   const Plan& plan = *c.plan;
-  if (namespaces && ::sethostname(plan.hostname.data(), plan.hostname.size()) != 0)
+  if (own_root && ::sethostname(plan.hostname.data(), plan.hostname.size()) != 0)
     child_fail(c, ChildStep::hostname, errno);
 }
 
 // What the workload's network goes through: --net's transparent routes and shim, the offline
 // resolver, the connect() notification filter. net_fd, their channel to the supervisor, ends here.
-void connect_network(const ChildContext& c, bool namespaces) {
+void connect_network(const ChildContext& c) {
   const Plan& plan = *c.plan;
   if (plan.net.mode == NetPlan::Mode::proxy && (plan.net.transparent.enabled || plan.net.lo_address != 0))
     if (int e = net::setup_transparent(plan.net, c.net_fd)) child_fail(c, ChildStep::shim, e);
-  if (namespaces && plan.net.offline_resolver != 0)
+  if (plan.net.offline_resolver != 0)
     if (int e = net::setup_offline_resolver(plan.net, c.net_fd)) child_fail(c, ChildStep::loopback, e);
   if (!c.notify.empty())  // connect(), chmod and utimes of the workload go through the supervisor's check
     if (int e = connect_notify::install(c.net_fd, c.notify)) child_fail(c, ChildStep::seccomp, e);
@@ -218,51 +218,52 @@ void drop_init_privileges(const ChildContext& c, pid_t child) {
   }
 }
 
-// The workload has exited: its wait status (and, with namespaces, the tmpfs usage) goes to the
+// The workload has exited: its wait status (and, with a root of its own, the tmpfs usage) goes to the
 // supervisor; without a pid namespace init ends what is left of the tree itself.
-[[noreturn]] void report_workload_exit(const ChildContext& c, int status, bool namespaces) {
+[[noreturn]] void report_workload_exit(const ChildContext& c, int status) {
   ssize_t n;
   do n = ::write(c.status_write, &status, sizeof status);
   while (n < 0 && errno == EINTR);
-  if (namespaces) send_tmpfs_usage(*c.plan, c.tmpfs_fds.data(), c.status_write);
-  if (!namespaces) end_descendants();
+  if (c.plan->init.build_root) send_tmpfs_usage(*c.plan, c.tmpfs_fds.data(), c.status_write);
+  if (!c.plan->init.pid1) end_descendants();
   _exit(0);
 }
 
-void reap_children(const ChildContext& c, pid_t child, bool namespaces) {
+void reap_children(const ChildContext& c, pid_t child) {
   int status = 0;
   pid_t pid;
   while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0)
-    if (pid == child) report_workload_exit(c, status, namespaces);
+    if (pid == child) report_workload_exit(c, status);
 }
 
 // init's life after the start: reap every zombie, forward the supervisor's signals to the workload,
 // and end with the workload (or with the supervisor, when there is no pid namespace to do it).
-[[noreturn]] void supervise_workload(const ChildContext& c, pid_t child, pid_t supervisor, bool namespaces) {
+[[noreturn]] void supervise_workload(const ChildContext& c, pid_t child, pid_t supervisor) {
+  const bool pid1 = c.plan->init.pid1;
   sigset_t all;
   sigfillset(&all);
   for (;;) {
     siginfo_t si;
     int sig = sigwaitinfo(&all, &si);
     if (sig < 0) continue;
-    if (!namespaces && ::getppid() != supervisor) {  // reparented: the supervisor died (SIGKILL)
+    if (!pid1 && ::getppid() != supervisor) {  // reparented: the supervisor died (SIGKILL)
       end_descendants();
       if (c.private_dir) remove_private_dir(c.private_dir);
       _exit(exit_status::kCageError);
     }
     // The supervisor ends the run (--timeout's grace is over, the audit failed): where SIGKILL of a
     // pid namespace's init takes every process with it, here init ends the tree, then dies the same way.
-    if (!namespaces && sig == kEndRunSignal && si.si_code == SI_USER && si.si_pid == supervisor) {
+    if (!pid1 && sig == kEndRunSignal && si.si_code == SI_USER && si.si_pid == supervisor) {
       end_descendants();
       ::kill(::getpid(), SIGKILL);
     }
     if (sig == SIGCHLD) {
-      reap_children(c, child, namespaces);
+      reap_children(c, child);
       continue;
     }
     // Forward only what the supervisor sent (si_pid 0: a sender outside this pid namespace, by
     // kill()); a terminal's signals already reached the workload's process group directly.
-    if (forwarded(sig) && si.si_code <= 0 && (si.si_pid == 0 || (!namespaces && si.si_pid == ::getppid())))
+    if (forwarded(sig) && si.si_code <= 0 && (si.si_pid == 0 || (!pid1 && si.si_pid == ::getppid())))
       ::kill(child, sig);
   }
 }
@@ -281,23 +282,23 @@ void child_fail(const ChildContext& c, ChildStep step, int err, int index) {
 
 // The sequence of the sandbox's pid 1, each step failing closed through child_fail.
 void run_init(const ChildContext& c) {
+  const InitPlan& init = c.plan->init;
   take_capped_output(c);
   wipe_environment();
-  const bool namespaces = c.plan->mechanism == Mechanism::namespaces;
   const pid_t supervisor = ::getppid();
-  await_release(c, namespaces);
-  if (namespaces && c.plan->no_nested_userns) forbid_nested_userns(c);
-  build_view(c, namespaces);
+  await_release(c);
+  if (c.plan->no_nested_userns) forbid_nested_userns(c);
+  build_view(c);
   // Without a pid namespace init is not pid 1: as a subreaper it still inherits every orphan.
-  if (!namespaces && ::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) child_fail(c, ChildStep::signals, errno);
-  if (namespaces && c.plan->net.mode != NetPlan::Mode::host)
+  if (!init.pid1 && ::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) child_fail(c, ChildStep::signals, errno);
+  if (init.loopback)
     if (int e = bring_up_loopback()) child_fail(c, ChildStep::loopback, e);
   if (::prctl(PR_SET_DUMPABLE, 0) != 0) child_fail(c, ChildStep::signals, errno);
-  connect_network(c, namespaces);
+  connect_network(c);
   pid_t child = start_workload(c);
   drop_init_privileges(c, child);
   ::close(c.error_write);
-  supervise_workload(c, child, supervisor, namespaces);
+  supervise_workload(c, child, supervisor);
 }
 
 }  // namespace cage::lx

@@ -95,6 +95,9 @@ struct SeccompPlan {
   policy::SeccompProfile profile = policy::SeccompProfile::default_profile;
   // --exec: memfd_create and memfd_secret answer ENOSYS (seccomp_exec.cc), on top of the profile.
   bool no_memfd = false;
+  // landlock_only: the socket, IPC and metadata filter of seccomp/landlock_only.txt, on top of the
+  // profile (what namespaces would have kept out of reach, refused instead).
+  bool landlock_only_supplement = false;
 };
 
 // Transparent egress (--net-mode transparent|both; transparent_plan.cc decides, netns.cc acts in
@@ -190,8 +193,24 @@ enum class Mechanism { namespaces, landlock_only };
 inline constexpr const char* kProxyPortMark = "<proxy-port>";
 inline constexpr const char* kProxySecretMark = "<proxy-secret>";
 
+// How the sandbox's first process, cage's init, is made and what it does besides starting the
+// workload: decided by compile from the mechanism, so that execute.cc and init.cc only carry it out.
+struct InitPlan {
+  // The namespaces the clone that starts init creates ("user", "mount", "pid", "ipc", "uts",
+  // "cgroup", "net"); none: a plain fork on the host's. A new user namespace gets its uid/gid maps
+  // from the supervisor (ids).
+  std::vector<std::string> namespaces;
+  bool build_root = false;     // init mounts the sandbox's root, its sized tmpfs and sets the hostname
+  bool loopback = false;       // init brings up `lo` in the new network namespace
+  // true: init is pid 1 of a new pid namespace, and killing it (SIGKILL) ends every process of the
+  // run. false: init is a subreaper on the host, the supervisor ends the run with kEndRunSignal and
+  // init ends its tree itself (descendants.cc); the workload dies with init (PR_SET_PDEATHSIG).
+  bool pid1 = false;
+};
+
 struct Plan {
   Mechanism mechanism = Mechanism::namespaces;
+  InitPlan init;
   std::vector<std::string> degraded;  // landlock_only: elements lost, each accepted by --allow-degraded
   std::vector<std::string> notes;     // landlock_only: differences that weaken nothing (private /tmp ...)
   // landlock_only: chmod/chown/xattr calls allowed (--allow-degraded=metadata); refused otherwise,

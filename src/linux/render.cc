@@ -135,11 +135,19 @@ std::string quoted_argv(const std::vector<std::string>& argv) {
   return s;
 }
 
+static toml::table render_init_table(const InitPlan& init) {
+  toml::array ns;
+  for (const auto& n : init.namespaces) ns.push_back(n);
+  return toml::table{{"namespaces", std::move(ns)}, {"build_root", init.build_root}, {"loopback", init.loopback},
+                     {"pid1", init.pid1}};
+}
+
 std::string platform_line(const Plan& plan) {
   if (plan.mechanism == Mechanism::landlock_only)
     return "platform: linux, mechanism landlock (user namespaces are blocked: Landlock + seccomp alone)";
-  return std::string("platform: linux (user, mount, pid, ipc, uts, cgroup") +
-         (plan.net.mode == NetPlan::Mode::host ? "" : ", net") + " namespaces)";
+  std::string ns;
+  for (const auto& n : plan.init.namespaces) ns += (ns.empty() ? "" : ", ") + n;
+  return "platform: linux (" + ns + " namespaces)";
 }
 
 void render_unenforced_text(std::ostream& o, const CgroupPlan& cg) {
@@ -249,8 +257,7 @@ std::string render_text(const Plan& plan) {
   o << "\nenvironment:\n";
   for (const auto& e : shown_environment(plan)) o << "  " << e << "\n";
   o << "\nprocess: no_new_privs, all capabilities dropped (bounding, ambient), "
-    << (plan.mechanism == Mechanism::landlock_only ? "cage's init is the workload's parent and subreaper (no pid namespace)"
-                                                   : "pid 1 is cage's init")
+    << (plan.init.pid1 ? "pid 1 is cage's init" : "cage's init is the workload's parent and subreaper (no pid namespace)")
     << (plan.no_nested_userns ? ", no nested user namespace (a root caller's would write host-valid file capabilities)" : "")
     << "\n";
   if (plan.limits.timeout_ms) o << "timeout: " << *plan.limits.timeout_ms << " ms\n";
@@ -313,6 +320,7 @@ toml::table render_table(const Plan& plan) {
   toml::table t{
       {"platform", "linux"},
       {"mechanism", plan.mechanism == Mechanism::landlock_only ? "landlock" : "namespaces"},
+      {"init", render_init_table(plan.init)},
       {"degraded", std::move(degraded)},
       {"notes", std::move(notes)},
       {"argv", std::move(argv)},

@@ -260,10 +260,7 @@ toml::table spawn_fields(const policy::Policy& p, const Plan& plan, const std::s
   // The namespaces execute.cc actually creates: none at all for the Landlock-only mechanism.
   const policy::Enforcement used = enforcement_of(plan);
   toml::array ns;
-  if (plan.mechanism == Mechanism::namespaces) {
-    for (const char* n : {"user", "mount", "pid", "ipc", "uts", "cgroup"}) ns.push_back(n);
-    if (plan.net.mode != NetPlan::Mode::host) ns.push_back("net");
-  }
+  for (const auto& n : plan.init.namespaces) ns.push_back(n);
   toml::array degraded;
   for (const auto& d : used.degraded) degraded.push_back(d);
   toml::array hatches;

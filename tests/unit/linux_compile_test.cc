@@ -370,5 +370,24 @@ TEST(LinuxCompile, WritableTmpfsMountsAreSized) {
   EXPECT_NE(lx::render_text(*plan).find("tmpfs    /tmp (size 64M)"), std::string::npos) << lx::render_text(*plan);
 }
 
+// Plan::init holds what execute.cc and init.cc do for each mechanism (issue 26, point 1): the
+// namespaces of the clone, whether init builds a root and a loopback, and whether it is pid 1.
+TEST(LinuxCompile, InitPerMechanism) {
+  auto ns = compile_words({"--", "make"});
+  ASSERT_TRUE(ns) << ns.error().reason;
+  EXPECT_EQ(ns->init.namespaces, (std::vector<std::string>{"user", "mount", "pid", "ipc", "uts", "cgroup", "net"}));
+  EXPECT_TRUE(ns->init.build_root && ns->init.loopback && ns->init.pid1);
+  EXPECT_FALSE(ns->seccomp.landlock_only_supplement);
+  auto shared = compile_words({"--share-net", "--", "make"});
+  ASSERT_TRUE(shared) << shared.error().reason;
+  EXPECT_EQ(shared->init.namespaces, (std::vector<std::string>{"user", "mount", "pid", "ipc", "uts", "cgroup"}));
+  EXPECT_FALSE(shared->init.loopback);
+  auto ll = compile_words({"--mechanism", "landlock", "--allow-degraded", "pid", "--", "make"});
+  ASSERT_TRUE(ll) << ll.error().reason;
+  EXPECT_TRUE(ll->init.namespaces.empty());
+  EXPECT_FALSE(ll->init.build_root || ll->init.loopback || ll->init.pid1);
+  EXPECT_TRUE(ll->seccomp.landlock_only_supplement);
+}
+
 }  // namespace
 }  // namespace cage::testing
