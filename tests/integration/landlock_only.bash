@@ -7,6 +7,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 d=$(mktemp -d)
 bg=()  # background processes of the script: each ends with it, also when a check fails half-way
 cleanup() {
+  [ "$BASHPID" = "$$" ] || return 0  # a forked child of the script (see escape/lib.bash) cleans nothing
   local p
   for p in "${bg[@]}"; do kill "$p" 2>/dev/null; done
   rm -rf "$d"
