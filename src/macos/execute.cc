@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -117,13 +118,22 @@ Result<std::string> private_tmp(const std::vector<std::pair<std::string, std::st
 }
 
 // Not found and not executable are told apart before the sandbox is built, as on Linux (127, 126).
+// A setuid or setgid program is refused with Linux's error (lx::compile's resolve_command): macOS
+// has no no_new_privs, so under sandbox-exec it would run with its owner's privileges.
 Status check_command(const std::string& cmd, const std::vector<std::string>& env) {
-  auto executable = [](const std::string& p) {
-    struct stat st {};
+  auto executable = [](const std::string& p, struct stat& st) {
     return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(p.c_str(), X_OK) == 0;
   };
+  auto unprivileged = [&](const std::string& p, const struct stat& st) -> Status {
+    if (!(st.st_mode & (S_ISUID | S_ISGID))) return Ok{};
+    char real[PATH_MAX];
+    return Error{ErrorClass::capability_denied,
+                 "refusing to run a setuid/setgid program (" + std::string(realpath(p.c_str(), real) ? real : p) + ")",
+                 "cage never grants privilege; run an unprivileged tool", "COMMAND " + cmd, 0};
+  };
+  struct stat st {};
   if (cmd.find('/') != std::string::npos) {
-    if (executable(cmd)) return Ok{};
+    if (executable(cmd, st)) return unprivileged(cmd, st);
     return Error{access(cmd.c_str(), F_OK) == 0 ? ErrorClass::exec_failed : ErrorClass::not_found,
                  "cannot execute the command", "check the path", cmd, 0};
   }
@@ -133,8 +143,8 @@ Status check_command(const std::string& cmd, const std::vector<std::string>& env
   for (size_t b = 0; b <= path.size();) {
     size_t end = path.find(':', b);
     if (end == std::string::npos) end = path.size();
-    std::string dir = path.substr(b, end - b);
-    if (executable((dir.empty() ? "." : dir) + "/" + cmd)) return Ok{};
+    std::string found = (end == b ? std::string(".") : path.substr(b, end - b)) + "/" + cmd;
+    if (executable(found, st)) return unprivileged(found, st);  // the one execvp(3) would run
     b = end + 1;
   }
   return Error{ErrorClass::not_found, "command not found in the sandbox's PATH", "check the PATH or give a full path",
