@@ -148,6 +148,19 @@ void preamble(Profile& pr) {
   o << ")\n";
 }
 
+// TIOCSTI pushes bytes into a terminal's input queue: a workload on the caller's terminal could type
+// a command into the shell that started cage once it exits (bubblewrap's CVE-2017-5226). The
+// terminal's other ioctls stay allowed (termios, window size, TIOCSPGRP for job control). Written as a
+// number: sandbox-exec on macOS 14.2 rejects the symbolic name ("unbound variable: TIOCSTI",
+// openai/codex issue #45119), and ioctl-command takes an integer (Apple's own profiles pass it
+// (_IO "h" 4)). Emitted last, so no later allow of file-ioctl can match after it.
+constexpr unsigned long kTiocsti = 0x80017472;  // _IOW('t', 114, char) in <sys/ttycom.h>
+
+void closing(Profile& pr) {
+  pr.out << "\n;; TIOCSTI (_IOW('t', 114, char)) on any descriptor: no typing into the caller's terminal\n"
+         << "(deny file-ioctl (ioctl-command " << kTiocsti << "))\n";
+}
+
 }  // namespace
 
 std::string quote_sbpl(const std::string& s) {
@@ -233,6 +246,7 @@ Result<std::string> compile_sbpl(const policy::Policy& p, const MacHostFacts& fa
     o << "(allow network-outbound (remote tcp " << quote_sbpl("localhost:" + std::to_string(facts.proxy_port ? facts.proxy_port : 3128))
       << "))\n";
   }
+  closing(pr);
   return o.str();
 }
 

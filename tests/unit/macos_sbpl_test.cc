@@ -165,6 +165,26 @@ TEST(MacosSbpl, OnlyTheRwGrantIsPinnedWithoutNesting) {
   EXPECT_EQ(p->find("(deny file-write* "), std::string::npos);
 }
 
+// TIOCSTI is denied by number after every rule that allows file-ioctl (the last match wins), and
+// the terminals keep their other ioctls (termios, TIOCSPGRP for job control).
+TEST(MacosSbpl, TiocstiIsDeniedByNumberAfterEveryIoctlAllow) {
+  for (const auto& words : {std::vector<std::string>{"--", "sh"},
+                            std::vector<std::string>{"--rw", ".", "--hide", ".env", "--no-system", "--", "sh"}}) {
+    auto p = sbpl(words);
+    ASSERT_TRUE(p) << p.error().reason;
+    const std::string deny = "(deny file-ioctl (ioctl-command 2147578994))";
+    size_t at = p->find(deny);
+    ASSERT_NE(at, std::string::npos) << *p;
+    EXPECT_EQ(p->find(deny, at + 1), std::string::npos);
+    EXPECT_LT(p->rfind("file-ioctl (literal \"/dev/ptmx\") (regex #\"^/dev/ttys[0-9]+$\")"), at);
+    EXPECT_LT(p->rfind("(allow "), at) << "nothing allowed after it";
+    EXPECT_EQ(p->find("TIOCSTI)"), std::string::npos) << "a symbolic name fails to parse on macOS 14.2";
+    EXPECT_EQ(2147578994UL, (0x80000000UL | (1UL << 16) | ('t' << 8) | 114)) << "_IOW('t', 114, char)";
+    SbplReader r(*p);
+    EXPECT_TRUE(r.read_all());
+  }
+}
+
 TEST(MacosSbpl, NothingOfTheHomeBeyondGrants) {
   for (const auto& cwd : {std::string("/Users/ann/proj"), std::string("/Users/ann")}) {
     auto p = sbpl({"--", "ls"}, Mac(), cwd);
