@@ -74,13 +74,40 @@ struct Profile {
   }
 };
 
-Result<Rule> grant_rule(const policy::Grant& g, const MacHostFacts& facts) {
+// The path with only the system's /tmp, /var and /etc links followed (none of a writer's).
+std::string through_fixed_links(const std::string& path) {
+  for (const char* link : {"/tmp", "/var", "/etc"})
+    if (is_beneath(path, link)) return "/private" + path;
+  return path;
+}
+
+// A grant that resolves through a symbolic link inside a --rw grant names whatever the workload (or
+// an earlier run with that --rw) last pointed the link at: `--rw . --rw out` with out -> ~/.ssh would
+// allow writes to ~/.ssh, and Seatbelt matches only the resolved path, so the profile cannot pin the
+// link. Refused as on Linux (lx::refuse_link_inside_rw: the same rule, error and remedy); the
+// system's /tmp, /var and /etc links are followed, they are no writer's.
+Status refuse_link_inside_rw(const policy::Policy& p, const MacHostFacts& facts, const policy::Grant& g,
+                             const std::string& real) {
+  if (real == through_fixed_links(policy::resolve_dot_dot(g.path))) return Ok{};
+  for (const auto& w : p.rw) {
+    const std::string wreal = canonical_mac_path(w.path, facts);
+    bool inside = is_beneath(g.path, w.path) || is_beneath(g.path, wreal) ||
+                  is_beneath(through_fixed_links(g.path), wreal);
+    if (inside && w.path != g.path)
+      return invalid(g.origin, "resolves through a symbolic link inside " + w.origin + " (to " + real + ")",
+                     "grant the real path, " + real + ", if that is what you mean");
+  }
+  return Ok{};
+}
+
+Result<Rule> grant_rule(const policy::Policy& p, const policy::Grant& g, const MacHostFacts& facts) {
   std::string path = canonical_mac_path(g.path, facts);
   // Asked of the path as given: stat follows the /private links on the Mac, and on another host
   // (a cross-target dry-run) only the given path can exist.
   PathKind k = facts.kind ? facts.kind(g.path) : PathKind::dir;
   if (k == PathKind::missing)
     return invalid(g.origin, "no such file or directory (" + path + ")", "create it first, or check the path");
+  if (auto s = refuse_link_inside_rw(p, facts, g, path); !s) return s.error();
   return Rule{path, k == PathKind::dir, g.origin};
 }
 
@@ -175,9 +202,7 @@ std::string quote_sbpl(const std::string& s) {
 std::string canonical_mac_path(const std::string& path, const MacHostFacts& facts) {
   if (facts.resolve)
     if (auto r = facts.resolve(path)) return *r;
-  for (const char* link : {"/tmp", "/var", "/etc"})
-    if (is_beneath(path, link)) return "/private" + path;
-  return path;
+  return through_fixed_links(path);
 }
 
 Result<std::string> compile_sbpl(const policy::Policy& p, const MacHostFacts& facts) {
@@ -196,7 +221,7 @@ Result<std::string> compile_sbpl(const policy::Policy& p, const MacHostFacts& fa
   if (p.system_view)
     for (const char* const* s = kSystemPaths; *s; ++s) system.push_back(Rule{*s, true, "default view"});
   for (const auto& g : p.ro) {
-    auto r = grant_rule(g, facts);
+    auto r = grant_rule(p, g, facts);
     if (!r) return r.error();
     ro.push_back(*r);
   }
@@ -208,13 +233,17 @@ Result<std::string> compile_sbpl(const policy::Policy& p, const MacHostFacts& fa
   bool too_wide = cwd == "/" || (!home.empty() && is_beneath(home, cwd));
   if (p.cwd_visible && !too_wide) ro.push_back(Rule{cwd, true, "current directory (read-only)"});
   for (const auto& g : p.rw) {
-    auto r = grant_rule(g, facts);
+    auto r = grant_rule(p, g, facts);
     if (!r) return r.error();
     rw.push_back(*r);
   }
   const size_t user_rw = rw.size();
   if (!facts.private_tmp.empty()) rw.push_back(Rule{facts.private_tmp, true, "private TMPDIR"});
-  for (const auto& g : p.hide) hide.push_back(Rule{canonical_mac_path(g.path, facts), true, g.origin});
+  for (const auto& g : p.hide) {
+    std::string path = canonical_mac_path(g.path, facts);
+    if (auto s = refuse_link_inside_rw(p, facts, g, path); !s) return s.error();
+    hide.push_back(Rule{path, true, g.origin});
+  }
   for (const auto* list : {&ro, &rw}) for (const auto& r : *list) pr.note_ancestors(r.path);
   // The paths as given too: stat("/tmp/x") reads the /tmp link itself before it reaches /private/tmp.
   for (const auto* list : {&p.ro, &p.rw}) for (const auto& g : *list) pr.note_ancestors(g.path);

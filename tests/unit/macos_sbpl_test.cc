@@ -17,6 +17,7 @@ namespace cage::testing {
 namespace {
 
 struct Mac {
+  std::map<std::string, std::string> links;  // symbolic links of the user's: path -> target (absolute)
   std::map<std::string, macos::PathKind> kinds = {
       {"/Users/ann/proj", macos::PathKind::dir},      {"/Users/ann/proj/src", macos::PathKind::dir},
       {"/Users/ann/proj/out", macos::PathKind::dir},  {"/Users/ann/proj/.env", macos::PathKind::file},
@@ -29,6 +30,16 @@ struct Mac {
       return it == k.end() ? macos::PathKind::missing : it->second;
     };
     f.proxy_port = 49152;
+    // realpath(3): the user's links, then the system's /tmp, /var and /etc links.
+    if (!links.empty())
+      f.resolve = [l = links](const std::string& p) -> std::optional<std::string> {
+        std::string r = p;
+        for (const auto& [from, to] : l)
+          if (policy::is_beneath(p, from)) r = to + p.substr(from.size());
+        for (const char* fixed : {"/tmp", "/var", "/etc"})
+          if (policy::is_beneath(r, fixed)) r = "/private" + r;
+        return r;
+      };
     return f;
   }
 };
@@ -183,6 +194,34 @@ TEST(MacosSbpl, TiocstiIsDeniedByNumberAfterEveryIoctlAllow) {
     SbplReader r(*p);
     EXPECT_TRUE(r.read_all());
   }
+}
+
+// A grant reached through a link inside a --rw grant is refused as on Linux (same class, input and
+// remedy): whoever writes there chooses where the link points. The system's links are followed, and
+// so is a link outside every --rw grant.
+TEST(MacosSbpl, RefusesGrantsThroughLinksInsideReadWriteGrants) {
+  Mac mac;
+  mac.links["/Users/ann/proj/out"] = "/Users/ann/.ssh";
+  mac.links["/Users/ann/proj/.env"] = "/Users/ann/secrets/env";
+  mac.kinds["/Users/ann/proj/tmp"] = macos::PathKind::dir;
+  for (const auto& words : {std::vector<std::string>{"--rw", ".", "--rw", "out", "--", "make"},
+                            std::vector<std::string>{"--rw", ".", "--ro", "out", "--", "make"},
+                            std::vector<std::string>{"--rw", ".", "--hide", ".env", "--", "make"}}) {
+    auto p = sbpl(words, mac);
+    ASSERT_FALSE(p) << words[2] << " " << words[3];
+    EXPECT_EQ(p.error().cls, ErrorClass::invalid_policy);
+    EXPECT_EQ(p.error().input, words[2] + " " + words[3]);
+    EXPECT_NE(p.error().reason.find("symbolic link inside --rw ."), std::string::npos) << p.error().reason;
+    EXPECT_NE(p.error().remedy.find(mac.links["/Users/ann/proj/" + words[3]]), std::string::npos);
+  }
+  auto real = sbpl({"--rw", ".", "--ro", "src", "--rw", "tmp", "--", "make"}, mac);
+  EXPECT_TRUE(real) << real.error().reason;
+  mac.kinds["/tmp/build/src"] = macos::PathKind::dir;
+  auto fixed = sbpl({"--rw", "/tmp/build", "--ro", "/tmp/build/src", "--", "cc"}, mac);
+  EXPECT_TRUE(fixed) << fixed.error().reason;
+  auto outside = sbpl({"--rw", "out", "--", "make"}, mac);  // as on Linux: a link outside any --rw
+  ASSERT_TRUE(outside) << outside.error().reason;
+  EXPECT_NE(outside->find("(subpath \"/Users/ann/.ssh\")"), std::string::npos) << "rules match resolved paths";
 }
 
 TEST(MacosSbpl, NothingOfTheHomeBeyondGrants) {
