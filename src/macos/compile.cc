@@ -140,8 +140,11 @@ void nested_read_only(Profile& pr, const std::vector<Rule>& nested_ro, const std
 // rename(2) (sandbox-runtime's generateMoveBlockingRules denies it on the ancestors of its protected
 // paths for the same reason), and so is each --rw grant itself, which its own allow would let move
 // out of the directory above (a --ro one, such as the current directory): as on Linux, where every
-// grant is a mount point that cannot be renamed. The nested grants are denied file-write* whole;
-// hard links need file-link, which the profile never allows.
+// grant is a mount point that cannot be renamed. The nested grants are denied file-write* whole
+// (subpath, so the path itself cannot be unlinked, renamed or created: Codex carves its read-only
+// .git and .codex out of a writable root the same way, openai/codex #1765 and #15067; they sit
+// directly in the root, while a cage grant may be deeper); hard links need file-link, which the
+// profile never allows.
 void pin_paths(Profile& pr, const std::vector<Rule>& nested, const std::vector<Rule>& rw, size_t user_rw) {
   std::set<std::string> pinned;
   for (size_t i = 0; i < user_rw; ++i) pinned.insert(rw[i].path);
