@@ -161,6 +161,50 @@ void pin_paths(Profile& pr, const std::vector<Rule>& nested, const std::vector<R
   pr.out << ")\n";
 }
 
+// The current directory is shown read-only unless that shows far more than a project: "/", or
+// $HOME and its ancestors (which hold ~/.ssh and the keychains).
+bool cwd_shown(const policy::Policy& p, const MacHostFacts& facts) {
+  const std::string home = p.home.empty() ? "" : canonical_mac_path(p.home, facts);
+  const std::string cwd = canonical_mac_path(p.cwd, facts);
+  return p.cwd_visible && cwd != "/" && (home.empty() || !is_beneath(home, cwd));
+}
+
+// Seatbelt answers EPERM inside the caller's home, which git (~/.gitconfig), npm, pip and cargo
+// treat as fatal, where a missing file is fine (nono's tracker reports it for every git command).
+// So the run gets an empty HOME of its own, as on Linux (a tmpfs over $HOME there; the Landlock-only
+// private directory), unless a grant shows the real one.
+bool uses_private_home(const policy::Policy& p, const MacHostFacts& facts) {
+  if (p.home.empty()) return false;
+  const std::string home = canonical_mac_path(p.home, facts);
+  if (home == "/") return false;
+  for (const auto* list : {&p.ro, &p.rw})
+    for (const auto& g : *list)
+      if (is_beneath(home, canonical_mac_path(g.path, facts))) return false;
+  return true;
+}
+
+// On Linux the grants beneath $HOME are mounted at their places in the empty HOME; here each is a
+// link there to the granted path, so `--ro ~/.gitconfig` is read as ~/.gitconfig (the profile
+// decides what the link reaches: Seatbelt checks the resolved path). The shown current directory
+// too, as on Linux. A grant beneath another is reached through that one's link: no link is ever
+// made through a link, into the real home.
+std::vector<HomeLink> home_links(const policy::Policy& p, const MacHostFacts& facts) {
+  const std::string home = canonical_mac_path(p.home, facts);
+  std::vector<std::string> shown;
+  for (const auto* list : {&p.ro, &p.rw})
+    for (const auto& g : *list) shown.push_back(canonical_mac_path(g.path, facts));
+  if (cwd_shown(p, facts)) shown.push_back(canonical_mac_path(p.cwd, facts));
+  std::sort(shown.begin(), shown.end());  // a directory sorts before everything beneath it
+  std::vector<HomeLink> links;
+  for (const auto& path : shown) {
+    if (!strictly_beneath(path, home)) continue;
+    if (std::any_of(links.begin(), links.end(), [&](const HomeLink& l) { return is_beneath(path, l.target); }))
+      continue;
+    links.push_back(HomeLink{path.substr(home.size() + 1), path});
+  }
+  return links;
+}
+
 void preamble(Profile& pr) {
   auto& o = pr.out;
   o << "(version 1)\n(deny default)\n";
@@ -229,12 +273,8 @@ Result<std::string> compile_sbpl(const policy::Policy& p, const MacHostFacts& fa
     ro.push_back(*r);
   }
   const std::vector<Rule> ro_grants = ro;  // the user's --ro grants, without the current directory
-  std::string home = p.home.empty() ? "" : canonical_mac_path(p.home, facts);
   std::string cwd = canonical_mac_path(p.cwd, facts);
-  // The current directory is shown read-only unless that shows far more than a project: "/", or
-  // $HOME and its ancestors (which hold ~/.ssh and the keychains).
-  bool too_wide = cwd == "/" || (!home.empty() && is_beneath(home, cwd));
-  if (p.cwd_visible && !too_wide) ro.push_back(Rule{cwd, true, "current directory (read-only)"});
+  if (cwd_shown(p, facts)) ro.push_back(Rule{cwd, true, "current directory (read-only)"});
   for (const auto& g : p.rw) {
     auto r = grant_rule(p, g, facts);
     if (!r) return r.error();
@@ -242,6 +282,8 @@ Result<std::string> compile_sbpl(const policy::Policy& p, const MacHostFacts& fa
   }
   const size_t user_rw = rw.size();
   if (!facts.private_tmp.empty()) rw.push_back(Rule{facts.private_tmp, true, "private TMPDIR"});
+  if (!facts.private_home.empty() && uses_private_home(p, facts))
+    rw.push_back(Rule{facts.private_home, true, "private HOME (empty but for links to the grants beneath $HOME)"});
   for (const auto& g : p.hide) {
     std::string path = canonical_mac_path(g.path, facts);
     if (auto s = refuse_link_inside_rw(p, facts, g, path); !s) return s.error();
@@ -306,7 +348,12 @@ Result<MacPlan> compile(const policy::Policy& p, const MacHostFacts& facts,
     }
   if (p.limits.strict && !plan.unenforced.empty())
     return unavailable("--strict-limits", plan.unenforced.front(), "drop the limit or --strict-limits");
-  std::vector<std::pair<std::string, std::string>> forced = {{"HOME", p.home.empty() ? "/" : p.home},
+  plan.private_home = uses_private_home(p, facts);
+  if (plan.private_home) plan.home_links = home_links(p, facts);
+  const std::string home = !plan.private_home       ? (p.home.empty() ? "/" : p.home)
+                           : facts.private_home.empty() ? "<private HOME, made at run time>"
+                                                        : facts.private_home;
+  std::vector<std::pair<std::string, std::string>> forced = {{"HOME", home},
                                                               {"PWD", plan.cwd},
                                                               {policy::kInsideMarker, "1"}};
   if (!p.run_id.empty()) forced.emplace_back(policy::kRunIdVariable, p.run_id);

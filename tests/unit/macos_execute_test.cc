@@ -110,6 +110,23 @@ TEST_F(MacosExecute, ScrubbedEnvironmentAndAPrivateTmpdirRemovedAfterwards) {
       << "the private TMPDIR is not writable in the profile";
 }
 
+// The command's HOME is a private empty directory with a link to a grant beneath the real home,
+// removed after the run without following the link.
+TEST_F(MacosExecute, PrivateHomeWithALinkToAGrantRemovedAfterwards) {
+  std::ofstream(dir_ + "/home/.gitconfig") << "[user]\n";
+  auto r = run({"--ro", dir_ + "/home/.gitconfig", "--", "sh", "-c",
+                "echo \"$HOME\" > " + dir_ + "/home-was; test -L \"$HOME/.gitconfig\" && "
+                "cat \"$HOME/.gitconfig\" > " + dir_ + "/read && test \"$(ls -A \"$HOME\")\" = .gitconfig"});
+  ASSERT_TRUE(r) << r.error().reason;
+  EXPECT_EQ(*r, 0);
+  std::string home = slurp(dir_ + "/home-was");
+  EXPECT_EQ(home.rfind("/tmp/cage-private.", 0), 0u) << home;
+  EXPECT_EQ(slurp(dir_ + "/read"), "[user]");
+  EXPECT_FALSE(std::filesystem::exists(home)) << "the private HOME outlived the run";
+  EXPECT_EQ(slurp(dir_ + "/home/.gitconfig"), "[user]") << "the removal followed the link";
+  EXPECT_NE(slurp(dir_ + "/profile.sbpl").find("(subpath \"" + home + "\")"), std::string::npos);
+}
+
 TEST_F(MacosExecute, NetGivesTheProxysPortAndSecretAndNoDescriptorLeaks) {
   auto r = run({"--rw", dir_, "--net", "127.0.0.1:9", "--", "sh", "-c",
                 "echo \"$HTTPS_PROXY\" > " + dir_ + "/proxy; exec ls /proc/self/fd > " + dir_ + "/fds"});

@@ -302,6 +302,60 @@ TEST(MacosCompile, EnvironmentAndLimits) {
   EXPECT_NE(plan->sbpl.find("(subpath \"/private/tmp/cage.abc\")"), std::string::npos);
 }
 
+Mac home_mac() {
+  Mac mac;
+  for (const char* d : {"/Users/ann/.config", "/Users/ann/.config/git", "/Users/ann/.config/git/hooks"})
+    mac.kinds[d] = macos::PathKind::dir;
+  mac.kinds["/Users/ann/.gitconfig"] = macos::PathKind::file;
+  return mac;
+}
+
+// The run's HOME is its own empty directory (Seatbelt's EPERM in the real one is fatal to git, npm,
+// pip, cargo), with a link to each grant beneath $HOME and to the shown current directory, where
+// Linux mounts them; a grant beneath another is reached through the outer link, never linked itself.
+TEST(MacosCompile, PrivateHomeLinksTheGrantsBeneathTheRealOne) {
+  auto pol = mac_policy({"--ro", "/Users/ann/.gitconfig", "--ro", "/Users/ann/.config/git", "--rw",
+                         "/Users/ann/.config/git/hooks", "--", "git", "status"});
+  ASSERT_TRUE(pol) << pol.error().reason;
+  auto f = home_mac().facts();
+  f.private_home = "/private/tmp/cage-private.abc/home";
+  auto plan = macos::compile(*pol, f, {});
+  ASSERT_TRUE(plan) << plan.error().reason;
+  EXPECT_TRUE(plan->private_home);
+  EXPECT_NE(std::find(plan->env.begin(), plan->env.end(), "HOME=" + f.private_home), plan->env.end());
+  std::vector<std::string> links;
+  for (const auto& l : plan->home_links) links.push_back(l.name + " -> " + l.target);
+  EXPECT_EQ(links, (std::vector<std::string>{".config/git -> /Users/ann/.config/git",
+                                             ".gitconfig -> /Users/ann/.gitconfig", "proj -> /Users/ann/proj"}));
+  auto fs = filters(plan->sbpl);
+  int home = index_of(fs, "allow", f.private_home);
+  ASSERT_GE(home, 0) << plan->sbpl;
+  EXPECT_EQ(fs[home].ops, "file-read* file-write*");
+  for (const auto& x : fs)  // the real home stays closed: path lookup only
+    if (x.path == "/Users/ann") {
+      EXPECT_EQ(x.ops, "file-read-metadata");
+    }
+  expect_golden(plan->sbpl, "macos_private_home.sbpl");
+}
+
+// A grant that shows the real home keeps it as HOME (as on Linux); a dry-run names the private one.
+TEST(MacosCompile, NoPrivateHomeWhenAGrantShowsTheRealOne) {
+  auto pol = mac_policy({"--ro", "/Users/ann", "--", "git", "status"});
+  ASSERT_TRUE(pol) << pol.error().reason;
+  auto plan = macos::compile(*pol, Mac().facts(), {});
+  ASSERT_TRUE(plan) << plan.error().reason;
+  EXPECT_FALSE(plan->private_home);
+  EXPECT_TRUE(plan->home_links.empty());
+  EXPECT_NE(std::find(plan->env.begin(), plan->env.end(), "HOME=/Users/ann"), plan->env.end());
+  auto dry = mac_policy({"--", "git", "status"});
+  ASSERT_TRUE(dry);
+  auto shown = macos::compile(*dry, Mac().facts(), {});
+  ASSERT_TRUE(shown);
+  EXPECT_TRUE(shown->private_home);
+  EXPECT_NE(std::find(shown->env.begin(), shown->env.end(), "HOME=<private HOME, made at run time>"),
+            shown->env.end());
+}
+
 // --uid and --scratch are refused, never dropped: no user namespace, no scratch store here.
 TEST(MacosCompile, RefusesUidAndScratch) {
   for (auto [flag, value] : {std::pair<const char*, const char*>{"--uid", "nobody"}, {"--scratch", "cache"}}) {
