@@ -28,10 +28,13 @@ const char* const kStartPaths[] = {
     "/private/var/db/dyld", "/private/var/db/timezone", "/usr/share/zoneinfo", nullptr};
 // The default view (dropped by --no-system): tools, shared data, system configuration. No home, no
 // /Users, no /private/var (other users' temp and caches), no keychains.
+// /Library/Frameworks holds the python.org and other framework installs /usr/local/bin links into.
 const char* const kSystemPaths[] = {"/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/libexec", "/usr/share",
                                     "/usr/local", "/opt/homebrew", "/Library/Preferences", "/Library/Apple",
-                                    "/private/etc", "/Applications/Xcode.app", "/Library/Developer/CommandLineTools",
-                                    nullptr};
+                                    "/Library/Frameworks", "/private/etc", "/Applications/Xcode.app",
+                                    "/Library/Developer/CommandLineTools", nullptr};
+// Files of the default view: /bin/sh is a shim that execs the shell this link names (sh(1)).
+const char* const kSystemFiles[] = {"/private/var/select/sh", nullptr};
 // Devices every program may open for reading and writing.
 const char* const kDevices[] = {"/dev/null", "/dev/zero", "/dev/random", "/dev/urandom", "/dev/tty",
                                 "/dev/dtracehelper", nullptr};
@@ -40,6 +43,10 @@ const char* const kMachServices[] = {"com.apple.system.opendirectoryd.libinfo",
                                      "com.apple.system.opendirectoryd.membership", "com.apple.system.logger",
                                      "com.apple.logd", "com.apple.trustd.agent",
                                      "com.apple.system.notification_center", nullptr};
+// With --net: Security.framework evaluates certificates out of process, in trustd and securityd
+// (gh, terraform and other Go tools fail "x509: OSStatus -26276" without them; rustls-native-certs
+// finds no roots), so peers' network profiles add these; trustd.agent is above already.
+const char* const kTlsMachServices[] = {"com.apple.trustd", "com.apple.SecurityServer", "com.apple.ocspd", nullptr};
 
 
 // Comments carry flag origins; a control character would end the comment early, so none survive.
@@ -220,6 +227,15 @@ void preamble(Profile& pr) {
   o << "(allow file-read* file-write-data file-ioctl";
   for (const char* const* d = kDevices; *d; ++d) o << " (literal " << quote_sbpl(*d) << ")";
   o << ")\n";
+  // What every program may look at, as in Codex's platform defaults (after Chromium's common.sb): the
+  // root directory itself (getcwd, realpath; its names only, nothing beneath), the metadata of /dev
+  // (clang stats it before /dev/null) and of the /etc, /tmp and /var links, and /dev/fd with the
+  // /dev/std* links to it, which reopen descriptors the program already holds.
+  o << "\n;; the root directory itself, /dev and the system's links (metadata), the program's own descriptors\n"
+       "(allow file-read* (literal \"/\"))\n"
+       "(allow file-read-metadata (literal \"/dev\") (literal \"/etc\") (literal \"/tmp\") (literal \"/var\")"
+       " (literal \"/dev/stdin\") (literal \"/dev/stdout\") (literal \"/dev/stderr\"))\n"
+       "(allow file-read* file-write-data (subpath \"/dev/fd\"))\n";
 }
 
 // TIOCSTI pushes bytes into a terminal's input queue: a workload on the caller's terminal could type
@@ -265,8 +281,10 @@ Result<std::string> compile_sbpl(const policy::Policy& p, const MacHostFacts& fa
   preamble(pr);
   std::vector<Rule> start, system, ro, rw, hide;
   for (const char* const* s = kStartPaths; *s; ++s) start.push_back(Rule{*s, true, "program start-up"});
-  if (p.system_view)
+  if (p.system_view) {
     for (const char* const* s = kSystemPaths; *s; ++s) system.push_back(Rule{*s, true, "default view"});
+    for (const char* const* s = kSystemFiles; *s; ++s) system.push_back(Rule{*s, false, "default view"});
+  }
   for (const auto& g : p.ro) {
     auto r = grant_rule(p, g, facts);
     if (!r) return r.error();
@@ -290,6 +308,7 @@ Result<std::string> compile_sbpl(const policy::Policy& p, const MacHostFacts& fa
     hide.push_back(Rule{path, true, g.origin});
   }
   for (const auto* list : {&ro, &rw}) for (const auto& r : *list) pr.note_ancestors(r.path);
+  for (const char* const* s = kSystemFiles; p.system_view && *s; ++s) pr.note_ancestors(*s);
   // The paths as given too: stat("/tmp/x") reads the /tmp link itself before it reaches /private/tmp.
   for (const auto* list : {&p.ro, &p.rw}) for (const auto& g : *list) pr.note_ancestors(g.path);
   pr.note_ancestors(cwd);
@@ -319,6 +338,9 @@ Result<std::string> compile_sbpl(const policy::Policy& p, const MacHostFacts& fa
     if (facts.proxy_port == 0) o << ";; (dry-run: the proxy's port is chosen at run time; 3128 shown)\n";
     o << "(allow network-outbound (remote tcp " << quote_sbpl("localhost:" + std::to_string(facts.proxy_port ? facts.proxy_port : 3128))
       << "))\n";
+    o << ";; TLS certificate evaluation (Security.framework asks trustd and securityd)\n(allow mach-lookup";
+    for (const char* const* m = kTlsMachServices; *m; ++m) o << " (global-name " << quote_sbpl(*m) << ")";
+    o << ")\n";
   }
   closing(pr);
   return o.str();

@@ -232,7 +232,7 @@ TEST(MacosSbpl, NothingOfTheHomeBeyondGrants) {
       if (f.path == "/Users/ann/proj" && cwd == "/Users/ann/proj") continue;  // the shown cwd
       if (f.ops == "file-read-metadata") continue;                            // path lookup only
       EXPECT_FALSE(policy::is_beneath(f.path, "/Users/ann")) << f.action << " " << f.ops << " " << f.path;
-      EXPECT_FALSE(f.path == "/" || f.path == "/Users") << f.path;
+      EXPECT_FALSE((f.path == "/" && f.head != "literal") || f.path == "/Users") << f.path;  // "/": its names only
     }
   }
 }
@@ -245,7 +245,37 @@ TEST(MacosSbpl, NetworkOnlyToTheProxy) {
   auto net = sbpl({"--net", "example.com:443", "--", "curl"});
   ASSERT_TRUE(net);
   EXPECT_NE(net->find("(allow network-outbound (remote tcp \"localhost:49152\"))"), std::string::npos);
-  EXPECT_EQ(std::count(net->begin(), net->end(), '\n') - std::count(none->begin(), none->end(), '\n'), 1);
+  EXPECT_EQ(std::count(net->begin(), net->end(), '\n') - std::count(none->begin(), none->end(), '\n'), 3)
+      << "the proxy, and the TLS services with their comment";
+  EXPECT_EQ(net->find("(allow network", net->find("(allow network-outbound") + 1), std::string::npos);
+}
+
+// The rules the peers' profiles give every program (Codex's platform defaults, Chromium's common.sb):
+// the root's names, /dev's metadata, the /etc, /tmp and /var links, /dev/fd and /dev/std*, the shell
+// /bin/sh execs, /Library/Frameworks; TLS trust services only with --net.
+TEST(MacosSbpl, BaselineRulesThePeersNeed) {
+  auto p = sbpl({"--", "sh", "-c", "cc -o /dev/null x.c"});
+  ASSERT_TRUE(p) << p.error().reason;
+  auto fs = filters(*p);
+  auto rule = [&](const std::string& path) -> std::string {
+    int i = index_of(fs, "allow", path);
+    return i < 0 ? "" : fs[i].ops + " " + fs[i].head;
+  };
+  EXPECT_EQ(rule("/"), "file-read* literal") << "the root's names, not what is beneath";
+  for (const char* m : {"/dev", "/etc", "/tmp", "/var", "/dev/stdin", "/dev/stdout", "/dev/stderr"})
+    EXPECT_EQ(rule(m), "file-read-metadata literal") << m;
+  EXPECT_EQ(rule("/dev/fd"), "file-read* file-write-data subpath");
+  EXPECT_EQ(rule("/private/var/select/sh"), "file-read* literal");
+  EXPECT_EQ(rule("/Library/Frameworks"), "file-read* subpath");
+  EXPECT_NE(p->find("(literal \"/private/var/select\")"), std::string::npos) << "its directory's metadata";
+  EXPECT_EQ(p->find("com.apple.SecurityServer"), std::string::npos) << "no TLS services without --net";
+  auto bare = sbpl({"--no-system", "--", "/Users/ann/proj/tool"});
+  ASSERT_TRUE(bare);
+  EXPECT_EQ(bare->find("/private/var/select/sh"), std::string::npos) << "--no-system drops the default view";
+  auto net = sbpl({"--net", "api.github.com:443", "--", "gh", "api", "user"});
+  ASSERT_TRUE(net);
+  EXPECT_NE(net->find("(allow mach-lookup (global-name \"com.apple.trustd\") (global-name \"com.apple.SecurityServer\")"),
+            std::string::npos) << *net;
 }
 
 TEST(MacosSbpl, QuotesEveryPathAsOneLiteral) {
