@@ -92,10 +92,12 @@ std::string through_fixed_links(const std::string& path) {
 // an earlier run with that --rw) last pointed the link at: `--rw . --rw out` with out -> ~/.ssh would
 // allow writes to ~/.ssh, and Seatbelt matches only the resolved path, so the profile cannot pin the
 // link. Refused as on Linux (lx::refuse_link_inside_rw: the same rule, error and remedy); the
-// system's /tmp, /var and /etc links are followed, they are no writer's.
-Status refuse_link_inside_rw(const policy::Policy& p, const MacHostFacts& facts, const policy::Grant& g,
-                             const std::string& real) {
-  if (real == through_fixed_links(policy::resolve_dot_dot(g.path))) return Ok{};
+// system's /tmp, /var and /etc links are followed, they are no writer's. Only realpath(3) on the Mac
+// sees links: without it (another host's dry-run, a missing path) nothing is refused.
+Status refuse_link_inside_rw(const policy::Policy& p, const MacHostFacts& facts, const policy::Grant& g) {
+  const auto resolved = facts.resolve ? facts.resolve(g.path) : std::nullopt;
+  if (!resolved || *resolved == through_fixed_links(policy::resolve_dot_dot(g.path))) return Ok{};
+  const std::string& real = *resolved;
   for (const auto& w : p.rw) {
     const std::string wreal = canonical_mac_path(w.path, facts);
     bool inside = is_beneath(g.path, w.path) || is_beneath(g.path, wreal) ||
@@ -114,7 +116,7 @@ Result<Rule> grant_rule(const policy::Policy& p, const policy::Grant& g, const M
   PathKind k = facts.kind ? facts.kind(g.path) : PathKind::dir;
   if (k == PathKind::missing)
     return invalid(g.origin, "no such file or directory (" + path + ")", "create it first, or check the path");
-  if (auto s = refuse_link_inside_rw(p, facts, g, path); !s) return s.error();
+  if (auto s = refuse_link_inside_rw(p, facts, g); !s) return s.error();
   return Rule{path, k == PathKind::dir, g.origin};
 }
 
@@ -304,7 +306,7 @@ Result<std::string> compile_sbpl(const policy::Policy& p, const MacHostFacts& fa
     rw.push_back(Rule{facts.private_home, true, "private HOME (empty but for links to the grants beneath $HOME)"});
   for (const auto& g : p.hide) {
     std::string path = canonical_mac_path(g.path, facts);
-    if (auto s = refuse_link_inside_rw(p, facts, g, path); !s) return s.error();
+    if (auto s = refuse_link_inside_rw(p, facts, g); !s) return s.error();
     hide.push_back(Rule{path, true, g.origin});
   }
   for (const auto* list : {&ro, &rw}) for (const auto& r : *list) pr.note_ancestors(r.path);

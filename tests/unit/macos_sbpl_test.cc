@@ -26,7 +26,7 @@ struct Mac {
   macos::MacHostFacts facts() const {
     macos::MacHostFacts f;
     f.kind = [k = kinds](const std::string& p) {
-      auto it = k.find(p);
+      auto it = k.find(policy::resolve_dot_dot(p));  // stat(2) resolves `..` (links aside)
       return it == k.end() ? macos::PathKind::missing : it->second;
     };
     f.proxy_port = 49152;
@@ -38,7 +38,7 @@ struct Mac {
           if (policy::is_beneath(p, from)) r = to + p.substr(from.size());
         for (const char* fixed : {"/tmp", "/var", "/etc"})
           if (policy::is_beneath(r, fixed)) r = "/private" + r;
-        return r;
+        return policy::resolve_dot_dot(r);
       };
     return f;
   }
@@ -216,6 +216,13 @@ TEST(MacosSbpl, RefusesGrantsThroughLinksInsideReadWriteGrants) {
   }
   auto real = sbpl({"--rw", ".", "--ro", "src", "--rw", "tmp", "--", "make"}, mac);
   EXPECT_TRUE(real) << real.error().reason;
+  auto dots = sbpl({"--rw", ".", "--ro", "tmp/../src", "--", "make"}, mac);  // `..` is no link
+  EXPECT_TRUE(dots) << dots.error().reason;
+  auto dots_link = sbpl({"--rw", ".", "--ro", "out/../src", "--", "make"}, mac);  // `..` of a link: its target's
+  ASSERT_FALSE(dots_link);
+  EXPECT_EQ(dots_link.error().input, "--ro out/../src");
+  auto no_mac = sbpl({"--rw", ".", "--ro", "tmp/../src", "--", "make"});  // no realpath: no link is seen
+  EXPECT_TRUE(no_mac) << no_mac.error().reason;
   mac.kinds["/tmp/build/src"] = macos::PathKind::dir;
   auto fixed = sbpl({"--rw", "/tmp/build", "--ro", "/tmp/build/src", "--", "cc"}, mac);
   EXPECT_TRUE(fixed) << fixed.error().reason;
