@@ -46,8 +46,8 @@ const char* const kMachServices[] = {"com.apple.system.opendirectoryd.libinfo",
 // With --net: Security.framework evaluates certificates out of process, in trustd and securityd
 // (gh, terraform and other Go tools fail "x509: OSStatus -26276" without them; rustls-native-certs
 // finds no roots), so peers' network profiles add these; trustd.agent is above already.
-const char* const kTlsMachServices[] = {"com.apple.trustd", "com.apple.SecurityServer", "com.apple.ocspd", nullptr};
-
+const char* const kTlsMachServices[] = {"com.apple.trustd", "com.apple.SecurityServer", "com.apple.ocspd",
+                                        nullptr};
 
 // Comments carry flag origins; a control character would end the comment early, so none survive.
 std::string comment_safe(std::string s) {
@@ -207,8 +207,8 @@ std::vector<HomeLink> home_links(const policy::Policy& p, const MacHostFacts& fa
   std::vector<HomeLink> links;
   for (const auto& path : shown) {
     if (!strictly_beneath(path, home)) continue;
-    if (std::any_of(links.begin(), links.end(), [&](const HomeLink& l) { return is_beneath(path, l.target); }))
-      continue;
+    auto through = [&](const HomeLink& l) { return is_beneath(path, l.target); };
+    if (std::any_of(links.begin(), links.end(), through)) continue;
     links.push_back(HomeLink{path.substr(home.size() + 1), path});
   }
   return links;
@@ -233,7 +233,7 @@ void preamble(Profile& pr) {
   // root directory itself (getcwd, realpath; its names only, nothing beneath), the metadata of /dev
   // (clang stats it before /dev/null) and of the /etc, /tmp and /var links, and /dev/fd with the
   // /dev/std* links to it, which reopen descriptors the program already holds.
-  o << "\n;; the root directory itself, /dev and the system's links (metadata), the program's own descriptors\n"
+  o << "\n;; the root directory itself, /dev and the system's links (metadata), the program's descriptors\n"
        "(allow file-read* (literal \"/\"))\n"
        "(allow file-read-metadata (literal \"/dev\") (literal \"/etc\") (literal \"/tmp\") (literal \"/var\")"
        " (literal \"/dev/stdin\") (literal \"/dev/stdout\") (literal \"/dev/stderr\"))\n"
@@ -303,7 +303,7 @@ Result<std::string> compile_sbpl(const policy::Policy& p, const MacHostFacts& fa
   const size_t user_rw = rw.size();
   if (!facts.private_tmp.empty()) rw.push_back(Rule{facts.private_tmp, true, "private TMPDIR"});
   if (!facts.private_home.empty() && uses_private_home(p, facts))
-    rw.push_back(Rule{facts.private_home, true, "private HOME (empty but for links to the grants beneath $HOME)"});
+    rw.push_back(Rule{facts.private_home, true, "private HOME (empty, links to the grants beneath $HOME)"});
   for (const auto& g : p.hide) {
     std::string path = canonical_mac_path(g.path, facts);
     if (auto s = refuse_link_inside_rw(p, facts, g); !s) return s.error();
@@ -374,7 +374,7 @@ Result<MacPlan> compile(const policy::Policy& p, const MacHostFacts& facts,
     return unavailable("--strict-limits", plan.unenforced.front(), "drop the limit or --strict-limits");
   plan.private_home = uses_private_home(p, facts);
   if (plan.private_home) plan.home_links = home_links(p, facts);
-  const std::string home = !plan.private_home       ? (p.home.empty() ? "/" : p.home)
+  const std::string home = !plan.private_home           ? (p.home.empty() ? "/" : p.home)
                            : facts.private_home.empty() ? "<private HOME, made at run time>"
                                                         : facts.private_home;
   std::vector<std::pair<std::string, std::string>> forced = {{"HOME", home},

@@ -130,12 +130,14 @@ Status make_home_links(const std::string& home, const std::vector<HomeLink>& lin
     for (size_t slash = l.name.find('/'); slash != std::string::npos; slash = l.name.find('/', slash + 1)) {
       std::string dir = home + "/" + l.name.substr(0, slash);
       struct stat st {};
-      if (mkdir(dir.c_str(), 0700) != 0 && (errno != EEXIST || lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)))
-        return unavailable("HOME", "cannot create " + dir + " in the private HOME", "check the caller's TMPDIR", errno);
+      if (mkdir(dir.c_str(), 0700) != 0 &&
+          (errno != EEXIST || lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)))
+        return unavailable("HOME", "cannot create " + dir + " in the private HOME",
+                           "check the caller's TMPDIR", errno);
     }
     if (symlink(l.target.c_str(), (home + "/" + l.name).c_str()) != 0)
-      return unavailable("HOME", "cannot link ~/" + l.name + " in the private HOME", "check the caller's TMPDIR",
-                         errno);
+      return unavailable("HOME", "cannot link ~/" + l.name + " in the private HOME",
+                         "check the caller's TMPDIR", errno);
   }
   return Ok{};
 }
@@ -149,9 +151,9 @@ Status check_command(const std::string& cmd, const std::vector<std::string>& env
   };
   auto unprivileged = [&](const std::string& p, const struct stat& st) -> Status {
     if (!(st.st_mode & (S_ISUID | S_ISGID))) return Ok{};
-    char real[PATH_MAX];
-    return Error{ErrorClass::capability_denied,
-                 "refusing to run a setuid/setgid program (" + std::string(realpath(p.c_str(), real) ? real : p) + ")",
+    char buf[PATH_MAX];
+    const std::string real = realpath(p.c_str(), buf) ? buf : p;
+    return Error{ErrorClass::capability_denied, "refusing to run a setuid/setgid program (" + real + ")",
                  "cage never grants privilege; run an unprivileged tool", "COMMAND " + cmd, 0};
   };
   struct stat st {};

@@ -78,7 +78,8 @@ Result<std::string> render_dry_run(const policy::Policy& policy,
   out += "\n;; in: " + safe(plan->cwd) + "\n";
   for (const auto& e : plan->env) out += ";; env: " + safe(e) + "\n";
   if (plan->private_home) out += ";; HOME: the run's own empty directory, with these links\n";
-  for (const auto& l : plan->home_links) out += ";; home link: ~/" + safe(l.name) + " -> " + safe(l.target) + "\n";
+  for (const auto& l : plan->home_links)
+    out += ";; home link: ~/" + safe(l.name) + " -> " + safe(l.target) + "\n";
   for (const auto& u : plan->unenforced) out += ";; not enforced: " + u + "\n";
   return out;
 }

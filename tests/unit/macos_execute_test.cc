@@ -114,9 +114,10 @@ TEST_F(MacosExecute, ScrubbedEnvironmentAndAPrivateTmpdirRemovedAfterwards) {
 // removed after the run without following the link.
 TEST_F(MacosExecute, PrivateHomeWithALinkToAGrantRemovedAfterwards) {
   std::ofstream(dir_ + "/home/.gitconfig") << "[user]\n";
-  auto r = run({"--ro", dir_ + "/home/.gitconfig", "--", "sh", "-c",
-                "echo \"$HOME\" > " + dir_ + "/home-was; test -L \"$HOME/.gitconfig\" && "
-                "cat \"$HOME/.gitconfig\" > " + dir_ + "/read && test \"$(ls -A \"$HOME\")\" = .gitconfig"});
+  const std::string script = "echo \"$HOME\" > " + dir_ + "/home-was; test -L \"$HOME/.gitconfig\" && " +
+                             "cat \"$HOME/.gitconfig\" > " + dir_ + "/read && " +
+                             "test \"$(ls -A \"$HOME\")\" = .gitconfig";
+  auto r = run({"--ro", dir_ + "/home/.gitconfig", "--", "sh", "-c", script});
   ASSERT_TRUE(r) << r.error().reason;
   EXPECT_EQ(*r, 0);
   std::string home = slurp(dir_ + "/home-was");
@@ -150,7 +151,8 @@ TEST_F(MacosExecute, NetGivesTheProxysPortAndSecretAndNoDescriptorLeaks) {
 // path and when found on PATH; its unprivileged twin runs.
 TEST_F(MacosExecute, RefusesSetuidAndSetgidPrograms) {
   std::filesystem::create_directory(dir_ + "/bin");
-  for (auto [name, mode] : {std::pair<const char*, mode_t>{"su-tool", 04755}, {"sg-tool", 02755}, {"plain", 0755}}) {
+  for (auto [name, mode] :
+       {std::pair<const char*, mode_t>{"su-tool", 04755}, {"sg-tool", 02755}, {"plain", 0755}}) {
     std::string p = dir_ + "/bin/" + name;
     std::ofstream(p) << "#!/bin/sh\nexit 3\n";
     ASSERT_EQ(chmod(p.c_str(), mode), 0) << p;

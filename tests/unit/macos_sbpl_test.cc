@@ -179,8 +179,9 @@ TEST(MacosSbpl, OnlyTheRwGrantIsPinnedWithoutNesting) {
 // TIOCSTI is denied by number after every rule that allows file-ioctl (the last match wins), and
 // the terminals keep their other ioctls (termios, TIOCSPGRP for job control).
 TEST(MacosSbpl, TiocstiIsDeniedByNumberAfterEveryIoctlAllow) {
-  for (const auto& words : {std::vector<std::string>{"--", "sh"},
-                            std::vector<std::string>{"--rw", ".", "--hide", ".env", "--no-system", "--", "sh"}}) {
+  for (const auto& words :
+       {std::vector<std::string>{"--", "sh"},
+        std::vector<std::string>{"--rw", ".", "--hide", ".env", "--no-system", "--", "sh"}}) {
     auto p = sbpl(words);
     ASSERT_TRUE(p) << p.error().reason;
     const std::string deny = "(deny file-ioctl (ioctl-command 2147578994))";
@@ -204,9 +205,10 @@ TEST(MacosSbpl, RefusesGrantsThroughLinksInsideReadWriteGrants) {
   mac.links["/Users/ann/proj/out"] = "/Users/ann/.ssh";
   mac.links["/Users/ann/proj/.env"] = "/Users/ann/secrets/env";
   mac.kinds["/Users/ann/proj/tmp"] = macos::PathKind::dir;
-  for (const auto& words : {std::vector<std::string>{"--rw", ".", "--rw", "out", "--", "make"},
-                            std::vector<std::string>{"--rw", ".", "--ro", "out", "--", "make"},
-                            std::vector<std::string>{"--rw", ".", "--hide", ".env", "--", "make"}}) {
+  using Words = std::vector<std::string>;
+  for (const auto& words : {Words{"--rw", ".", "--rw", "out", "--", "make"},
+                            Words{"--rw", ".", "--ro", "out", "--", "make"},
+                            Words{"--rw", ".", "--hide", ".env", "--", "make"}}) {
     auto p = sbpl(words, mac);
     ASSERT_FALSE(p) << words[2] << " " << words[3];
     EXPECT_EQ(p.error().cls, ErrorClass::invalid_policy);
@@ -218,7 +220,7 @@ TEST(MacosSbpl, RefusesGrantsThroughLinksInsideReadWriteGrants) {
   EXPECT_TRUE(real) << real.error().reason;
   auto dots = sbpl({"--rw", ".", "--ro", "tmp/../src", "--", "make"}, mac);  // `..` is no link
   EXPECT_TRUE(dots) << dots.error().reason;
-  auto dots_link = sbpl({"--rw", ".", "--ro", "out/../src", "--", "make"}, mac);  // `..` of a link: its target's
+  auto dots_link = sbpl({"--rw", ".", "--ro", "out/../src", "--", "make"}, mac);  // `..` of the link's target
   ASSERT_FALSE(dots_link);
   EXPECT_EQ(dots_link.error().input, "--ro out/../src");
   auto no_mac = sbpl({"--rw", ".", "--ro", "tmp/../src", "--", "make"});  // no realpath: no link is seen
@@ -228,7 +230,7 @@ TEST(MacosSbpl, RefusesGrantsThroughLinksInsideReadWriteGrants) {
   EXPECT_TRUE(fixed) << fixed.error().reason;
   auto outside = sbpl({"--rw", "out", "--", "make"}, mac);  // as on Linux: a link outside any --rw
   ASSERT_TRUE(outside) << outside.error().reason;
-  EXPECT_NE(outside->find("(subpath \"/Users/ann/.ssh\")"), std::string::npos) << "rules match resolved paths";
+  EXPECT_NE(outside->find("(subpath \"/Users/ann/.ssh\")"), std::string::npos) << "resolved paths only";
 }
 
 TEST(MacosSbpl, NothingOfTheHomeBeyondGrants) {
@@ -239,7 +241,7 @@ TEST(MacosSbpl, NothingOfTheHomeBeyondGrants) {
       if (f.path == "/Users/ann/proj" && cwd == "/Users/ann/proj") continue;  // the shown cwd
       if (f.ops == "file-read-metadata") continue;                            // path lookup only
       EXPECT_FALSE(policy::is_beneath(f.path, "/Users/ann")) << f.action << " " << f.ops << " " << f.path;
-      EXPECT_FALSE((f.path == "/" && f.head != "literal") || f.path == "/Users") << f.path;  // "/": its names only
+      EXPECT_FALSE((f.path == "/" && f.head != "literal") || f.path == "/Users") << f.path;  // "/": names
     }
   }
 }
@@ -281,8 +283,8 @@ TEST(MacosSbpl, BaselineRulesThePeersNeed) {
   EXPECT_EQ(bare->find("/private/var/select/sh"), std::string::npos) << "--no-system drops the default view";
   auto net = sbpl({"--net", "api.github.com:443", "--", "gh", "api", "user"});
   ASSERT_TRUE(net);
-  EXPECT_NE(net->find("(allow mach-lookup (global-name \"com.apple.trustd\") (global-name \"com.apple.SecurityServer\")"),
-            std::string::npos) << *net;
+  const std::string tls = "(allow mach-lookup (global-name \"com.apple.trustd\") (global-name ";
+  EXPECT_NE(net->find(tls + "\"com.apple.SecurityServer\")"), std::string::npos) << *net;
 }
 
 TEST(MacosSbpl, QuotesEveryPathAsOneLiteral) {
@@ -362,8 +364,9 @@ TEST(MacosCompile, PrivateHomeLinksTheGrantsBeneathTheRealOne) {
   EXPECT_NE(std::find(plan->env.begin(), plan->env.end(), "HOME=" + f.private_home), plan->env.end());
   std::vector<std::string> links;
   for (const auto& l : plan->home_links) links.push_back(l.name + " -> " + l.target);
-  EXPECT_EQ(links, (std::vector<std::string>{".config/git -> /Users/ann/.config/git",
-                                             ".gitconfig -> /Users/ann/.gitconfig", "proj -> /Users/ann/proj"}));
+  const std::vector<std::string> want = {".config/git -> /Users/ann/.config/git",
+                                         ".gitconfig -> /Users/ann/.gitconfig", "proj -> /Users/ann/proj"};
+  EXPECT_EQ(links, want);
   auto fs = filters(plan->sbpl);
   int home = index_of(fs, "allow", f.private_home);
   ASSERT_GE(home, 0) << plan->sbpl;
