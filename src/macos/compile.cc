@@ -28,10 +28,13 @@ const char* const kStartPaths[] = {
     "/private/var/db/dyld", "/private/var/db/timezone", "/usr/share/zoneinfo", nullptr};
 // The default view (dropped by --no-system): tools, shared data, system configuration. No home, no
 // /Users, no /private/var (other users' temp and caches), no keychains.
+// /Library/Frameworks holds the python.org and other framework installs /usr/local/bin links into.
 const char* const kSystemPaths[] = {"/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/libexec", "/usr/share",
                                     "/usr/local", "/opt/homebrew", "/Library/Preferences", "/Library/Apple",
-                                    "/private/etc", "/Applications/Xcode.app", "/Library/Developer/CommandLineTools",
-                                    nullptr};
+                                    "/Library/Frameworks", "/private/etc", "/Applications/Xcode.app",
+                                    "/Library/Developer/CommandLineTools", nullptr};
+// Files of the default view: /bin/sh is a shim that execs the shell this link names (sh(1)).
+const char* const kSystemFiles[] = {"/private/var/select/sh", nullptr};
 // Devices every program may open for reading and writing.
 const char* const kDevices[] = {"/dev/null", "/dev/zero", "/dev/random", "/dev/urandom", "/dev/tty",
                                 "/dev/dtracehelper", nullptr};
@@ -40,7 +43,11 @@ const char* const kMachServices[] = {"com.apple.system.opendirectoryd.libinfo",
                                      "com.apple.system.opendirectoryd.membership", "com.apple.system.logger",
                                      "com.apple.logd", "com.apple.trustd.agent",
                                      "com.apple.system.notification_center", nullptr};
-
+// With --net: Security.framework evaluates certificates out of process, in trustd and securityd
+// (gh, terraform and other Go tools fail "x509: OSStatus -26276" without them; rustls-native-certs
+// finds no roots), so peers' network profiles add these; trustd.agent is above already.
+const char* const kTlsMachServices[] = {"com.apple.trustd", "com.apple.SecurityServer", "com.apple.ocspd",
+                                        nullptr};
 
 // Comments carry flag origins; a control character would end the comment early, so none survive.
 std::string comment_safe(std::string s) {
@@ -74,13 +81,42 @@ struct Profile {
   }
 };
 
-Result<Rule> grant_rule(const policy::Grant& g, const MacHostFacts& facts) {
+// The path with only the system's /tmp, /var and /etc links followed (none of a writer's).
+std::string through_fixed_links(const std::string& path) {
+  for (const char* link : {"/tmp", "/var", "/etc"})
+    if (is_beneath(path, link)) return "/private" + path;
+  return path;
+}
+
+// A grant that resolves through a symbolic link inside a --rw grant names whatever the workload (or
+// an earlier run with that --rw) last pointed the link at: `--rw . --rw out` with out -> ~/.ssh would
+// allow writes to ~/.ssh, and Seatbelt matches only the resolved path, so the profile cannot pin the
+// link. Refused as on Linux (lx::refuse_link_inside_rw: the same rule, error and remedy); the
+// system's /tmp, /var and /etc links are followed, they are no writer's. Only realpath(3) on the Mac
+// sees links: without it (another host's dry-run, a missing path) nothing is refused.
+Status refuse_link_inside_rw(const policy::Policy& p, const MacHostFacts& facts, const policy::Grant& g) {
+  const auto resolved = facts.resolve ? facts.resolve(g.path) : std::nullopt;
+  if (!resolved || *resolved == through_fixed_links(policy::resolve_dot_dot(g.path))) return Ok{};
+  const std::string& real = *resolved;
+  for (const auto& w : p.rw) {
+    const std::string wreal = canonical_mac_path(w.path, facts);
+    bool inside = is_beneath(g.path, w.path) || is_beneath(g.path, wreal) ||
+                  is_beneath(through_fixed_links(g.path), wreal);
+    if (inside && w.path != g.path)
+      return invalid(g.origin, "resolves through a symbolic link inside " + w.origin + " (to " + real + ")",
+                     "grant the real path, " + real + ", if that is what you mean");
+  }
+  return Ok{};
+}
+
+Result<Rule> grant_rule(const policy::Policy& p, const policy::Grant& g, const MacHostFacts& facts) {
   std::string path = canonical_mac_path(g.path, facts);
   // Asked of the path as given: stat follows the /private links on the Mac, and on another host
   // (a cross-target dry-run) only the given path can exist.
   PathKind k = facts.kind ? facts.kind(g.path) : PathKind::dir;
   if (k == PathKind::missing)
     return invalid(g.origin, "no such file or directory (" + path + ")", "create it first, or check the path");
+  if (auto s = refuse_link_inside_rw(p, facts, g); !s) return s.error();
   return Rule{path, k == PathKind::dir, g.origin};
 }
 
@@ -113,8 +149,11 @@ void nested_read_only(Profile& pr, const std::vector<Rule>& nested_ro, const std
 // rename(2) (sandbox-runtime's generateMoveBlockingRules denies it on the ancestors of its protected
 // paths for the same reason), and so is each --rw grant itself, which its own allow would let move
 // out of the directory above (a --ro one, such as the current directory): as on Linux, where every
-// grant is a mount point that cannot be renamed. The nested grants are denied file-write* whole;
-// hard links need file-link, which the profile never allows.
+// grant is a mount point that cannot be renamed. The nested grants are denied file-write* whole
+// (subpath, so the path itself cannot be unlinked, renamed or created: Codex carves its read-only
+// .git and .codex out of a writable root the same way, openai/codex #1765 and #15067; they sit
+// directly in the root, while a cage grant may be deeper); hard links need file-link, which the
+// profile never allows.
 void pin_paths(Profile& pr, const std::vector<Rule>& nested, const std::vector<Rule>& rw, size_t user_rw) {
   std::set<std::string> pinned;
   for (size_t i = 0; i < user_rw; ++i) pinned.insert(rw[i].path);
@@ -129,6 +168,50 @@ void pin_paths(Profile& pr, const std::vector<Rule>& nested, const std::vector<R
             "(deny file-write-unlink";
   for (const auto& d : pinned) pr.out << " (literal " << quote_sbpl(d) << ")";
   pr.out << ")\n";
+}
+
+// The current directory is shown read-only unless that shows far more than a project: "/", or
+// $HOME and its ancestors (which hold ~/.ssh and the keychains).
+bool cwd_shown(const policy::Policy& p, const MacHostFacts& facts) {
+  const std::string home = p.home.empty() ? "" : canonical_mac_path(p.home, facts);
+  const std::string cwd = canonical_mac_path(p.cwd, facts);
+  return p.cwd_visible && cwd != "/" && (home.empty() || !is_beneath(home, cwd));
+}
+
+// Seatbelt answers EPERM inside the caller's home, which git (~/.gitconfig), npm, pip and cargo
+// treat as fatal, where a missing file is fine (nono's tracker reports it for every git command).
+// So the run gets an empty HOME of its own, as on Linux (a tmpfs over $HOME there; the Landlock-only
+// private directory), unless a grant shows the real one.
+bool uses_private_home(const policy::Policy& p, const MacHostFacts& facts) {
+  if (p.home.empty()) return false;
+  const std::string home = canonical_mac_path(p.home, facts);
+  if (home == "/") return false;
+  for (const auto* list : {&p.ro, &p.rw})
+    for (const auto& g : *list)
+      if (is_beneath(home, canonical_mac_path(g.path, facts))) return false;
+  return true;
+}
+
+// On Linux the grants beneath $HOME are mounted at their places in the empty HOME; here each is a
+// link there to the granted path, so `--ro ~/.gitconfig` is read as ~/.gitconfig (the profile
+// decides what the link reaches: Seatbelt checks the resolved path). The shown current directory
+// too, as on Linux. A grant beneath another is reached through that one's link: no link is ever
+// made through a link, into the real home.
+std::vector<HomeLink> home_links(const policy::Policy& p, const MacHostFacts& facts) {
+  const std::string home = canonical_mac_path(p.home, facts);
+  std::vector<std::string> shown;
+  for (const auto* list : {&p.ro, &p.rw})
+    for (const auto& g : *list) shown.push_back(canonical_mac_path(g.path, facts));
+  if (cwd_shown(p, facts)) shown.push_back(canonical_mac_path(p.cwd, facts));
+  std::sort(shown.begin(), shown.end());  // a directory sorts before everything beneath it
+  std::vector<HomeLink> links;
+  for (const auto& path : shown) {
+    if (!strictly_beneath(path, home)) continue;
+    auto through = [&](const HomeLink& l) { return is_beneath(path, l.target); };
+    if (std::any_of(links.begin(), links.end(), through)) continue;
+    links.push_back(HomeLink{path.substr(home.size() + 1), path});
+  }
+  return links;
 }
 
 void preamble(Profile& pr) {
@@ -146,6 +229,28 @@ void preamble(Profile& pr) {
   o << "(allow file-read* file-write-data file-ioctl";
   for (const char* const* d = kDevices; *d; ++d) o << " (literal " << quote_sbpl(*d) << ")";
   o << ")\n";
+  // What every program may look at, as in Codex's platform defaults (after Chromium's common.sb): the
+  // root directory itself (getcwd, realpath; its names only, nothing beneath), the metadata of /dev
+  // (clang stats it before /dev/null) and of the /etc, /tmp and /var links, and /dev/fd with the
+  // /dev/std* links to it, which reopen descriptors the program already holds.
+  o << "\n;; the root directory itself, /dev and the system's links (metadata), the program's descriptors\n"
+       "(allow file-read* (literal \"/\"))\n"
+       "(allow file-read-metadata (literal \"/dev\") (literal \"/etc\") (literal \"/tmp\") (literal \"/var\")"
+       " (literal \"/dev/stdin\") (literal \"/dev/stdout\") (literal \"/dev/stderr\"))\n"
+       "(allow file-read* file-write-data (subpath \"/dev/fd\"))\n";
+}
+
+// TIOCSTI pushes bytes into a terminal's input queue: a workload on the caller's terminal could type
+// a command into the shell that started cage once it exits (bubblewrap's CVE-2017-5226). The
+// terminal's other ioctls stay allowed (termios, window size, TIOCSPGRP for job control). Written as a
+// number: sandbox-exec on macOS 14.2 rejects the symbolic name ("unbound variable: TIOCSTI",
+// openai/codex issue #45119), and ioctl-command takes an integer (Apple's own profiles pass it
+// (_IO "h" 4)). Emitted last, so no later allow of file-ioctl can match after it.
+constexpr unsigned long kTiocsti = 0x80017472;  // _IOW('t', 114, char) in <sys/ttycom.h>
+
+void closing(Profile& pr) {
+  pr.out << "\n;; TIOCSTI (_IOW('t', 114, char)) on any descriptor: no typing into the caller's terminal\n"
+         << "(deny file-ioctl (ioctl-command " << kTiocsti << "))\n";
 }
 
 }  // namespace
@@ -162,9 +267,7 @@ std::string quote_sbpl(const std::string& s) {
 std::string canonical_mac_path(const std::string& path, const MacHostFacts& facts) {
   if (facts.resolve)
     if (auto r = facts.resolve(path)) return *r;
-  for (const char* link : {"/tmp", "/var", "/etc"})
-    if (is_beneath(path, link)) return "/private" + path;
-  return path;
+  return through_fixed_links(path);
 }
 
 Result<std::string> compile_sbpl(const policy::Policy& p, const MacHostFacts& facts) {
@@ -180,29 +283,34 @@ Result<std::string> compile_sbpl(const policy::Policy& p, const MacHostFacts& fa
   preamble(pr);
   std::vector<Rule> start, system, ro, rw, hide;
   for (const char* const* s = kStartPaths; *s; ++s) start.push_back(Rule{*s, true, "program start-up"});
-  if (p.system_view)
+  if (p.system_view) {
     for (const char* const* s = kSystemPaths; *s; ++s) system.push_back(Rule{*s, true, "default view"});
+    for (const char* const* s = kSystemFiles; *s; ++s) system.push_back(Rule{*s, false, "default view"});
+  }
   for (const auto& g : p.ro) {
-    auto r = grant_rule(g, facts);
+    auto r = grant_rule(p, g, facts);
     if (!r) return r.error();
     ro.push_back(*r);
   }
   const std::vector<Rule> ro_grants = ro;  // the user's --ro grants, without the current directory
-  std::string home = p.home.empty() ? "" : canonical_mac_path(p.home, facts);
   std::string cwd = canonical_mac_path(p.cwd, facts);
-  // The current directory is shown read-only unless that shows far more than a project: "/", or
-  // $HOME and its ancestors (which hold ~/.ssh and the keychains).
-  bool too_wide = cwd == "/" || (!home.empty() && is_beneath(home, cwd));
-  if (p.cwd_visible && !too_wide) ro.push_back(Rule{cwd, true, "current directory (read-only)"});
+  if (cwd_shown(p, facts)) ro.push_back(Rule{cwd, true, "current directory (read-only)"});
   for (const auto& g : p.rw) {
-    auto r = grant_rule(g, facts);
+    auto r = grant_rule(p, g, facts);
     if (!r) return r.error();
     rw.push_back(*r);
   }
   const size_t user_rw = rw.size();
   if (!facts.private_tmp.empty()) rw.push_back(Rule{facts.private_tmp, true, "private TMPDIR"});
-  for (const auto& g : p.hide) hide.push_back(Rule{canonical_mac_path(g.path, facts), true, g.origin});
+  if (!facts.private_home.empty() && uses_private_home(p, facts))
+    rw.push_back(Rule{facts.private_home, true, "private HOME (empty, links to the grants beneath $HOME)"});
+  for (const auto& g : p.hide) {
+    std::string path = canonical_mac_path(g.path, facts);
+    if (auto s = refuse_link_inside_rw(p, facts, g); !s) return s.error();
+    hide.push_back(Rule{path, true, g.origin});
+  }
   for (const auto* list : {&ro, &rw}) for (const auto& r : *list) pr.note_ancestors(r.path);
+  for (const char* const* s = kSystemFiles; p.system_view && *s; ++s) pr.note_ancestors(*s);
   // The paths as given too: stat("/tmp/x") reads the /tmp link itself before it reaches /private/tmp.
   for (const auto* list : {&p.ro, &p.rw}) for (const auto& g : *list) pr.note_ancestors(g.path);
   pr.note_ancestors(cwd);
@@ -232,7 +340,11 @@ Result<std::string> compile_sbpl(const policy::Policy& p, const MacHostFacts& fa
     if (facts.proxy_port == 0) o << ";; (dry-run: the proxy's port is chosen at run time; 3128 shown)\n";
     o << "(allow network-outbound (remote tcp " << quote_sbpl("localhost:" + std::to_string(facts.proxy_port ? facts.proxy_port : 3128))
       << "))\n";
+    o << ";; TLS certificate evaluation (Security.framework asks trustd and securityd)\n(allow mach-lookup";
+    for (const char* const* m = kTlsMachServices; *m; ++m) o << " (global-name " << quote_sbpl(*m) << ")";
+    o << ")\n";
   }
+  closing(pr);
   return o.str();
 }
 
@@ -260,7 +372,12 @@ Result<MacPlan> compile(const policy::Policy& p, const MacHostFacts& facts,
     }
   if (p.limits.strict && !plan.unenforced.empty())
     return unavailable("--strict-limits", plan.unenforced.front(), "drop the limit or --strict-limits");
-  std::vector<std::pair<std::string, std::string>> forced = {{"HOME", p.home.empty() ? "/" : p.home},
+  plan.private_home = uses_private_home(p, facts);
+  if (plan.private_home) plan.home_links = home_links(p, facts);
+  const std::string home = !plan.private_home           ? (p.home.empty() ? "/" : p.home)
+                           : facts.private_home.empty() ? "<private HOME, made at run time>"
+                                                        : facts.private_home;
+  std::vector<std::pair<std::string, std::string>> forced = {{"HOME", home},
                                                               {"PWD", plan.cwd},
                                                               {policy::kInsideMarker, "1"}};
   if (!p.run_id.empty()) forced.emplace_back(policy::kRunIdVariable, p.run_id);

@@ -24,6 +24,13 @@ struct MacHostFacts {
   uint16_t proxy_port = 0;  // 127.0.0.1:PORT of cage's proxy (run time); 0: not known yet (dry-run)
   std::string proxy_secret;  // the run's proxy secret (run time; the *_PROXY URLs carry it); "" in tests
   std::string private_tmp;  // the run's own TMPDIR, read-write; empty: none
+  std::string private_home;  // the run's own empty HOME, read-write (run time); empty: not made yet (dry-run)
+};
+
+// A link in the private HOME to a grant beneath the real $HOME: NAME (relative, e.g. ".gitconfig"
+// or ".config/git") -> TARGET (the granted path), so ~/NAME is found where a program looks for it.
+struct HomeLink {
+  std::string name, target;
 };
 
 // /tmp, /var and /etc are symlinks into /private on macOS; sandbox rules match the resolved path only.
@@ -42,6 +49,8 @@ struct MacPlan {
   std::string cwd;
   policy::Limits limits;
   std::vector<std::string> unenforced;  // limits macOS cannot enforce ("--pids 64: no per-run ...")
+  bool private_home = false;            // HOME is the run's own empty directory, not the caller's
+  std::vector<HomeLink> home_links;     // made in it by execute before the command starts
 };
 
 Result<MacPlan> compile(const policy::Policy& policy, const MacHostFacts& facts,

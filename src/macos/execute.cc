@@ -1,4 +1,4 @@
-// The macOS executor: a private TMPDIR, cage's proxy on 127.0.0.1 (an ephemeral port the profile
+// The macOS executor: a private TMPDIR and HOME, cage's proxy on 127.0.0.1 (an ephemeral port the profile
 // allows and nothing else), then fork + execve of /usr/bin/sandbox-exec -p PROFILE -- COMMAND with
 // the plan's environment, rlimits set in the child, and every descriptor but 0-2 closed. The parent
 // forwards SIGINT/TERM/HUP/QUIT that were sent to cage itself (a terminal's signals reach the
@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -104,7 +105,9 @@ struct ChildError {
   _exit(125);
 }
 
-Result<std::string> private_tmp(const std::vector<std::pair<std::string, std::string>>& env) {
+// The run's private directory, removed after it: tmp/ is its TMPDIR, home/ its HOME when the plan
+// gives it a private one (both 0700, beneath the caller's TMPDIR).
+Result<std::string> private_dir(const std::vector<std::pair<std::string, std::string>>& env) {
   std::string base = "/tmp";
   for (const auto& [k, v] : env)
     if (k == "TMPDIR" && !v.empty() && v[0] == '/') base = v;
@@ -113,17 +116,49 @@ Result<std::string> private_tmp(const std::vector<std::pair<std::string, std::st
   if (!mkdtemp(tmpl.data()))
     return unavailable("TMPDIR", "cannot create the run's private TMPDIR in " + base, "check that it is writable",
                        errno);
+  for (const char* sub : {"/tmp", "/home"})
+    if (mkdir((tmpl + sub).c_str(), 0700) != 0)
+      return unavailable("TMPDIR", "cannot create the run's private directory " + tmpl + sub,
+                         "check that it is writable", errno);
   return tmpl;
 }
 
+// The plan's links in the private HOME (its parents made as directories), before the command runs.
+// Nothing but cage has written there yet, and no link is made beneath another (compile's rule).
+Status make_home_links(const std::string& home, const std::vector<HomeLink>& links) {
+  for (const auto& l : links) {
+    for (size_t slash = l.name.find('/'); slash != std::string::npos; slash = l.name.find('/', slash + 1)) {
+      std::string dir = home + "/" + l.name.substr(0, slash);
+      struct stat st {};
+      if (mkdir(dir.c_str(), 0700) != 0 &&
+          (errno != EEXIST || lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)))
+        return unavailable("HOME", "cannot create " + dir + " in the private HOME",
+                           "check the caller's TMPDIR", errno);
+    }
+    if (symlink(l.target.c_str(), (home + "/" + l.name).c_str()) != 0)
+      return unavailable("HOME", "cannot link ~/" + l.name + " in the private HOME",
+                         "check the caller's TMPDIR", errno);
+  }
+  return Ok{};
+}
+
 // Not found and not executable are told apart before the sandbox is built, as on Linux (127, 126).
+// A setuid or setgid program is refused with Linux's error (lx::compile's resolve_command): macOS
+// has no no_new_privs, so under sandbox-exec it would run with its owner's privileges.
 Status check_command(const std::string& cmd, const std::vector<std::string>& env) {
-  auto executable = [](const std::string& p) {
-    struct stat st {};
+  auto executable = [](const std::string& p, struct stat& st) {
     return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(p.c_str(), X_OK) == 0;
   };
+  auto unprivileged = [&](const std::string& p, const struct stat& st) -> Status {
+    if (!(st.st_mode & (S_ISUID | S_ISGID))) return Ok{};
+    char buf[PATH_MAX];
+    const std::string real = realpath(p.c_str(), buf) ? buf : p;
+    return Error{ErrorClass::capability_denied, "refusing to run a setuid/setgid program (" + real + ")",
+                 "cage never grants privilege; run an unprivileged tool", "COMMAND " + cmd, 0};
+  };
+  struct stat st {};
   if (cmd.find('/') != std::string::npos) {
-    if (executable(cmd)) return Ok{};
+    if (executable(cmd, st)) return unprivileged(cmd, st);
     return Error{access(cmd.c_str(), F_OK) == 0 ? ErrorClass::exec_failed : ErrorClass::not_found,
                  "cannot execute the command", "check the path", cmd, 0};
   }
@@ -133,8 +168,8 @@ Status check_command(const std::string& cmd, const std::vector<std::string>& env
   for (size_t b = 0; b <= path.size();) {
     size_t end = path.find(':', b);
     if (end == std::string::npos) end = path.size();
-    std::string dir = path.substr(b, end - b);
-    if (executable((dir.empty() ? "." : dir) + "/" + cmd)) return Ok{};
+    std::string found = (end == b ? std::string(".") : path.substr(b, end - b)) + "/" + cmd;
+    if (executable(found, st)) return unprivileged(found, st);  // the one execvp(3) would run
     b = end + 1;
   }
   return Error{ErrorClass::not_found, "command not found in the sandbox's PATH", "check the PATH or give a full path",
@@ -291,15 +326,17 @@ Result<int> run_sandboxed(const Spawn& s, std::optional<uint64_t> timeout_ms, pr
 Result<int> execute(const policy::Policy& pol, const std::vector<std::pair<std::string, std::string>>& caller_env,
                     const std::string& sandbox_exec) {
   if (auto s = check_sandbox_exec(sandbox_exec); !s) return s.error();
-  auto tmp = private_tmp(caller_env);
-  if (!tmp) return tmp.error();
-  RemovedAtEnd tmp_removed{*tmp};
+  auto dir = private_dir(caller_env);
+  if (!dir) return dir.error();
+  RemovedAtEnd dir_removed{*dir};
   MacHostFacts facts = make_real_mac_facts(true);
   auto net = start_proxy(pol, facts);
   if (!net) return net.error();
-  facts.private_tmp = canonical_mac_path(*tmp, facts);
+  facts.private_tmp = canonical_mac_path(*dir + "/tmp", facts);
+  facts.private_home = canonical_mac_path(*dir + "/home", facts);
   auto plan = compile_run(pol, facts, caller_env);
   if (!plan) return plan.error();
+  if (auto st = make_home_links(facts.private_home, plan->home_links); !st) return st.error();
   Spawn s;
   prepare_spawn(s, *plan, sandbox_exec);
   return run_sandboxed(s, pol.limits.timeout_ms, net->get());

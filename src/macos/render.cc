@@ -49,6 +49,10 @@ Result<std::string> render_dry_run(const policy::Policy& policy,
     t.insert("cwd", plan->cwd);
     t.insert("env", std::move(env));
     t.insert("unenforced", std::move(unenforced));
+    toml::table links;
+    for (const auto& l : plan->home_links) links.insert(l.name, l.target);
+    t.insert("private_home", plan->private_home);
+    t.insert("home_links", std::move(links));
     return to_json(t) + "\n";
   }
   if (!verbose) {
@@ -58,6 +62,12 @@ Result<std::string> render_dry_run(const policy::Policy& policy,
     out += policy.net.empty() ? (policy.share_net ? "network: the host's (--share-net)\n" : "network: none\n")
                               : "network: cage's proxy\n";
     for (const auto& r : policy.net) out += "  allow " + r.pattern.text + "\n";
+    if (plan->private_home) {
+      out += "home:        private and empty, made at run time";
+      for (size_t i = 0; i < plan->home_links.size(); ++i)
+        out += std::string(i ? ", ~/" : "; links: ~/") + safe(plan->home_links[i].name);
+      out += "\n";
+    }
     out += policy::summary_environment(plan->env);
     out += "limits:      " + policy::summary_limits(plan->limits) + "\n";
     for (const auto& u : plan->unenforced) out += "not enforced: " + u + "\n";
@@ -67,6 +77,9 @@ Result<std::string> render_dry_run(const policy::Policy& policy,
   for (const auto& a : plan->argv) out += " " + safe(a);
   out += "\n;; in: " + safe(plan->cwd) + "\n";
   for (const auto& e : plan->env) out += ";; env: " + safe(e) + "\n";
+  if (plan->private_home) out += ";; HOME: the run's own empty directory, with these links\n";
+  for (const auto& l : plan->home_links)
+    out += ";; home link: ~/" + safe(l.name) + " -> " + safe(l.target) + "\n";
   for (const auto& u : plan->unenforced) out += ";; not enforced: " + u + "\n";
   return out;
 }

@@ -110,6 +110,24 @@ TEST_F(MacosExecute, ScrubbedEnvironmentAndAPrivateTmpdirRemovedAfterwards) {
       << "the private TMPDIR is not writable in the profile";
 }
 
+// The command's HOME is a private empty directory with a link to a grant beneath the real home,
+// removed after the run without following the link.
+TEST_F(MacosExecute, PrivateHomeWithALinkToAGrantRemovedAfterwards) {
+  std::ofstream(dir_ + "/home/.gitconfig") << "[user]\n";
+  const std::string script = "echo \"$HOME\" > " + dir_ + "/home-was; test -L \"$HOME/.gitconfig\" && " +
+                             "cat \"$HOME/.gitconfig\" > " + dir_ + "/read && " +
+                             "test \"$(ls -A \"$HOME\")\" = .gitconfig";
+  auto r = run({"--ro", dir_ + "/home/.gitconfig", "--", "sh", "-c", script});
+  ASSERT_TRUE(r) << r.error().reason;
+  EXPECT_EQ(*r, 0);
+  std::string home = slurp(dir_ + "/home-was");
+  EXPECT_EQ(home.rfind("/tmp/cage-private.", 0), 0u) << home;
+  EXPECT_EQ(slurp(dir_ + "/read"), "[user]");
+  EXPECT_FALSE(std::filesystem::exists(home)) << "the private HOME outlived the run";
+  EXPECT_EQ(slurp(dir_ + "/home/.gitconfig"), "[user]") << "the removal followed the link";
+  EXPECT_NE(slurp(dir_ + "/profile.sbpl").find("(subpath \"" + home + "\")"), std::string::npos);
+}
+
 TEST_F(MacosExecute, NetGivesTheProxysPortAndSecretAndNoDescriptorLeaks) {
   auto r = run({"--rw", dir_, "--net", "127.0.0.1:9", "--", "sh", "-c",
                 "echo \"$HTTPS_PROXY\" > " + dir_ + "/proxy; exec ls /proc/self/fd > " + dir_ + "/fds"});
@@ -127,6 +145,35 @@ TEST_F(MacosExecute, NetGivesTheProxysPortAndSecretAndNoDescriptorLeaks) {
   // (3, the lowest free number, unless something leaked). A shell lists its own too: its pipeline
   // ends and saved descriptors (dash keeps stdout at 10 during a redirection) came and went.
   EXPECT_EQ(slurp(dir_ + "/fds"), "0\n1\n2\n3") << "descriptors beyond 0-2 reached the command";
+}
+
+// A setuid or setgid program is refused as on Linux (macOS has no no_new_privs to defuse it), by
+// path and when found on PATH; its unprivileged twin runs.
+TEST_F(MacosExecute, RefusesSetuidAndSetgidPrograms) {
+  std::filesystem::create_directory(dir_ + "/bin");
+  for (auto [name, mode] :
+       {std::pair<const char*, mode_t>{"su-tool", 04755}, {"sg-tool", 02755}, {"plain", 0755}}) {
+    std::string p = dir_ + "/bin/" + name;
+    std::ofstream(p) << "#!/bin/sh\nexit 3\n";
+    ASSERT_EQ(chmod(p.c_str(), mode), 0) << p;
+    struct stat st {};
+    ASSERT_EQ(stat(p.c_str(), &st), 0);
+    if ((st.st_mode & 07777) != mode) GTEST_SKIP() << "this file system drops the setuid/setgid bits";
+  }
+  auto by_path = run({"--", dir_ + "/bin/su-tool"});
+  ASSERT_FALSE(by_path);
+  EXPECT_EQ(by_path.error().cls, ErrorClass::capability_denied);
+  EXPECT_EQ(by_path.error().input, "COMMAND " + dir_ + "/bin/su-tool");
+  EXPECT_NE(by_path.error().reason.find("setuid/setgid"), std::string::npos) << by_path.error().reason;
+  env_[0].second = dir_ + "/bin:/usr/bin:/bin";
+  auto on_path = run({"--", "sg-tool"});
+  ASSERT_FALSE(on_path);
+  EXPECT_EQ(on_path.error().cls, ErrorClass::capability_denied);
+  EXPECT_EQ(on_path.error().input, "COMMAND sg-tool");
+  EXPECT_EQ(slurp(dir_ + "/profile.sbpl"), "") << "sandbox-exec must not have been started";
+  auto plain = run({"--", "plain"});
+  ASSERT_TRUE(plain) << plain.error().reason;
+  EXPECT_EQ(*plain, 3);
 }
 
 TEST_F(MacosExecute, ErrorsAreStructured) {

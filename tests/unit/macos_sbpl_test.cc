@@ -17,6 +17,7 @@ namespace cage::testing {
 namespace {
 
 struct Mac {
+  std::map<std::string, std::string> links;  // symbolic links of the user's: path -> target (absolute)
   std::map<std::string, macos::PathKind> kinds = {
       {"/Users/ann/proj", macos::PathKind::dir},      {"/Users/ann/proj/src", macos::PathKind::dir},
       {"/Users/ann/proj/out", macos::PathKind::dir},  {"/Users/ann/proj/.env", macos::PathKind::file},
@@ -25,10 +26,20 @@ struct Mac {
   macos::MacHostFacts facts() const {
     macos::MacHostFacts f;
     f.kind = [k = kinds](const std::string& p) {
-      auto it = k.find(p);
+      auto it = k.find(policy::resolve_dot_dot(p));  // stat(2) resolves `..` (links aside)
       return it == k.end() ? macos::PathKind::missing : it->second;
     };
     f.proxy_port = 49152;
+    // realpath(3): the user's links, then the system's /tmp, /var and /etc links.
+    if (!links.empty())
+      f.resolve = [l = links](const std::string& p) -> std::optional<std::string> {
+        std::string r = p;
+        for (const auto& [from, to] : l)
+          if (policy::is_beneath(p, from)) r = to + p.substr(from.size());
+        for (const char* fixed : {"/tmp", "/var", "/etc"})
+          if (policy::is_beneath(r, fixed)) r = "/private" + r;
+        return policy::resolve_dot_dot(r);
+      };
     return f;
   }
 };
@@ -165,6 +176,63 @@ TEST(MacosSbpl, OnlyTheRwGrantIsPinnedWithoutNesting) {
   EXPECT_EQ(p->find("(deny file-write* "), std::string::npos);
 }
 
+// TIOCSTI is denied by number after every rule that allows file-ioctl (the last match wins), and
+// the terminals keep their other ioctls (termios, TIOCSPGRP for job control).
+TEST(MacosSbpl, TiocstiIsDeniedByNumberAfterEveryIoctlAllow) {
+  for (const auto& words :
+       {std::vector<std::string>{"--", "sh"},
+        std::vector<std::string>{"--rw", ".", "--hide", ".env", "--no-system", "--", "sh"}}) {
+    auto p = sbpl(words);
+    ASSERT_TRUE(p) << p.error().reason;
+    const std::string deny = "(deny file-ioctl (ioctl-command 2147578994))";
+    size_t at = p->find(deny);
+    ASSERT_NE(at, std::string::npos) << *p;
+    EXPECT_EQ(p->find(deny, at + 1), std::string::npos);
+    EXPECT_LT(p->rfind("file-ioctl (literal \"/dev/ptmx\") (regex #\"^/dev/ttys[0-9]+$\")"), at);
+    EXPECT_LT(p->rfind("(allow "), at) << "nothing allowed after it";
+    EXPECT_EQ(p->find("TIOCSTI)"), std::string::npos) << "a symbolic name fails to parse on macOS 14.2";
+    EXPECT_EQ(2147578994UL, (0x80000000UL | (1UL << 16) | ('t' << 8) | 114)) << "_IOW('t', 114, char)";
+    SbplReader r(*p);
+    EXPECT_TRUE(r.read_all());
+  }
+}
+
+// A grant reached through a link inside a --rw grant is refused as on Linux (same class, input and
+// remedy): whoever writes there chooses where the link points. The system's links are followed, and
+// so is a link outside every --rw grant.
+TEST(MacosSbpl, RefusesGrantsThroughLinksInsideReadWriteGrants) {
+  Mac mac;
+  mac.links["/Users/ann/proj/out"] = "/Users/ann/.ssh";
+  mac.links["/Users/ann/proj/.env"] = "/Users/ann/secrets/env";
+  mac.kinds["/Users/ann/proj/tmp"] = macos::PathKind::dir;
+  using Words = std::vector<std::string>;
+  for (const auto& words : {Words{"--rw", ".", "--rw", "out", "--", "make"},
+                            Words{"--rw", ".", "--ro", "out", "--", "make"},
+                            Words{"--rw", ".", "--hide", ".env", "--", "make"}}) {
+    auto p = sbpl(words, mac);
+    ASSERT_FALSE(p) << words[2] << " " << words[3];
+    EXPECT_EQ(p.error().cls, ErrorClass::invalid_policy);
+    EXPECT_EQ(p.error().input, words[2] + " " + words[3]);
+    EXPECT_NE(p.error().reason.find("symbolic link inside --rw ."), std::string::npos) << p.error().reason;
+    EXPECT_NE(p.error().remedy.find(mac.links["/Users/ann/proj/" + words[3]]), std::string::npos);
+  }
+  auto real = sbpl({"--rw", ".", "--ro", "src", "--rw", "tmp", "--", "make"}, mac);
+  EXPECT_TRUE(real) << real.error().reason;
+  auto dots = sbpl({"--rw", ".", "--ro", "tmp/../src", "--", "make"}, mac);  // `..` is no link
+  EXPECT_TRUE(dots) << dots.error().reason;
+  auto dots_link = sbpl({"--rw", ".", "--ro", "out/../src", "--", "make"}, mac);  // `..` of the link's target
+  ASSERT_FALSE(dots_link);
+  EXPECT_EQ(dots_link.error().input, "--ro out/../src");
+  auto no_mac = sbpl({"--rw", ".", "--ro", "tmp/../src", "--", "make"});  // no realpath: no link is seen
+  EXPECT_TRUE(no_mac) << no_mac.error().reason;
+  mac.kinds["/tmp/build/src"] = macos::PathKind::dir;
+  auto fixed = sbpl({"--rw", "/tmp/build", "--ro", "/tmp/build/src", "--", "cc"}, mac);
+  EXPECT_TRUE(fixed) << fixed.error().reason;
+  auto outside = sbpl({"--rw", "out", "--", "make"}, mac);  // as on Linux: a link outside any --rw
+  ASSERT_TRUE(outside) << outside.error().reason;
+  EXPECT_NE(outside->find("(subpath \"/Users/ann/.ssh\")"), std::string::npos) << "resolved paths only";
+}
+
 TEST(MacosSbpl, NothingOfTheHomeBeyondGrants) {
   for (const auto& cwd : {std::string("/Users/ann/proj"), std::string("/Users/ann")}) {
     auto p = sbpl({"--", "ls"}, Mac(), cwd);
@@ -173,7 +241,7 @@ TEST(MacosSbpl, NothingOfTheHomeBeyondGrants) {
       if (f.path == "/Users/ann/proj" && cwd == "/Users/ann/proj") continue;  // the shown cwd
       if (f.ops == "file-read-metadata") continue;                            // path lookup only
       EXPECT_FALSE(policy::is_beneath(f.path, "/Users/ann")) << f.action << " " << f.ops << " " << f.path;
-      EXPECT_FALSE(f.path == "/" || f.path == "/Users") << f.path;
+      EXPECT_FALSE((f.path == "/" && f.head != "literal") || f.path == "/Users") << f.path;  // "/": names
     }
   }
 }
@@ -186,7 +254,37 @@ TEST(MacosSbpl, NetworkOnlyToTheProxy) {
   auto net = sbpl({"--net", "example.com:443", "--", "curl"});
   ASSERT_TRUE(net);
   EXPECT_NE(net->find("(allow network-outbound (remote tcp \"localhost:49152\"))"), std::string::npos);
-  EXPECT_EQ(std::count(net->begin(), net->end(), '\n') - std::count(none->begin(), none->end(), '\n'), 1);
+  EXPECT_EQ(std::count(net->begin(), net->end(), '\n') - std::count(none->begin(), none->end(), '\n'), 3)
+      << "the proxy, and the TLS services with their comment";
+  EXPECT_EQ(net->find("(allow network", net->find("(allow network-outbound") + 1), std::string::npos);
+}
+
+// The rules the peers' profiles give every program (Codex's platform defaults, Chromium's common.sb):
+// the root's names, /dev's metadata, the /etc, /tmp and /var links, /dev/fd and /dev/std*, the shell
+// /bin/sh execs, /Library/Frameworks; TLS trust services only with --net.
+TEST(MacosSbpl, BaselineRulesThePeersNeed) {
+  auto p = sbpl({"--", "sh", "-c", "cc -o /dev/null x.c"});
+  ASSERT_TRUE(p) << p.error().reason;
+  auto fs = filters(*p);
+  auto rule = [&](const std::string& path) -> std::string {
+    int i = index_of(fs, "allow", path);
+    return i < 0 ? "" : fs[i].ops + " " + fs[i].head;
+  };
+  EXPECT_EQ(rule("/"), "file-read* literal") << "the root's names, not what is beneath";
+  for (const char* m : {"/dev", "/etc", "/tmp", "/var", "/dev/stdin", "/dev/stdout", "/dev/stderr"})
+    EXPECT_EQ(rule(m), "file-read-metadata literal") << m;
+  EXPECT_EQ(rule("/dev/fd"), "file-read* file-write-data subpath");
+  EXPECT_EQ(rule("/private/var/select/sh"), "file-read* literal");
+  EXPECT_EQ(rule("/Library/Frameworks"), "file-read* subpath");
+  EXPECT_NE(p->find("(literal \"/private/var/select\")"), std::string::npos) << "its directory's metadata";
+  EXPECT_EQ(p->find("com.apple.SecurityServer"), std::string::npos) << "no TLS services without --net";
+  auto bare = sbpl({"--no-system", "--", "/Users/ann/proj/tool"});
+  ASSERT_TRUE(bare);
+  EXPECT_EQ(bare->find("/private/var/select/sh"), std::string::npos) << "--no-system drops the default view";
+  auto net = sbpl({"--net", "api.github.com:443", "--", "gh", "api", "user"});
+  ASSERT_TRUE(net);
+  const std::string tls = "(allow mach-lookup (global-name \"com.apple.trustd\") (global-name ";
+  EXPECT_NE(net->find(tls + "\"com.apple.SecurityServer\")"), std::string::npos) << *net;
 }
 
 TEST(MacosSbpl, QuotesEveryPathAsOneLiteral) {
@@ -241,6 +339,61 @@ TEST(MacosCompile, EnvironmentAndLimits) {
   for (const auto& e : plan->env) EXPECT_EQ(e.find("AWS_"), std::string::npos);
   ASSERT_EQ(plan->unenforced.size(), 1u);
   EXPECT_NE(plan->sbpl.find("(subpath \"/private/tmp/cage.abc\")"), std::string::npos);
+}
+
+Mac home_mac() {
+  Mac mac;
+  for (const char* d : {"/Users/ann/.config", "/Users/ann/.config/git", "/Users/ann/.config/git/hooks"})
+    mac.kinds[d] = macos::PathKind::dir;
+  mac.kinds["/Users/ann/.gitconfig"] = macos::PathKind::file;
+  return mac;
+}
+
+// The run's HOME is its own empty directory (Seatbelt's EPERM in the real one is fatal to git, npm,
+// pip, cargo), with a link to each grant beneath $HOME and to the shown current directory, where
+// Linux mounts them; a grant beneath another is reached through the outer link, never linked itself.
+TEST(MacosCompile, PrivateHomeLinksTheGrantsBeneathTheRealOne) {
+  auto pol = mac_policy({"--ro", "/Users/ann/.gitconfig", "--ro", "/Users/ann/.config/git", "--rw",
+                         "/Users/ann/.config/git/hooks", "--", "git", "status"});
+  ASSERT_TRUE(pol) << pol.error().reason;
+  auto f = home_mac().facts();
+  f.private_home = "/private/tmp/cage-private.abc/home";
+  auto plan = macos::compile(*pol, f, {});
+  ASSERT_TRUE(plan) << plan.error().reason;
+  EXPECT_TRUE(plan->private_home);
+  EXPECT_NE(std::find(plan->env.begin(), plan->env.end(), "HOME=" + f.private_home), plan->env.end());
+  std::vector<std::string> links;
+  for (const auto& l : plan->home_links) links.push_back(l.name + " -> " + l.target);
+  const std::vector<std::string> want = {".config/git -> /Users/ann/.config/git",
+                                         ".gitconfig -> /Users/ann/.gitconfig", "proj -> /Users/ann/proj"};
+  EXPECT_EQ(links, want);
+  auto fs = filters(plan->sbpl);
+  int home = index_of(fs, "allow", f.private_home);
+  ASSERT_GE(home, 0) << plan->sbpl;
+  EXPECT_EQ(fs[home].ops, "file-read* file-write*");
+  for (const auto& x : fs)  // the real home stays closed: path lookup only
+    if (x.path == "/Users/ann") {
+      EXPECT_EQ(x.ops, "file-read-metadata");
+    }
+  expect_golden(plan->sbpl, "macos_private_home.sbpl");
+}
+
+// A grant that shows the real home keeps it as HOME (as on Linux); a dry-run names the private one.
+TEST(MacosCompile, NoPrivateHomeWhenAGrantShowsTheRealOne) {
+  auto pol = mac_policy({"--ro", "/Users/ann", "--", "git", "status"});
+  ASSERT_TRUE(pol) << pol.error().reason;
+  auto plan = macos::compile(*pol, Mac().facts(), {});
+  ASSERT_TRUE(plan) << plan.error().reason;
+  EXPECT_FALSE(plan->private_home);
+  EXPECT_TRUE(plan->home_links.empty());
+  EXPECT_NE(std::find(plan->env.begin(), plan->env.end(), "HOME=/Users/ann"), plan->env.end());
+  auto dry = mac_policy({"--", "git", "status"});
+  ASSERT_TRUE(dry);
+  auto shown = macos::compile(*dry, Mac().facts(), {});
+  ASSERT_TRUE(shown);
+  EXPECT_TRUE(shown->private_home);
+  EXPECT_NE(std::find(shown->env.begin(), shown->env.end(), "HOME=<private HOME, made at run time>"),
+            shown->env.end());
 }
 
 // --uid and --scratch are refused, never dropped: no user namespace, no scratch store here.
