@@ -110,7 +110,7 @@ _cage() {
       --env --setenv --unsetenv --secret
       --net --net-mode --share-net
       --seccomp --timeout --rlimit --memory --tmpfs-size --pids --cpu --max-output --max-stdout --max-stderr --limits --strict-limits --exec
-      --mechanism --allow-degraded --hostname --uid --label --run-id --result --audit --audit-required --profile
+      --mechanism --allow-degraded --hostname --uid --label --run-id --result --audit --audit-required --explain --profile
       --print-profile --script
       --dry-run -v --verbose --target --check --self-test --json --json-errors -q --quiet -V --version -h --help --"
     mapfile -t COMPREPLY < <(compgen -W "$opts" -- "$cur")

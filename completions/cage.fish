@@ -115,6 +115,7 @@ complete -c cage -n $opt -l run-id -x -d 'Use ID as the run id'
 complete -c cage -n $opt -l result -r -F -d 'Write the result as JSON to FILE or fd:N'
 complete -c cage -n $opt -l audit -r -F -d 'Append audit events to FILE or fd:N'
 complete -c cage -n $opt -l audit-required -d 'Do not run without the audit log'
+complete -c cage -n $opt -l explain -d 'List what the policy refused or hid, and the flag that allows it'
 # Profiles
 complete -c cage -n $opt -l profile -x -a '(__cage_profiles; __fish_complete_path (commandline -ct))' -d 'Load a TOML profile'
 complete -c cage -n $opt -l print-profile -d 'Print flags and profiles as one TOML profile'

@@ -42,6 +42,7 @@ $script:CageOptions = [ordered]@{
     '--result'      = "Write the run's result as one JSON object to FILE or fd:N"
     '--audit'       = 'Append audit events as JSON lines to FILE or fd:N'
     '--audit-required' = 'If the audit log cannot be written, do not start'
+    '--explain'     = 'List what the policy refused or hid, and the flag that would allow it'
     '--profile'     = 'Load a TOML profile: a FILE or a NAME'
     '--print-profile' = 'Print the given flags and profiles as one TOML profile and exit'
     '--script'      = "Run FILE as a script: [OPTIONS] [-- INTERPRETER] FILE [ARGS]"

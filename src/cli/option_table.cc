@@ -140,6 +140,12 @@ const OptionSpec kOptions[] = {
     {.flag = "--run-id", .value_name = "ID", .group = kReport,
      .help = "Use ID as the run id (default: 32 random hex digits); also $CAGE_RUN_ID inside",
      .section = nullptr, .key = nullptr, .kind = Kind::text, .scalar = &In::run_id},
+    // A way of running a policy, not part of it: a profile that asked for it would print a report
+    // into every run of a tool (so never a profile key), and the policy hash leaves it out.
+    {.flag = "--explain", .value_name = "", .group = kReport,
+     .help = "Observe the run and, when it ends, list each access the policy refused or hid, with the flag "
+             "that would allow it (Linux; slower)",
+     .section = nullptr, .key = nullptr, .kind = Kind::boolean, .scalar = &In::explain},
     // --audit and --audit-required are bound with the modes (they fill ReportOptions; apply_profiles
     // merges them as the last source).
     {.flag = nullptr, .value_name = "", .group = kReport, .help = "",

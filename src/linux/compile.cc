@@ -693,6 +693,7 @@ Result<Plan> compile(const Policy& p, const HostView& host,
   }
   c.plan.hostname = p.hostname;
   c.plan.run_id = p.run_id;
+  c.plan.explain = p.explain;
   c.plan.labels = p.labels;
   c.plan.argv = p.argv;
   c.plan.seccomp.profile = p.seccomp;

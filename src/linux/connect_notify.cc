@@ -64,12 +64,13 @@ int open_pidfd(pid_t tid) {
 
 class Impl final : public Mediator {
  public:
-  Impl(UniqueFd channel, uint16_t port, std::vector<std::string> writable)
-      : channel_(std::move(channel)), stop_(::eventfd(0, EFD_CLOEXEC)), port_(port), writable_(std::move(writable)) {}
-  ~Impl() override {
-    uint64_t one = 1;
-    if (::write(stop_.get(), &one, sizeof one) < 0) { /* the thread also ends when the listener does */ }
-    if (thread_.joinable()) thread_.join();
+  Impl(UniqueFd channel, uint16_t port, std::vector<std::string> writable, bool explain)
+      : channel_(std::move(channel)), stop_(::eventfd(0, EFD_CLOEXEC)), port_(port), writable_(std::move(writable)),
+        explain_(explain) {}
+  ~Impl() override { stop(); }
+  explain_notify::Log finish() override {
+    stop();  // joined: the log is this thread's alone now
+    return std::move(log_);
   }
   int begin() {
     seccomp_notif_sizes sizes{};
@@ -110,16 +111,38 @@ class Impl final : public Mediator {
     std::fill(req_.begin(), req_.end(), 0);
     auto* req = reinterpret_cast<seccomp_notif*>(req_.data());
     if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_RECV, req) != 0) return errno == EINTR || errno == ENOENT;
-    int err = decide(*req);
     std::fill(resp_.begin(), resp_.end(), 0);
     auto* resp = reinterpret_cast<seccomp_notif_resp*>(resp_.data());
     resp->id = req->id;
-    resp->error = -err;
+    if (explain_ && explain_notify::observes(req->data.nr)) observe(*req, resp);
+    else resp->error = -decide(*req);
     ::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_SEND, resp);  // ENOENT: the caller was interrupted or died
     return true;
   }
 
   bool valid(uint64_t id) { return ::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0; }
+
+  void stop() {
+    uint64_t one = 1;
+    if (::write(stop_.get(), &one, sizeof one) < 0) { /* the thread also ends when the listener does */ }
+    if (thread_.joinable()) thread_.join();
+  }
+
+  // An observed call (--explain): recorded, then continued. CONTINUE lets the kernel run the call
+  // as if no notification had happened, so mounts, Landlock and the other filters judge it as
+  // ever; the kernel's warning about CONTINUE (a racing thread may change the arguments after the
+  // check) concerns decisions, and none is made here.
+  void observe(const seccomp_notif& req, seccomp_notif_resp* resp) {
+    struct Check {
+      Impl* self;
+      uint64_t id;
+    } check{this, req.id};
+    explain_notify::observe(req, [](void* c) {
+      auto* k = static_cast<Check*>(c);
+      return k->self->valid(k->id);
+    }, &check, log_);
+    resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+  }
 
   int decide(const seccomp_notif& req) {
     if (req.data.nr == SYS_connect && port_ != 0) return decide_connect(req);
@@ -225,24 +248,31 @@ class Impl final : public Mediator {
   UniqueFd channel_, stop_, listener_;
   uint16_t port_;
   std::vector<std::string> writable_;
+  bool explain_;
+  explain_notify::Log log_;
   std::vector<char> req_, resp_;
   std::thread thread_;
 };
 
 }  // namespace
 
-std::vector<sock_filter> filter(bool connect, bool metadata) {
+std::vector<sock_filter> filter(bool connect, bool metadata, bool explain) {
+  // Another architecture's entry points would bypass the numbers below: refused where this filter
+  // mediates, merely not observed where it only observes (the main profile decides them, as it would
+  // without --explain).
+  const uint32_t foreign = connect || metadata ? SECCOMP_RET_ERRNO | EPERM : SECCOMP_RET_ALLOW;
   std::vector<sock_filter> f = {
       BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)),
       BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kArch, 1, 0),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+      BPF_STMT(BPF_RET | BPF_K, foreign),
       BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
       BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, kX32Bit ? kX32Bit : 0xffffffffu, 0, 1),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+      BPF_STMT(BPF_RET | BPF_K, foreign),
   };
   std::vector<int> nrs;
   if (connect) nrs.push_back(SYS_connect);
   if (metadata) nrs.insert(nrs.end(), metadata_notify::calls().begin(), metadata_notify::calls().end());
+  if (explain) nrs.insert(nrs.end(), explain_notify::calls().begin(), explain_notify::calls().end());
   for (int nr : nrs) {
     f.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<uint32_t>(nr), 0, 1));
     f.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF));
@@ -276,8 +306,9 @@ int install(int channel, const std::vector<sock_filter>& filter) {
   return e;
 }
 
-Result<std::unique_ptr<Mediator>> start(UniqueFd channel, uint16_t proxy_port, std::vector<std::string> writable) {
-  auto m = std::make_unique<Impl>(std::move(channel), proxy_port, std::move(writable));
+Result<std::unique_ptr<Mediator>> start(UniqueFd channel, uint16_t proxy_port, std::vector<std::string> writable,
+                                        bool explain) {
+  auto m = std::make_unique<Impl>(std::move(channel), proxy_port, std::move(writable), explain);
   if (int e = m->begin(); e != 0)
     return unavailable("--net", "cannot mediate the workload's connections (seccomp user notification)",
                        "allow user namespaces, or drop --net", e);

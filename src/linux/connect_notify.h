@@ -16,23 +16,28 @@
 
 #include "common/error.h"
 #include "common/unique_fd.h"
+#include "linux/explain_notify.h"
 
 namespace cage::lx::connect_notify {
 
 // Parent, before clone: the filter that turns the workload's connect() (with --net) and its chmod and
-// utimes calls (metadata_notify.h, unless --allow-degraded=metadata) into notifications.
-std::vector<sock_filter> filter(bool connect, bool metadata);
+// utimes calls (metadata_notify.h, unless --allow-degraded=metadata) into notifications, and with
+// --explain its path calls (explain_notify.h), which are observed and continued, never refused.
+std::vector<sock_filter> filter(bool connect, bool metadata, bool explain = false);
 
 // Child (cage's init, before it forks the workload): installs the filter with a listener and sends
 // the listener over `channel` (tag 'n'). Sets no_new_privs first. Returns 0 or an errno. No allocation.
 int install(int channel, const std::vector<sock_filter>& filter);
 
 // Parent: answers the notifications that arrive on the listener sent over `channel`, until destroyed:
-// connects to proxy_port (0: none), metadata changes beneath the `writable` paths.
+// connects to proxy_port (0: none), metadata changes beneath the `writable` paths, observed calls.
 class Mediator {
  public:
   virtual ~Mediator() = default;
+  // Stops answering (the workload is gone) and hands over what --explain observed.
+  virtual explain_notify::Log finish() = 0;
 };
-Result<std::unique_ptr<Mediator>> start(UniqueFd channel, uint16_t proxy_port, std::vector<std::string> writable);
+Result<std::unique_ptr<Mediator>> start(UniqueFd channel, uint16_t proxy_port, std::vector<std::string> writable,
+                                        bool explain = false);
 
 }  // namespace cage::lx::connect_notify

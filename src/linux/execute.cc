@@ -114,8 +114,10 @@ Status prepare_filters(const Plan& plan, ChildContext& c) {
     auto extra = seccomp::build_landlock_only_supplement(plan.net.mode == NetPlan::Mode::host, plan.allow_metadata);
     if (!extra) return extra.error();
     c.seccomp_extra = std::move(*extra);
-    if (plan.loopback_proxy || !plan.allow_metadata)
-      c.notify = connect_notify::filter(plan.loopback_proxy, !plan.allow_metadata);
+    if (plan.loopback_proxy || !plan.allow_metadata || plan.explain)
+      c.notify = connect_notify::filter(plan.loopback_proxy, !plan.allow_metadata, plan.explain);
+  } else if (plan.explain) {
+    c.notify = connect_notify::filter(false, false, true);
   }
   return Ok{};
 }
@@ -446,6 +448,7 @@ class Launch {
   std::unique_ptr<cgroup::Run> cg_;
   Pipe sync_, errp_, status_;
   net::Channel chan_;
+  UniqueFd notify_supervisor_, notify_sandbox_;  // the notification listener's channel
   std::unique_ptr<output_cap::Pump> pump_;
   UniqueFd self_pidfd_;
   BlockedSignals signals_;
@@ -481,16 +484,18 @@ Status Launch::create_channels() {
     if (!made) return made.error();
     *p = std::move(*made);
   }
-  auto chan = net::prepare(plan_.net);  // landlock_only: carries the notification listener (connect_notify.h)
+  auto chan = net::prepare(plan_.net);
   if (!chan) return chan.error();
   chan_ = std::move(*chan);
-  if (!prep_.ctx.notify.empty() && !chan_.sandbox_end.valid()) {
+  // The notification listener has a channel of its own: under namespaces with --net and --explain
+  // the network channel is the shim's and the proxy's.
+  if (!prep_.ctx.notify.empty()) {
     int sv[2];
     if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
       return Error{ErrorClass::internal_error, "cannot create the notification channel", {}, "seccomp",
                    errno};
-    chan_.supervisor_end.reset(sv[0]);
-    chan_.sandbox_end.reset(sv[1]);
+    notify_supervisor_.reset(sv[0]);
+    notify_sandbox_.reset(sv[1]);
   }
   return Ok{};
 }
@@ -516,6 +521,7 @@ Status Launch::fill_child_context() {
   c.error_write = errp_.w.get();
   c.status_write = status_.w.get();
   c.net_fd = chan_.sandbox_end.get();
+  c.notify_fd = notify_sandbox_.get();
   if (!hooks_.private_dir.empty()) c.private_dir = hooks_.private_dir.c_str();
   return Ok{};
 }
@@ -536,6 +542,7 @@ Status Launch::start_child() {
   errp_.w.reset();
   status_.w.reset();
   chan_.sandbox_end.reset();
+  notify_sandbox_.reset();
   return Ok{};
 }
 
@@ -549,6 +556,7 @@ void Launch::become_init() {
   ::close(status_.r.get());
   ::close(signals_.fd());
   if (chan_.supervisor_end.valid()) ::close(chan_.supervisor_end.get());
+  if (notify_supervisor_.valid()) ::close(notify_supervisor_.get());
   if (pump_) pump_->close_in_child();
   run_init(prep_.ctx);
 }
@@ -590,7 +598,7 @@ Status Launch::start_mediator() {
   std::vector<std::string> writable;
   for (const auto& r : plan_.landlock.rules)
     if (r.access == Access::write) writable.push_back(r.path);
-  auto m = connect_notify::start(std::move(chan_.supervisor_end), hooks_.proxy_port, std::move(writable));
+  auto m = connect_notify::start(std::move(notify_supervisor_), hooks_.proxy_port, std::move(writable), plan_.explain);
   if (!m) return m.error();
   mediator_ = std::move(*m);
   return Ok{};
@@ -638,6 +646,7 @@ RunOutcome Launch::wind_down() {
   RunOutcome out;
   if (pump_) out.output = pump_->finish();  // init is gone, and with it every writer of the pipes
   proxy_.reset();
+  if (mediator_) out.explained = mediator_->finish();
   mediator_.reset();
   signals_.restore();
   if (offline_) out.offline_lookups = offline_->finish();

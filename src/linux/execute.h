@@ -5,6 +5,7 @@
 
 #include "common/error.h"
 #include "linux/cgroup_plan.h"
+#include "linux/explain_notify.h"
 #include "linux/output_cap.h"
 #include "linux/plan.h"
 #include "linux/tmpfs_usage.h"
@@ -22,6 +23,7 @@ struct RunOutcome {
   std::vector<std::string> offline_lookups;  // without --net: the names the workload looked up
   std::vector<output_cap::StreamStats> output;  // each capped stream (--max-output): counts and hash
   std::vector<TmpfsUsage> tmpfs;             // each sized private tmpfs as the run left it
+  explain_notify::Log explained;             // --explain: the workload's observed path calls
 };
 
 // What the audit log and the result learn from a run while it happens.

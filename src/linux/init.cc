@@ -193,11 +193,15 @@ void connect_network(const ChildContext& c) {
     if (int e = net::setup_transparent(plan.net, c.net_fd)) child_fail(c, ChildStep::shim, e);
   if (plan.net.offline_resolver != 0)
     if (int e = net::setup_offline_resolver(plan.net, c.net_fd)) child_fail(c, ChildStep::loopback, e);
-  if (!c.notify.empty())  // connect(), chmod and utimes of the workload go through the supervisor's check
-    if (int e = connect_notify::install(c.net_fd, c.notify)) child_fail(c, ChildStep::seccomp, e);
   if (plan.net.mode == NetPlan::Mode::proxy && !plan.loopback_proxy)
     if (int e = net::spawn_shim(plan.net, c.net_fd, c.secret_envp, &c.shim_ready)) child_fail(c, ChildStep::shim, e);
   if (c.net_fd >= 0) ::close(c.net_fd);
+  // connect(), chmod and utimes of the workload go through the supervisor's check, and --explain's
+  // calls past its observer. After the shim (namespaces only: landlock_only has none): cage's own
+  // helper is not the workload to explain.
+  if (!c.notify.empty())
+    if (int e = connect_notify::install(c.notify_fd, c.notify)) child_fail(c, ChildStep::seccomp, e);
+  if (c.notify_fd >= 0) ::close(c.notify_fd);
 }
 
 pid_t start_workload(const ChildContext& c) {

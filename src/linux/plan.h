@@ -216,6 +216,8 @@ struct Plan {
   // landlock_only: chmod/chown/xattr calls allowed (--allow-degraded=metadata); refused otherwise,
   // since Landlock does not confine them to the --rw grants (seccomp/landlock_only.txt).
   bool allow_metadata = false;
+  // --explain: the workload's path calls are observed (explain_notify.h); nothing is enforced differently.
+  bool explain = false;
   // landlock_only with --net: the proxy listens on a host loopback port chosen at run time, which
   // landlock_only.cc puts into landlock.connect_tcp and, with the run's secret, into the environment.
   bool loopback_proxy = false;

@@ -201,6 +201,11 @@ RunHooks Session::make_hooks() {
       n.bytes_up += static_cast<int64_t>(e.bytes_up);
       n.bytes_down += static_cast<int64_t>(e.bytes_down);
     }
+    if (explain_ && e.decision == proxy::Decision::denied) {
+      std::lock_guard<std::mutex> lock(net_mu_);
+      auto& s = net_refused_[{explain::Op::connect, e.host + ":" + std::to_string(e.port)}];
+      s.order = s.count++ ? s.order : net_refused_.size();
+    }
     emit("net", net_fields(e));
     proxy::print_denials(e);  // what the default sink prints, kept with the audit log
   };
@@ -230,6 +235,47 @@ Result<RunOutcome> Session::execute_timed(const Plan& plan, const RunHooks& hook
     facts_.maxrss_bytes = static_cast<int64_t>(ru.ru_maxrss) * 1024;
   }
   return out;
+}
+
+namespace {
+// The host's answer for a path the workload named: what --explain suggests depends on whether the
+// host has it (a path absent outside too was only probed).
+int host_kind(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 && ::lstat(path.c_str(), &st) != 0) return 0;
+  return S_ISDIR(st.st_mode) ? 2 : 1;
+}
+
+// The path with the host's links resolved; a name that does not exist keeps its own last part.
+std::string host_canonical(const std::string& path) {
+  if (char* r = ::realpath(path.c_str(), nullptr)) {
+    std::string out(r);
+    std::free(r);
+    return out;
+  }
+  const auto slash = path.rfind('/');
+  if (slash == 0 || slash == std::string::npos) return path;
+  if (char* r = ::realpath(path.substr(0, slash).c_str(), nullptr)) {
+    std::string out(r);
+    std::free(r);
+    return (out == "/" ? "" : out) + path.substr(slash);
+  }
+  return path;
+}
+}  // namespace
+
+void Session::explain_run(const Plan& plan, const RunOutcome& out) {
+  if (!plan.explain) return;
+  explain::Accesses all = out.explained.seen;
+  {
+    std::lock_guard<std::mutex> lock(net_mu_);
+    all.insert(net_refused_.begin(), net_refused_.end());
+  }
+  auto found = explain::classify(plan, all, host_kind, host_canonical);
+  for (const auto& f : found) emit("explain", explain::finding_fields(f));
+  std::cerr << explain::render_text(found, out.explained.dropped) << std::flush;
+  facts_.explained = std::move(found);
+  facts_.explain_dropped = out.explained.dropped;
 }
 
 RunClass Session::record_exit(const RunOutcome& out) {
@@ -268,8 +314,10 @@ int Session::run(const Plan& plan, const policy::Policy& pol, bool json_errors) 
   if (auto s = refuse_writable_records(pol); !s) return fail(s.error(), json_errors);
   announce_plan(plan);
   if (auto s = record_spawn(plan, pol); !s) return fail(s.error(), json_errors);
+  explain_ = plan.explain;
   auto out = execute_timed(plan, make_hooks());
   if (!out) return fail(out.error(), json_errors);
+  explain_run(plan, *out);
   RunClass cls = record_exit(*out);
   tell_outcome(cls, pol, *out);
   finish(json_errors);

@@ -36,6 +36,7 @@ class Session {
   Status record_spawn(const Plan& plan, const policy::Policy& pol);  // fsynced under --audit-required
   RunHooks make_hooks();
   Result<RunOutcome> execute_timed(const Plan& plan, const RunHooks& hooks);  // wall and CPU time
+  void explain_run(const Plan& plan, const RunOutcome& out);  // --explain: judged, printed, recorded
   RunClass record_exit(const RunOutcome& out);      // the killed, offline_lookups and exit events
   void tell_outcome(RunClass cls, const policy::Policy& pol, const RunOutcome& out);  // death note, hints
   ReportOptions opts_;
@@ -43,6 +44,8 @@ class Session {
   UniqueFd result_fd_;
   RunFacts facts_;
   std::mutex net_mu_;
+  bool explain_ = false;
+  explain::Accesses net_refused_;  // --explain: the proxy's denials (under net_mu_)
   bool finished_ = false;
 };
 

@@ -206,6 +206,12 @@ toml::table result_table(const RunFacts& f) {
   for (const auto& u : f.unenforced) unenforced.push_back(unenforced_fields(u));
   limits.insert("not_enforced", std::move(unenforced));
   t.insert("limits", std::move(limits));
+  if (f.explained) {  // --explain
+    toml::array found;
+    for (const auto& e : *f.explained) found.push_back(explain::finding_fields(e));
+    t.insert("explain", toml::table{{"findings", std::move(found)},
+                                    {"not_recorded", static_cast<int64_t>(f.explain_dropped)}});
+  }
   if (f.outcome && !f.outcome->output.empty()) {  // each capped stream (--max-output)
     toml::table output;
     for (const auto& o : f.outcome->output)

@@ -9,6 +9,7 @@
 #include "common/error.h"
 #include "common/toml.h"
 #include "linux/execute.h"
+#include "linux/explain.h"
 #include "linux/plan.h"
 #include "policy/canonical.h"
 #include "policy/policy.h"
@@ -43,6 +44,9 @@ struct RunFacts {
   bool audit_requested = false, audit_ok = true;
   std::string audit_error;
   policy::Enforcement enforced;  // the mechanism used and the accepted losses; empty before compile
+  // --explain: what the policy refused or hid (explain.h), and the distinct accesses not recorded.
+  std::optional<std::vector<explain::Finding>> explained;
+  uint64_t explain_dropped = 0;
 };
 
 // The class decision, in this order: cage's error, each ErrorClass to its own class (kErrorClasses

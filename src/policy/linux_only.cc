@@ -25,6 +25,11 @@ const LinuxOnly kLinuxOnly[] = {
     {[](const Policy& p) { return p.exec.empty() ? nullptr : &p.exec.front().origin; },
      "--exec (an allowlist of what may be executed)",
      "drop --exec and [exec] allow; [exec] run (the pinned command line) works everywhere"},
+    {[](const Policy& p) {
+       static const std::string flag = "--explain";
+       return p.explain ? &flag : nullptr;
+     },
+     "--explain (a report of what the sandbox refused)", "drop --explain"},
 };
 
 }  // namespace

@@ -47,6 +47,7 @@ struct PolicyInput {
   std::optional<Value> audit_file, audit_required;  // [audit] file, required (profiles; carried for audit)
   std::vector<Value> labels;                  // --label KEY=VALUE, [audit] labels
   std::optional<Value> run_id, scratch, uid;  // --run-id (flag only), --scratch NAME, --uid nobody|N[:G]
+  std::optional<Value> explain;  // --explain (flag only): a way of running, not part of the policy
   std::vector<Value> exec;        // --exec PATH, [exec] allow: the only files the workload may execute
   std::vector<Value> exec_run;    // [exec] run: the argv shape the command line must match (profiles only)
   std::vector<std::string> argv;
@@ -172,6 +173,8 @@ struct Policy {
   // $CAGE_RUN_ID) and never change what it may do, so the policy hash leaves them out.
   std::vector<std::pair<std::string, std::string>> labels;
   std::string run_id;  // empty in a --dry-run without --run-id: generated at start
+  // --explain: report what the policy refused or hid (Linux); like the run id, outside the hash.
+  bool explain = false;
   std::optional<Scratch> scratch;
   std::optional<RunAs> run_as;
 };

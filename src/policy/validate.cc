@@ -422,6 +422,11 @@ Status validate_misc(const PolicyInput& in, const Context& ctx, Policy& p) {
     if (!b) return b.error();
     p.cwd_visible = !*b;
   }
+  if (in.explain) {
+    auto b = parse_bool(*in.explain);
+    if (!b) return b.error();
+    p.explain = *b;
+  }
   if (in.hostname) {
     // {run_id}: the run's id, its first 12 characters (--hostname 'cage-{run_id}', for a prompt);
     // without one yet (--dry-run) the placeholder stays, checked as 12 letters.

@@ -1,0 +1,31 @@
+// --explain's observer (supervisor side): the path calls of the workload (opens, stats, execs,
+// creates, removes, renames) become notifications of connect_notify's one listener (the kernel
+// allows one per filter chain), and the supervisor records the path and answers
+// SECCOMP_USER_NOTIF_FLAG_CONTINUE: the kernel then runs the call exactly as it would have, with
+// every mount, Landlock rule and filter still in force. The path is read once; a racing thread can
+// only make the record wrong. Proved by tests/integration/explain.sh.
+#pragma once
+#include <linux/seccomp.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "linux/explain.h"
+
+namespace cage::lx::explain_notify {
+
+// The observed system calls of this architecture (native numbers), for the notification filter.
+const std::vector<int>& calls();
+bool observes(int nr);
+
+// What one run's observer saw: each distinct access once, with a count.
+struct Log {
+  explain::Accesses seen;
+  uint64_t dropped = 0;  // distinct accesses past the cap, not recorded
+};
+
+// Records the access one notification names into log. still_waiting re-checks the request id after
+// the reads, so a pid reused by another process is never read for this one.
+void observe(const seccomp_notif& req, bool (*still_waiting)(void*), void* ctx, Log& log);
+
+}  // namespace cage::lx::explain_notify

@@ -1,0 +1,75 @@
+# --explain's checks, shared by explain.sh (namespaces) and explain_landlock.sh (Landlock only): each
+# refusal's exact line, then the run with the suggested flag added, which must succeed (the denial
+# next to its allowed twin). Needs C (the cage command with the mechanism's flags), NOT (the
+# verdict of a path beneath no grant: hidden under namespaces, refused under Landlock) and GIT_OP,
+# GIT_PATH (what git is refused above its directory: under Landlock, which does not mediate stat, a read).
+. "$(dirname "${BASH_SOURCE[0]}")/net_lib.bash"
+net_test_begin curl git
+chmod 755 "$d"
+mkdir -p "$d/home" "$d/out" "$d/bin" "$d/repo/sub"
+echo s3cret > "$d/home/secret"
+printf '#!/bin/sh\necho never\n' > "$d/bin/ls"; chmod 755 "$d/bin/ls"
+chmod -R a+rX "$d"
+# `line REGEX`: stderr of the last run has exactly one line matching it, whole.
+line() { [ "$(grep -cE "^$1\$" "$d/err")" = 1 ] || fail "want one line '$1'; stderr: $(cat "$d/err")"; }
+
+# A read of an ungranted file: named with its first reader, then allowed by the flag it names.
+"${C[@]}" --explain -- cat "$d/home/secret" >/dev/null 2>"$d/err" && fail "read an ungranted file"
+line "cage: explain: read $d/home/secret: $NOT \(1x, first cat\[[0-9]+\]\); allow with --ro $d/home/secret"
+[ "$("${C[@]}" --explain --ro "$d/home/secret" -- cat "$d/home/secret" 2>"$d/err")" = s3cret ] ||
+  fail "the suggested --ro did not allow the read: $(cat "$d/err")"
+grep -q "explain: read $d/home/secret" "$d/err" && fail "an allowed read was listed: $(cat "$d/err")"
+
+# A write beneath a read-only grant (make's recipe, run by sh): --rw of its directory.
+printf 'all:\n\techo built > %s/out/f\n' "$d" > "$d/home/Makefile"
+"${C[@]}" --explain --ro "$d/home" --ro "$d/out" -- make -s -C "$d/home" >/dev/null 2>"$d/err" &&
+  fail "wrote beneath --ro"
+line "cage: explain: create $d/out/f: read_only \(1x, first sh\[[0-9]+\]\); allow with --rw $d/out"
+"${C[@]}" --explain --ro "$d/home" --rw "$d/out" -- make -s -C "$d/home" >/dev/null 2>"$d/err" ||
+  fail "the suggested --rw did not allow the write: $(cat "$d/err")"
+[ "$(cat "$d/out/f")" = built ] || fail "the allowed write did not reach the host"
+
+# A search along PATH that found the name elsewhere is a probe, never a remedy.
+"${C[@]}" --explain -- env PATH="$d/bin:/usr/bin:/bin" ls /usr >/dev/null 2>"$d/err" || fail "ls failed: $(cat "$d/err")"
+grep -q -- "--ro $d/bin" "$d/err" && fail "a PATH probe was suggested: $(cat "$d/err")"
+line "cage: explain: [0-9]+ probed paths absent on the host too, or found elsewhere on PATH \(not listed; see --result\)"
+
+# git status from a subdirectory: the repository above the granted cwd is found hidden.
+git -C "$d/repo" init -q && git -C "$d/repo" -c user.email=t@t -c user.name=t commit -q --allow-empty -m i ||
+  fail "git init failed"
+chmod -R a+rX "$d/repo"
+(cd "$d/repo/sub" && "${C[@]}" --explain -- git status >/dev/null 2>"$d/err") && fail "git found the hidden repository"
+line "cage: explain: $GIT_OP $d/repo/$GIT_PATH: $NOT \(1x, first git\[[0-9]+\]\); allow with --ro $d/repo/$GIT_PATH"
+(cd "$d/repo/sub" && "${C[@]}" --explain --ro "$d/repo" -- git -c safe.directory='*' status >/dev/null 2>"$d/err") ||
+  fail "git status with the repository granted failed: $(cat "$d/err")"
+
+# The --net proxy's refusal: the rule to add, then the allowed twin.
+mkdir "$d/www"; echo hello > "$d/www/f"; chmod -R a+rX "$d/www"
+start_loopback_server http "$d/www"; pids+=("$server_pid")
+port=$server_port; [ -n "$port" ] || fail "the test's web server did not start"
+other=$(other_port "$port")
+"${C[@]}" --explain --net "127.0.0.1:$other" -- curl -sf "http://127.0.0.1:$port/f" >/dev/null 2>"$d/err" &&
+  fail "reached an unlisted host"
+line "cage: explain: connect 127.0.0.1:$port: refused \(1x\); allow with --net 127.0.0.1:$port"
+[ "$("${C[@]}" --explain --net "127.0.0.1:$port" -- curl -sf "http://127.0.0.1:$port/f" 2>"$d/err")" = hello ] ||
+  fail "the suggested --net did not allow the connection: $(cat "$d/err")"
+
+# The result and the audit log carry the same finding.
+"${C[@]}" --explain --result "$d/r.json" --audit "$d/a.jsonl" -- cat "$d/home/secret" >/dev/null 2>&1
+python3 - "$d" "$NOT" <<'PY' || fail "result or audit lacks the finding"
+import json, sys
+d, verdict = sys.argv[1], sys.argv[2]
+want = {"op": "read", "path": d + "/home/secret", "verdict": verdict, "remedy": "--ro " + d + "/home/secret"}
+def has(f): return all(f.get(k) == v for k, v in want.items()) and f.get("comm") == "cat"
+r = json.load(open(d + "/r.json"))
+assert any(has(f) for f in r["explain"]["findings"]), r.get("explain")
+events = [json.loads(l) for l in open(d + "/a.jsonl")]
+assert any(e["type"] == "explain" and has(e) for e in events)
+PY
+schema() { python3 "$CAGE_SOURCE_DIR/tests/integration/limits_schema.py" "$CAGE_SOURCE_DIR/docs/schema/$1" "${@:2}"; }
+schema result.schema.json "$d/r.json" || fail "the result does not match its schema"
+schema audit-event.schema.json "$d/a.jsonl" --lines || fail "the audit log does not match its schema"
+# Without --explain nothing is observed or said.
+"${C[@]}" -- cat "$d/home/secret" >/dev/null 2>"$d/err"
+grep -q "explain" "$d/err" && fail "explained without --explain"
+echo ok

@@ -1,0 +1,190 @@
+// --explain's judgement (linux/explain.cc): observed accesses against hand-made plans of both
+// mechanisms and a fake host; the observer itself is tested by tests/integration/explain.sh.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "linux/explain.h"
+
+namespace cage {
+namespace {
+
+using lx::explain::Finding;
+using lx::explain::Op;
+using lx::explain::Verdict;
+
+lx::MountStep mount(lx::MountKind kind, std::string target, std::string why = "", bool read_only = false) {
+  lx::MountStep m;
+  m.kind = kind;
+  m.source = target;
+  m.target = std::move(target);
+  m.why = std::move(why);
+  m.read_only = read_only;
+  return m;
+}
+
+// / (read-only tmpfs), /usr read-only, /w/out writable, /w/src read-only with .env hidden, /tmp private.
+lx::Plan namespaces_plan() {
+  lx::Plan p;
+  p.mounts = {mount(lx::MountKind::tmpfs, "/", "root", true), mount(lx::MountKind::bind_ro, "/usr", "default view"),
+              mount(lx::MountKind::dir, "/w"), mount(lx::MountKind::bind_rw, "/w/out", "--rw /w/out"),
+              mount(lx::MountKind::bind_ro, "/w/src", "--ro /w/src"),
+              mount(lx::MountKind::hide, "/w/src/.env", "--hide /w/src/.env"),
+              mount(lx::MountKind::tmpfs, "/tmp", "private /tmp")};
+  return p;
+}
+
+struct Host {
+  std::set<std::string> files, dirs;
+  lx::explain::HostKind kind() const {
+    return [this](const std::string& p) { return dirs.count(p) ? 2 : files.count(p) ? 1 : 0; };
+  }
+};
+
+Host host() {
+  return Host{{"/w/secret", "/w/src/.env", "/w/src/a.c", "/home/u/.npmrc", "/usr/bin/git", "/w/cfg/a", "/w/cfg/b",
+               "/w/cfg/c"},
+              {"/w", "/w/src", "/w/out", "/w/build", "/home/u", "/usr", "/usr/bin", "/w/cfg", "/tmp"}};
+}
+
+lx::explain::Accesses accesses(std::vector<std::pair<Op, std::string>> list) {
+  lx::explain::Accesses a;
+  uint64_t order = 0;
+  for (auto& [op, path] : list) a[{op, path}] = lx::explain::Seen{1, 7, "prog", order++};
+  return a;
+}
+
+const Finding* find(const std::vector<Finding>& all, Op op, const std::string& path) {
+  for (const auto& f : all)
+    if (f.op == op && f.path == path) return &f;
+  return nullptr;
+}
+
+TEST(LinuxExplain, HiddenHostFileIsSuggestedReadOnly) {
+  Host h = host();
+  auto found = lx::explain::classify(namespaces_plan(), accesses({{Op::read, "/w/secret"}}), h.kind());
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].verdict, Verdict::hidden);
+  EXPECT_EQ(found[0].remedy, "--ro /w/secret");
+  EXPECT_EQ(found[0].comm, "prog");
+  EXPECT_EQ(lx::explain::render_text(found, 0),
+            "cage: explain: read /w/secret: hidden (1x, first prog[7]); allow with --ro /w/secret\n");
+}
+
+TEST(LinuxExplain, GrantedAccessesAreNotListed) {
+  Host h = host();
+  auto found = lx::explain::classify(
+      namespaces_plan(),
+      accesses({{Op::read, "/w/src/a.c"}, {Op::create, "/w/out/x"}, {Op::exec, "/usr/bin/git"}, {Op::create, "/tmp/f"}}),
+      h.kind());
+  EXPECT_TRUE(found.empty());
+}
+
+TEST(LinuxExplain, WriteBeneathReadOnlyGrantSuggestsItsDirectoryWritable) {
+  Host h = host();
+  auto found = lx::explain::classify(namespaces_plan(), accesses({{Op::create, "/w/src/a.o"}}), h.kind());
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].verdict, Verdict::read_only);
+  EXPECT_EQ(found[0].remedy, "--rw /w/src");
+}
+
+TEST(LinuxExplain, WriteIntoHiddenHostDirectorySuggestsIt) {
+  Host h = host();
+  auto found = lx::explain::classify(namespaces_plan(), accesses({{Op::create, "/w/build/x.o"}}), h.kind());
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].verdict, Verdict::hidden);
+  EXPECT_EQ(found[0].remedy, "--rw /w/build");
+}
+
+TEST(LinuxExplain, DirectoryTheWorkloadMadeItselfIsNotHidden) {
+  Host h = host();
+  h.dirs.insert("/tmp/cache");  // the host has one too, by chance
+  auto found = lx::explain::classify(namespaces_plan(),
+                                     accesses({{Op::create, "/tmp/cache"}, {Op::create, "/tmp/cache/f"}}), h.kind());
+  EXPECT_TRUE(found.empty());
+}
+
+TEST(LinuxExplain, HiddenByPolicyIsNamedNotSuggested) {
+  Host h = host();
+  auto found = lx::explain::classify(namespaces_plan(), accesses({{Op::read, "/w/src/.env"}}), h.kind());
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].verdict, Verdict::hidden_by_policy);
+  EXPECT_EQ(lx::explain::render_text(found, 0),
+            "cage: explain: read /w/src/.env: hidden by --hide /w/src/.env (1x, first prog[7]); not suggested\n");
+}
+
+TEST(LinuxExplain, AbsentOnTheHostTooIsAProbe) {
+  Host h = host();
+  auto found = lx::explain::classify(namespaces_plan(), accesses({{Op::stat, "/w/nothing"}}), h.kind());
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].verdict, Verdict::probe);
+  EXPECT_TRUE(found[0].remedy.empty());
+}
+
+TEST(LinuxExplain, ExecFoundElsewhereOnPathIsAProbe) {
+  Host h = host();
+  h.files.insert("/home/u/bin/git");  // earlier on PATH, hidden; the run found /usr/bin/git
+  auto found = lx::explain::classify(namespaces_plan(),
+                                     accesses({{Op::exec, "/home/u/bin/git"}, {Op::exec, "/usr/bin/git"}}), h.kind());
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].verdict, Verdict::probe);
+}
+
+TEST(LinuxExplain, SeveralSiblingsFoldIntoTheirDirectory) {
+  Host h = host();
+  auto found = lx::explain::classify(
+      namespaces_plan(), accesses({{Op::read, "/w/cfg/a"}, {Op::read, "/w/cfg/b"}, {Op::stat, "/w/cfg/c"}}), h.kind());
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].path, "/w/cfg");
+  EXPECT_EQ(found[0].remedy, "--ro /w/cfg");
+  EXPECT_EQ(found[0].paths, 3u);
+  EXPECT_EQ(found[0].count, 3u);
+}
+
+TEST(LinuxExplain, ProxyRefusalSuggestsTheNetRule) {
+  Host h = host();
+  auto found = lx::explain::classify(namespaces_plan(), accesses({{Op::connect, "example.test:443"}}), h.kind());
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].remedy, "--net example.test:443");
+}
+
+lx::Plan landlock_plan() {
+  lx::Plan p;
+  p.mechanism = lx::Mechanism::landlock_only;
+  auto rule = [](std::string path, lx::Access a) {
+    lx::LandlockRule r;
+    r.path = std::move(path);
+    r.access = a;
+    return r;
+  };
+  p.landlock.rules = {rule("/usr", lx::Access::read_exec), rule("/w/src", lx::Access::read),
+                      rule("/w/out", lx::Access::write), rule("/w", lx::Access::list)};
+  return p;
+}
+
+TEST(LinuxExplainLandlock, RulesDecide) {
+  Host h = host();
+  auto found = lx::explain::classify(landlock_plan(),
+                                     accesses({{Op::read, "/w/secret"},
+                                               {Op::stat, "/w/secret"},  // Landlock does not mediate stat
+                                               {Op::read, "/w"},
+                                               {Op::create, "/w/src/a.o"},
+                                               {Op::exec, "/w/src/a.c"},
+                                               {Op::create, "/w/out/x"}}),
+                                     h.kind());
+  ASSERT_EQ(found.size(), 3u);
+  const Finding* read = find(found, Op::read, "/w/secret");
+  ASSERT_TRUE(read);
+  EXPECT_EQ(read->verdict, Verdict::refused);
+  EXPECT_EQ(read->remedy, "--ro /w/secret");
+  const Finding* write = find(found, Op::create, "/w/src/a.o");
+  ASSERT_TRUE(write);
+  EXPECT_EQ(write->verdict, Verdict::read_only);
+  EXPECT_EQ(write->remedy, "--rw /w/src");
+  const Finding* exec = find(found, Op::exec, "/w/src/a.c");
+  ASSERT_TRUE(exec);
+  EXPECT_EQ(exec->verdict, Verdict::not_executable);
+}
+
+}  // namespace
+}  // namespace cage
