@@ -52,6 +52,21 @@ TEST(Validate, LimitsPresetFillsOnlyWhatIsNotGiven) {
   expect_invalid(in, "--limits generous");
 }
 
+// --explain: a way of running, outside the policy hash; refused where only Linux carries it out.
+TEST(Validate, ExplainIsABooleanOutsideThePolicy) {
+  auto in = with_cmd();
+  in.explain = v("true", "--explain");
+  auto p = validate(in, ctx());
+  ASSERT_TRUE(p) << p.error().reason;
+  EXPECT_TRUE(p->explain);
+  auto refused = refuse_linux_only(*p, "macOS");
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().cls, ErrorClass::spawn_sandbox_unavailable);
+  EXPECT_EQ(refused.error().input, "--explain");
+  in.explain = v("maybe", "--explain");
+  expect_invalid(in, "--explain");
+}
+
 TEST(Validate, PathsResolveAgainstBaseAndHome) {
   auto in = with_cmd();
   in.ro = {v("src", "--ro"), v("~/notes", "--ro"), v("/a//b/./c/", "--ro")};
