@@ -65,8 +65,8 @@ int open_pidfd(pid_t tid) {
 class Impl final : public Mediator {
  public:
   Impl(UniqueFd channel, uint16_t port, std::vector<std::string> writable, bool explain)
-      : channel_(std::move(channel)), stop_(::eventfd(0, EFD_CLOEXEC)), port_(port), writable_(std::move(writable)),
-        explain_(explain) {}
+      : channel_(std::move(channel)), stop_(::eventfd(0, EFD_CLOEXEC)), port_(port),
+        writable_(std::move(writable)), explain_(explain) {}
   ~Impl() override { stop(); }
   explain_notify::Log finish() override {
     stop();  // joined: the log is this thread's alone now
@@ -306,8 +306,8 @@ int install(int channel, const std::vector<sock_filter>& filter) {
   return e;
 }
 
-Result<std::unique_ptr<Mediator>> start(UniqueFd channel, uint16_t proxy_port, std::vector<std::string> writable,
-                                        bool explain) {
+Result<std::unique_ptr<Mediator>> start(UniqueFd channel, uint16_t proxy_port,
+                                        std::vector<std::string> writable, bool explain) {
   auto m = std::make_unique<Impl>(std::move(channel), proxy_port, std::move(writable), explain);
   if (int e = m->begin(); e != 0)
     return unavailable("--net", "cannot mediate the workload's connections (seccomp user notification)",

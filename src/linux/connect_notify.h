@@ -37,7 +37,7 @@ class Mediator {
   // Stops answering (the workload is gone) and hands over what --explain observed.
   virtual explain_notify::Log finish() = 0;
 };
-Result<std::unique_ptr<Mediator>> start(UniqueFd channel, uint16_t proxy_port, std::vector<std::string> writable,
-                                        bool explain = false);
+Result<std::unique_ptr<Mediator>> start(UniqueFd channel, uint16_t proxy_port,
+                                        std::vector<std::string> writable, bool explain = false);
 
 }  // namespace cage::lx::connect_notify

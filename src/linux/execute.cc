@@ -598,7 +598,8 @@ Status Launch::start_mediator() {
   std::vector<std::string> writable;
   for (const auto& r : plan_.landlock.rules)
     if (r.access == Access::write) writable.push_back(r.path);
-  auto m = connect_notify::start(std::move(notify_supervisor_), hooks_.proxy_port, std::move(writable), plan_.explain);
+  auto m = connect_notify::start(std::move(notify_supervisor_), hooks_.proxy_port, std::move(writable),
+                                 plan_.explain);
   if (!m) return m.error();
   mediator_ = std::move(*m);
   return Ok{};

@@ -22,7 +22,9 @@ std::string parent_of(const std::string& path) {
   return slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
 }
 
-bool writes(Op op) { return op == Op::write || op == Op::create || op == Op::remove; }
+bool writes(Op op) {
+  return op == Op::write || op == Op::create || op == Op::remove;
+}
 
 // What the view does at `path` for `op`, and for hidden_by_policy the grant that hides it.
 struct Judged {
@@ -35,19 +37,24 @@ struct Judged {
 Judged judge_mounts(const Plan& plan, const std::string& path, Op op) {
   const MountStep* deepest = nullptr;
   const MountStep* tmpfs = nullptr;  // the deepest tmpfs: whether a write beneath a mount point lands
+  bool on_the_way = false;           // an ancestor of a mount target: it exists, as an empty directory
   for (const auto& m : plan.mounts) {
+    on_the_way = on_the_way || (m.target != path && covers(path, m.target));
     if (!covers(m.target, path)) continue;
     if (!deepest || m.target.size() >= deepest->target.size()) deepest = &m;
     if (m.kind == MountKind::tmpfs && (!tmpfs || m.target.size() >= tmpfs->target.size())) tmpfs = &m;
   }
   if (!deepest) return {Verdict::unknown, ""};
   switch (deepest->kind) {
-    case MountKind::hide: return {Verdict::hidden_by_policy, deepest->why};
-    case MountKind::bind_ro: return {writes(op) ? Verdict::read_only : Verdict::allowed, ""};
-    case MountKind::bind_rw: return {Verdict::allowed, ""};
+    case MountKind::hide:
+      return {Verdict::hidden_by_policy, deepest->why};
+    case MountKind::bind_ro:
+      return {writes(op) ? Verdict::read_only : Verdict::allowed, ""};
+    case MountKind::bind_rw:
+      return {Verdict::allowed, ""};
     case MountKind::tmpfs:
     case MountKind::dir:
-      if (deepest->target == path) return {Verdict::allowed, ""};
+      if (deepest->target == path || (on_the_way && !writes(op))) return {Verdict::allowed, ""};
       if (!writes(op)) return {Verdict::hidden, ""};
       // A write beneath a mount point fails where the host's directory it meant is not there (judge()
       // asks whether the workload made that directory itself), else lands in the tmpfs.
@@ -59,7 +66,8 @@ Judged judge_mounts(const Plan& plan, const std::string& path, Op op) {
     case MountKind::symlink:
     case MountKind::file:
     case MountKind::proc_ro:
-    case MountKind::over_file: return {Verdict::unknown, ""};
+    case MountKind::over_file:
+      return {Verdict::unknown, ""};
   }
   return {Verdict::unknown, ""};
 }
@@ -72,18 +80,34 @@ Judged judge_landlock(const Plan& plan, const std::string& path, Op op) {
   for (const auto& r : plan.landlock.rules) {
     if (!covers(r.path, path)) continue;
     switch (r.access) {
-      case Access::list: read = read || r.path == path; break;
-      case Access::read: read = true; break;
+      case Access::list:
+        read = read || r.path == path;
+        break;
+      case Access::read:
+        read = true;
+        break;
       case Access::read_exec:
-      case Access::exec: read = exec = true; break;
-      case Access::write: read = write = true, exec = exec || !plan.landlock.exec_listed_only; break;
-      case Access::dev_rw: read = write = true; break;
+      case Access::exec:
+        read = exec = true;
+        break;
+      case Access::write:
+        read = write = true, exec = exec || !plan.landlock.exec_listed_only;
+        break;
+      case Access::dev_rw:
+        read = write = true;
+        break;
     }
   }
   if (writes(op)) return {write ? Verdict::allowed : read ? Verdict::read_only : Verdict::refused, ""};
   if (!read) return {Verdict::refused, ""};
   if (op == Op::exec && !exec) return {Verdict::not_executable, ""};
   return {Verdict::allowed, ""};
+}
+
+// --exec under namespaces: Landlock grants execute only beneath its exec rules, whatever the mounts.
+bool exec_listed(const Plan& plan, const std::string& path) {
+  return std::any_of(plan.landlock.rules.begin(), plan.landlock.rules.end(),
+                     [&](const LandlockRule& r) { return r.access == Access::exec && covers(r.path, path); });
 }
 
 // The grant that allows a write: the nearest directory above the path that the host has.
@@ -109,6 +133,9 @@ Finding judge(const Plan& plan, const Accesses& all, const Key& key, const Seen&
   }
   Judged j = plan.mechanism == Mechanism::landlock_only ? judge_landlock(plan, path, op)
                                                         : judge_mounts(plan, path, op);
+  if (op == Op::exec && j.verdict == Verdict::allowed && plan.landlock.exec_listed_only &&
+      !exec_listed(plan, path))
+    j.verdict = Verdict::not_executable;
   if (j.verdict == Verdict::hidden_by_policy) f.remedy = j.why;
   if (writes(op) && j.verdict == Verdict::hidden &&
       (host(parent_of(path)) != 2 || made_before(all, parent_of(path), seen.order)))
@@ -120,15 +147,19 @@ Finding judge(const Plan& plan, const Accesses& all, const Key& key, const Seen&
     if (!d.empty()) f.remedy = "--rw " + d;
   } else if (refused) {
     // Absent on the host as well: the program looked and would not have found it outside either.
-    if (host(path) == 0) f.verdict = Verdict::probe;
-    else f.remedy = "--ro " + path;
+    if (host(path) == 0)
+      f.verdict = Verdict::probe;
+    else
+      f.remedy = "--ro " + path;
   } else if (j.verdict == Verdict::not_executable) {
     f.remedy = "--exec " + path;
   }
   return f;
 }
 
-std::string base_of(const std::string& path) { return path.substr(path.rfind('/') + 1); }
+std::string base_of(const std::string& path) {
+  return path.substr(path.rfind('/') + 1);
+}
 
 // An exec refused at one place and run from another under the same name is a search along PATH.
 void mark_path_searches(std::vector<Finding>& all) {
@@ -155,9 +186,8 @@ std::vector<Finding> fold_siblings(std::vector<Finding> all) {
     std::map<std::string, bool> distinct;
     for (size_t i : idx) distinct[all[i].path] = true;
     if (distinct.size() < kFoldSiblings || dir == "/") continue;
-    size_t first = *std::min_element(idx.begin(), idx.end(), [&](size_t a, size_t b) {
-      return all[a].order < all[b].order;
-    });
+    size_t first = *std::min_element(idx.begin(), idx.end(),
+                                     [&](size_t a, size_t b) { return all[a].order < all[b].order; });
     Finding f = all[first];
     f.path = dir;
     f.remedy = "--ro " + dir;
@@ -171,33 +201,50 @@ std::vector<Finding> fold_siblings(std::vector<Finding> all) {
   return out;
 }
 
-int rank(Verdict v) { return v == Verdict::probe ? 2 : v == Verdict::hidden_by_policy ? 1 : 0; }
+int rank(Verdict v) {
+  return v == Verdict::probe ? 2 : v == Verdict::hidden_by_policy ? 1 : 0;
+}
 
 }  // namespace
 
 std::string_view to_string(Op op) {
   switch (op) {
-    case Op::read: return "read";
-    case Op::stat: return "stat";
-    case Op::exec: return "exec";
-    case Op::write: return "write";
-    case Op::create: return "create";
-    case Op::remove: return "remove";
-    case Op::connect: return "connect";
+    case Op::read:
+      return "read";
+    case Op::stat:
+      return "stat";
+    case Op::exec:
+      return "exec";
+    case Op::write:
+      return "write";
+    case Op::create:
+      return "create";
+    case Op::remove:
+      return "remove";
+    case Op::connect:
+      return "connect";
   }
   return "?";
 }
 
 std::string_view to_string(Verdict v) {
   switch (v) {
-    case Verdict::allowed: return "allowed";
-    case Verdict::hidden: return "hidden";
-    case Verdict::read_only: return "read_only";
-    case Verdict::not_executable: return "not_executable";
-    case Verdict::hidden_by_policy: return "hidden_by_policy";
-    case Verdict::refused: return "refused";
-    case Verdict::probe: return "probe";
-    case Verdict::unknown: return "unknown";
+    case Verdict::allowed:
+      return "allowed";
+    case Verdict::hidden:
+      return "hidden";
+    case Verdict::read_only:
+      return "read_only";
+    case Verdict::not_executable:
+      return "not_executable";
+    case Verdict::hidden_by_policy:
+      return "hidden_by_policy";
+    case Verdict::refused:
+      return "refused";
+    case Verdict::probe:
+      return "probe";
+    case Verdict::unknown:
+      return "unknown";
   }
   return "?";
 }
@@ -211,7 +258,8 @@ Accesses resolved(const Accesses& seen, const Canonical& canonical) {
     auto [it, fresh] = out.emplace(k, s);
     if (fresh) continue;
     it->second.count += s.count;
-    if (s.order < it->second.order) it->second.pid = s.pid, it->second.comm = s.comm, it->second.order = s.order;
+    if (s.order < it->second.order)
+      it->second.pid = s.pid, it->second.comm = s.comm, it->second.order = s.order;
   }
   return out;
 }
@@ -225,7 +273,8 @@ std::vector<Finding> classify(const Plan& plan, const Accesses& named, const Hos
   std::vector<Finding> all;
   for (const auto& [key, s] : seen) all.push_back(judge(plan, seen, key, s, host));
   mark_path_searches(all);
-  std::erase_if(all, [](const Finding& f) { return f.verdict == Verdict::allowed || f.verdict == Verdict::unknown; });
+  std::erase_if(
+      all, [](const Finding& f) { return f.verdict == Verdict::allowed || f.verdict == Verdict::unknown; });
   all = fold_siblings(std::move(all));
   std::stable_sort(all.begin(), all.end(), [](const Finding& a, const Finding& b) {
     if (rank(a.verdict) != rank(b.verdict)) return rank(a.verdict) < rank(b.verdict);
@@ -244,19 +293,23 @@ std::string render_text(const std::vector<Finding>& findings, uint64_t dropped) 
     }
     std::string line = "cage: explain: " + std::string(to_string(f.op)) + " " + f.path;
     if (f.paths > 1) line += " (" + std::to_string(f.paths) + " entries)";
-    line += ": " + (f.verdict == Verdict::hidden_by_policy ? "hidden by " + f.remedy : std::string(to_string(f.verdict)));
+    line += ": " + (f.verdict == Verdict::hidden_by_policy ? "hidden by " + f.remedy
+                                                           : std::string(to_string(f.verdict)));
     line += " (" + std::to_string(f.count) + "x";
     if (f.pid) line += ", first " + f.comm + "[" + std::to_string(f.pid) + "]";
     line += ")";
-    if (f.verdict == Verdict::hidden_by_policy) line += "; not suggested";
-    else if (!f.remedy.empty()) line += "; allow with " + f.remedy;
+    if (f.verdict == Verdict::hidden_by_policy)
+      line += "; not suggested";
+    else if (!f.remedy.empty())
+      line += "; allow with " + f.remedy;
     out += printable(line) + "\n";
   }
   if (probes)
     out += "cage: explain: " + std::to_string(probes) +
            " probed paths absent on the host too, or found elsewhere on PATH (not listed; see --result)\n";
   if (dropped)
-    out += "cage: explain: " + std::to_string(dropped) + " more distinct accesses were not recorded (limit)\n";
+    out +=
+        "cage: explain: " + std::to_string(dropped) + " more distinct accesses were not recorded (limit)\n";
   if (out.empty()) out = "cage: explain: nothing observed was refused or hidden\n";
   return out;
 }
@@ -268,8 +321,10 @@ toml::table finding_fields(const Finding& f) {
                 {"count", static_cast<int64_t>(f.count)}};
   if (f.paths > 1) t.insert("entries", static_cast<int64_t>(f.paths));
   if (f.pid) t.insert("pid", f.pid), t.insert("comm", f.comm);
-  if (f.verdict == Verdict::hidden_by_policy) t.insert("hidden_by", f.remedy);
-  else if (!f.remedy.empty()) t.insert("remedy", f.remedy);
+  if (f.verdict == Verdict::hidden_by_policy)
+    t.insert("hidden_by", f.remedy);
+  else if (!f.remedy.empty())
+    t.insert("remedy", f.remedy);
   return t;
 }
 

@@ -23,9 +23,9 @@ std::string_view to_string(Op op);
 // it (links not followed); for connect, "HOST:PORT".
 struct Seen {
   uint64_t count = 0;
-  int pid = 0;          // the first process that tried (its thread id, as the supervisor sees it)
+  int pid = 0;  // the first process that tried (its thread id, as the supervisor sees it)
   std::string comm;
-  uint64_t order = 0;   // when it was first seen, among the run's distinct accesses
+  uint64_t order = 0;  // when it was first seen, among the run's distinct accesses
 };
 using Key = std::pair<Op, std::string>;
 using Accesses = std::map<Key, Seen>;
@@ -37,13 +37,13 @@ std::string_view to_string(Verdict v);
 
 struct Finding {
   Op op = Op::read;
-  std::string path;    // a directory when several of its entries were refused alike
+  std::string path;  // a directory when several of its entries were refused alike
   Verdict verdict = Verdict::allowed;
   std::string remedy;  // "--ro /home/u/.npmrc"; for hidden_by_policy, the grant that hides it
   uint64_t count = 0;
   int pid = 0;
   std::string comm;
-  size_t paths = 1;    // how many distinct paths this finding folds
+  size_t paths = 1;  // how many distinct paths this finding folds
   uint64_t order = 0;
 };
 

@@ -103,8 +103,10 @@ std::string read_link(const char* path) {
 // sees them (the link text of /proc is relative to the workload's own root).
 std::string base_dir(pid_t tid, int dirfd) {
   char path[64];
-  if (dirfd == AT_FDCWD) std::snprintf(path, sizeof path, "/proc/%d/cwd", static_cast<int>(tid));
-  else std::snprintf(path, sizeof path, "/proc/%d/fd/%d", static_cast<int>(tid), dirfd);
+  if (dirfd == AT_FDCWD)
+    std::snprintf(path, sizeof path, "/proc/%d/cwd", static_cast<int>(tid));
+  else
+    std::snprintf(path, sizeof path, "/proc/%d/fd/%d", static_cast<int>(tid), dirfd);
   return read_link(path);
 }
 
@@ -189,7 +191,9 @@ const std::vector<int>& calls() {
   return nrs;
 }
 
-bool observes(int nr) { return spec_of(nr) != nullptr; }
+bool observes(int nr) {
+  return spec_of(nr) != nullptr;
+}
 
 void observe(const seccomp_notif& req, bool (*still_waiting)(void*), void* ctx, Log& log) {
   const Spec* s = spec_of(req.data.nr);

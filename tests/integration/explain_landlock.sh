@@ -2,7 +2,7 @@
 # --explain under the Landlock-only mechanism (root and unprivileged): an ungranted path is refused
 # (EACCES), and each refusal's line names the flag that allows it; see explain_lib.bash.
 set -u
-C=("$CAGE" --mechanism landlock --allow-degraded pid --no-cwd)
+C=("$CAGE" --mechanism landlock --allow-degraded pid,exec-written --no-cwd)
 GIT_OP=read GIT_PATH=.git/HEAD
 NOT=refused
 if ! "${C[@]}" -- true 2>/tmp/explain_landlock.$$; then

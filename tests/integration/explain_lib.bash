@@ -30,17 +30,29 @@ line "cage: explain: create $d/out/f: read_only \(1x, first sh\[[0-9]+\]\); allo
 [ "$(cat "$d/out/f")" = built ] || fail "the allowed write did not reach the host"
 
 # A search along PATH that found the name elsewhere is a probe, never a remedy.
-"${C[@]}" --explain -- env PATH="$d/bin:/usr/bin:/bin" ls /usr >/dev/null 2>"$d/err" || fail "ls failed: $(cat "$d/err")"
+"${C[@]}" --explain \
+  -- env PATH="$d/bin:/usr/bin:/bin" ls /usr >/dev/null 2>"$d/err" || fail "ls failed: $(cat "$d/err")"
 grep -q -- "--ro $d/bin" "$d/err" && fail "a PATH probe was suggested: $(cat "$d/err")"
 line "cage: explain: [0-9]+ probed paths absent on the host too, or found elsewhere on PATH \(not listed; see --result\)"
 
-# git status from a subdirectory: the repository above the granted cwd is found hidden.
+# An exec outside --exec's allowlist (the command itself is allowed): --exec of the file. The shell
+# may try it under a second name (/bin -> /usr/bin), hence any count.
+ls=$(readlink -f "$(command -v ls)")
+"${C[@]}" --explain --exec "$(readlink -f "$(command -v env)")" \
+  -- sh -c "ls /usr" >/dev/null 2>"$d/err" && fail "ran ls outside --exec"
+line "cage: explain: exec $ls: not_executable \([0-9]+x, first sh\[[0-9]+\]\); allow with --exec $ls"
+"${C[@]}" --explain --exec "$ls" \
+  -- sh -c "ls /usr" >/dev/null 2>"$d/err" || fail "the suggested --exec did not allow ls: $(cat "$d/err")"
+
+# git status from a subdirectory of an ungranted repository: the .git it looks for is named.
 git -C "$d/repo" init -q && git -C "$d/repo" -c user.email=t@t -c user.name=t commit -q --allow-empty -m i ||
   fail "git init failed"
 chmod -R a+rX "$d/repo"
-(cd "$d/repo/sub" && "${C[@]}" --explain -- git status >/dev/null 2>"$d/err") && fail "git found the hidden repository"
+(cd "$d/repo/sub" && "${C[@]}" --explain \
+  -- git status >/dev/null 2>"$d/err") && fail "git found the hidden repository"
 line "cage: explain: $GIT_OP $d/repo/$GIT_PATH: $NOT \(1x, first git\[[0-9]+\]\); allow with --ro $d/repo/$GIT_PATH"
-(cd "$d/repo/sub" && "${C[@]}" --explain --ro "$d/repo" -- git -c safe.directory='*' status >/dev/null 2>"$d/err") ||
+(cd "$d/repo/sub" && "${C[@]}" --explain --ro "$d/repo" \
+  -- git -c safe.directory='*' status >/dev/null 2>"$d/err") ||
   fail "git status with the repository granted failed: $(cat "$d/err")"
 
 # The --net proxy's refusal: the rule to add, then the allowed twin.
@@ -51,7 +63,8 @@ other=$(other_port "$port")
 "${C[@]}" --explain --net "127.0.0.1:$other" -- curl -sf "http://127.0.0.1:$port/f" >/dev/null 2>"$d/err" &&
   fail "reached an unlisted host"
 line "cage: explain: connect 127.0.0.1:$port: refused \(1x\); allow with --net 127.0.0.1:$port"
-[ "$("${C[@]}" --explain --net "127.0.0.1:$port" -- curl -sf "http://127.0.0.1:$port/f" 2>"$d/err")" = hello ] ||
+[ "$("${C[@]}" --explain --net "127.0.0.1:$port" \
+  -- curl -sf "http://127.0.0.1:$port/f" 2>"$d/err")" = hello ] ||
   fail "the suggested --net did not allow the connection: $(cat "$d/err")"
 
 # The result and the audit log carry the same finding.
@@ -66,7 +79,9 @@ assert any(has(f) for f in r["explain"]["findings"]), r.get("explain")
 events = [json.loads(l) for l in open(d + "/a.jsonl")]
 assert any(e["type"] == "explain" and has(e) for e in events)
 PY
-schema() { python3 "$CAGE_SOURCE_DIR/tests/integration/limits_schema.py" "$CAGE_SOURCE_DIR/docs/schema/$1" "${@:2}"; }
+schema() {
+  python3 "$CAGE_SOURCE_DIR/tests/integration/limits_schema.py" "$CAGE_SOURCE_DIR/docs/schema/$1" "${@:2}"
+}
 schema result.schema.json "$d/r.json" || fail "the result does not match its schema"
 schema audit-event.schema.json "$d/a.jsonl" --lines || fail "the audit log does not match its schema"
 # Without --explain nothing is observed or said.

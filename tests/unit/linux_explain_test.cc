@@ -26,8 +26,10 @@ lx::MountStep mount(lx::MountKind kind, std::string target, std::string why = ""
 // / (read-only tmpfs), /usr read-only, /w/out writable, /w/src read-only with .env hidden, /tmp private.
 lx::Plan namespaces_plan() {
   lx::Plan p;
-  p.mounts = {mount(lx::MountKind::tmpfs, "/", "root", true), mount(lx::MountKind::bind_ro, "/usr", "default view"),
-              mount(lx::MountKind::dir, "/w"), mount(lx::MountKind::bind_rw, "/w/out", "--rw /w/out"),
+  p.mounts = {mount(lx::MountKind::tmpfs, "/", "root", true),
+              mount(lx::MountKind::bind_ro, "/usr", "default view"),
+              mount(lx::MountKind::dir, "/w"),
+              mount(lx::MountKind::bind_rw, "/w/out", "--rw /w/out"),
               mount(lx::MountKind::bind_ro, "/w/src", "--ro /w/src"),
               mount(lx::MountKind::hide, "/w/src/.env", "--hide /w/src/.env"),
               mount(lx::MountKind::tmpfs, "/tmp", "private /tmp")};
@@ -42,8 +44,8 @@ struct Host {
 };
 
 Host host() {
-  return Host{{"/w/secret", "/w/src/.env", "/w/src/a.c", "/home/u/.npmrc", "/usr/bin/git", "/w/cfg/a", "/w/cfg/b",
-               "/w/cfg/c"},
+  return Host{{"/w/secret", "/w/src/.env", "/w/src/a.c", "/home/u/.npmrc", "/usr/bin/git", "/w/cfg/a",
+               "/w/cfg/b", "/w/cfg/c"},
               {"/w", "/w/src", "/w/out", "/w/build", "/home/u", "/usr", "/usr/bin", "/w/cfg", "/tmp"}};
 }
 
@@ -71,12 +73,22 @@ TEST(LinuxExplain, HiddenHostFileIsSuggestedReadOnly) {
             "cage: explain: read /w/secret: hidden (1x, first prog[7]); allow with --ro /w/secret\n");
 }
 
+TEST(LinuxExplain, AncestorsOfAMountExist) {
+  Host h = host();
+  lx::Plan plan = namespaces_plan();
+  plan.mounts.push_back(mount(lx::MountKind::bind_ro, "/home/u/proj/sub", "--ro /home/u/proj/sub"));
+  auto found = lx::explain::classify(plan, accesses({{Op::stat, "/home/u/proj"}, {Op::stat, "/home/u"}}), h.kind());
+  EXPECT_TRUE(found.empty());
+}
+
 TEST(LinuxExplain, GrantedAccessesAreNotListed) {
   Host h = host();
-  auto found = lx::explain::classify(
-      namespaces_plan(),
-      accesses({{Op::read, "/w/src/a.c"}, {Op::create, "/w/out/x"}, {Op::exec, "/usr/bin/git"}, {Op::create, "/tmp/f"}}),
-      h.kind());
+  auto found = lx::explain::classify(namespaces_plan(),
+                                     accesses({{Op::read, "/w/src/a.c"},
+                                               {Op::create, "/w/out/x"},
+                                               {Op::exec, "/usr/bin/git"},
+                                               {Op::create, "/tmp/f"}}),
+                                     h.kind());
   EXPECT_TRUE(found.empty());
 }
 
@@ -99,8 +111,8 @@ TEST(LinuxExplain, WriteIntoHiddenHostDirectorySuggestsIt) {
 TEST(LinuxExplain, DirectoryTheWorkloadMadeItselfIsNotHidden) {
   Host h = host();
   h.dirs.insert("/tmp/cache");  // the host has one too, by chance
-  auto found = lx::explain::classify(namespaces_plan(),
-                                     accesses({{Op::create, "/tmp/cache"}, {Op::create, "/tmp/cache/f"}}), h.kind());
+  auto found = lx::explain::classify(
+      namespaces_plan(), accesses({{Op::create, "/tmp/cache"}, {Op::create, "/tmp/cache/f"}}), h.kind());
   EXPECT_TRUE(found.empty());
 }
 
@@ -109,8 +121,9 @@ TEST(LinuxExplain, HiddenByPolicyIsNamedNotSuggested) {
   auto found = lx::explain::classify(namespaces_plan(), accesses({{Op::read, "/w/src/.env"}}), h.kind());
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].verdict, Verdict::hidden_by_policy);
-  EXPECT_EQ(lx::explain::render_text(found, 0),
-            "cage: explain: read /w/src/.env: hidden by --hide /w/src/.env (1x, first prog[7]); not suggested\n");
+  EXPECT_EQ(
+      lx::explain::render_text(found, 0),
+      "cage: explain: read /w/src/.env: hidden by --hide /w/src/.env (1x, first prog[7]); not suggested\n");
 }
 
 TEST(LinuxExplain, AbsentOnTheHostTooIsAProbe) {
@@ -124,8 +137,8 @@ TEST(LinuxExplain, AbsentOnTheHostTooIsAProbe) {
 TEST(LinuxExplain, ExecFoundElsewhereOnPathIsAProbe) {
   Host h = host();
   h.files.insert("/home/u/bin/git");  // earlier on PATH, hidden; the run found /usr/bin/git
-  auto found = lx::explain::classify(namespaces_plan(),
-                                     accesses({{Op::exec, "/home/u/bin/git"}, {Op::exec, "/usr/bin/git"}}), h.kind());
+  auto found = lx::explain::classify(
+      namespaces_plan(), accesses({{Op::exec, "/home/u/bin/git"}, {Op::exec, "/usr/bin/git"}}), h.kind());
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].verdict, Verdict::probe);
 }
@@ -133,7 +146,8 @@ TEST(LinuxExplain, ExecFoundElsewhereOnPathIsAProbe) {
 TEST(LinuxExplain, SeveralSiblingsFoldIntoTheirDirectory) {
   Host h = host();
   auto found = lx::explain::classify(
-      namespaces_plan(), accesses({{Op::read, "/w/cfg/a"}, {Op::read, "/w/cfg/b"}, {Op::stat, "/w/cfg/c"}}), h.kind());
+      namespaces_plan(), accesses({{Op::read, "/w/cfg/a"}, {Op::read, "/w/cfg/b"}, {Op::stat, "/w/cfg/c"}}),
+      h.kind());
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].path, "/w/cfg");
   EXPECT_EQ(found[0].remedy, "--ro /w/cfg");
@@ -143,9 +157,26 @@ TEST(LinuxExplain, SeveralSiblingsFoldIntoTheirDirectory) {
 
 TEST(LinuxExplain, ProxyRefusalSuggestsTheNetRule) {
   Host h = host();
-  auto found = lx::explain::classify(namespaces_plan(), accesses({{Op::connect, "example.test:443"}}), h.kind());
+  auto found =
+      lx::explain::classify(namespaces_plan(), accesses({{Op::connect, "example.test:443"}}), h.kind());
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].remedy, "--net example.test:443");
+}
+
+TEST(LinuxExplain, ExecOutsideTheExecAllowlistSuggestsIt) {
+  Host h = host();
+  h.files.insert("/usr/bin/curl");
+  lx::Plan plan = namespaces_plan();
+  plan.landlock.exec_listed_only = true;
+  lx::LandlockRule git;
+  git.path = "/usr/bin/git";
+  git.access = lx::Access::exec;
+  plan.landlock.rules.push_back(git);
+  auto found = lx::explain::classify(
+      plan, accesses({{Op::exec, "/usr/bin/git"}, {Op::exec, "/usr/bin/curl"}}), h.kind());
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].verdict, Verdict::not_executable);
+  EXPECT_EQ(found[0].remedy, "--exec /usr/bin/curl");
 }
 
 lx::Plan landlock_plan() {
