@@ -223,6 +223,8 @@ std::string_view to_string(Op op) {
       return "remove";
     case Op::connect:
       return "connect";
+    case Op::syscall:
+      return "syscall";
   }
   return "?";
 }
@@ -241,6 +243,8 @@ std::string_view to_string(Verdict v) {
       return "hidden_by_policy";
     case Verdict::refused:
       return "refused";
+    case Verdict::killed:
+      return "killed";
     case Verdict::probe:
       return "probe";
     case Verdict::unknown:
@@ -281,6 +285,17 @@ std::vector<Finding> classify(const Plan& plan, const Accesses& named, const Hos
     return std::tie(a.path, a.op) < std::tie(b.path, b.op);
   });
   return all;
+}
+
+Finding seccomp_kill(std::string_view profile, std::string_view killing_calls) {
+  Finding f;
+  f.op = Op::syscall;
+  f.path = killing_calls.empty() ? "a call the '" + std::string(profile) + "' profile forbids"
+                                 : "one of " + std::string(killing_calls);
+  f.verdict = Verdict::killed;
+  f.count = 1;
+  f.remedy = profile == "default" ? "--seccomp relaxed" : "--seccomp none";
+  return f;
 }
 
 std::string render_text(const std::vector<Finding>& findings, uint64_t dropped) {

@@ -16,7 +16,7 @@
 
 namespace cage::lx::explain {
 
-enum class Op { read, stat, exec, write, create, remove, connect };
+enum class Op { read, stat, exec, write, create, remove, connect, syscall };
 std::string_view to_string(Op op);
 
 // One distinct access (op, path): how often and who first. path is absolute, as the workload named
@@ -32,7 +32,7 @@ using Accesses = std::map<Key, Seen>;
 
 // What the sandbox shows at one path: the deepest mount (namespaces) or every covering Landlock
 // rule (landlock_only) folded into what it lets the workload do there.
-enum class Verdict { allowed, hidden, read_only, not_executable, hidden_by_policy, refused, probe, unknown };
+enum class Verdict { allowed, hidden, read_only, not_executable, hidden_by_policy, refused, killed, probe, unknown };
 std::string_view to_string(Verdict v);
 
 struct Finding {
@@ -59,6 +59,11 @@ using Canonical = std::function<std::string(const std::string&)>;
 // (its rules are canonical paths), so each path is resolved on the host first (/lib -> /usr/lib).
 std::vector<Finding> classify(const Plan& plan, const Accesses& seen, const HostKind& host,
                               const Canonical& canonical = {});
+
+// The workload died of SIGSYS under `profile`: one of `killing_calls` (seccomp::killing_calls), which
+// the kernel names only to the dying process and its own audit log, so the finding lists them all.
+// The calls the profile refuses with an errno are not observed (cage(1) EXPLAIN).
+Finding seccomp_kill(std::string_view profile, std::string_view killing_calls);
 
 // Lines for stderr ("cage: explain: ..."), and the result's / audit's records.
 std::string render_text(const std::vector<Finding>& findings, uint64_t dropped);

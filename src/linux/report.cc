@@ -264,7 +264,7 @@ std::string host_canonical(const std::string& path) {
 }
 }  // namespace
 
-void Session::explain_run(const Plan& plan, const RunOutcome& out) {
+void Session::explain_run(const Plan& plan, const policy::Policy& pol, const RunOutcome& out) {
   if (!plan.explain) return;
   explain::Accesses all = out.explained.seen;
   {
@@ -272,6 +272,9 @@ void Session::explain_run(const Plan& plan, const RunOutcome& out) {
     all.insert(net_refused_.begin(), net_refused_.end());
   }
   auto found = explain::classify(plan, all, host_kind, host_canonical);
+  if (out.have_wait_status && WIFSIGNALED(out.wait_status) && WTERMSIG(out.wait_status) == SIGSYS)
+    found.insert(found.begin(), explain::seccomp_kill(policy::to_string(pol.seccomp),
+                                                      seccomp::killing_calls(pol.seccomp)));
   for (const auto& f : found) emit("explain", explain::finding_fields(f));
   std::cerr << explain::render_text(found, out.explained.dropped) << std::flush;
   facts_.explained = std::move(found);
@@ -317,7 +320,7 @@ int Session::run(const Plan& plan, const policy::Policy& pol, bool json_errors) 
   explain_ = plan.explain;
   auto out = execute_timed(plan, make_hooks());
   if (!out) return fail(out.error(), json_errors);
-  explain_run(plan, *out);
+  explain_run(plan, pol, *out);
   RunClass cls = record_exit(*out);
   tell_outcome(cls, pol, *out);
   finish(json_errors);

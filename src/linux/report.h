@@ -36,7 +36,8 @@ class Session {
   Status record_spawn(const Plan& plan, const policy::Policy& pol);  // fsynced under --audit-required
   RunHooks make_hooks();
   Result<RunOutcome> execute_timed(const Plan& plan, const RunHooks& hooks);  // wall and CPU time
-  void explain_run(const Plan& plan, const RunOutcome& out);  // --explain: judged, printed, recorded
+  // --explain: judged, printed, recorded.
+  void explain_run(const Plan& plan, const policy::Policy& pol, const RunOutcome& out);
   RunClass record_exit(const RunOutcome& out);      // the killed, offline_lookups and exit events
   void tell_outcome(RunClass cls, const policy::Policy& pol, const RunOutcome& out);  // death note, hints
   ReportOptions opts_;

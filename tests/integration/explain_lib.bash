@@ -1,8 +1,9 @@
-# --explain's checks, shared by explain.sh (namespaces) and explain_landlock.sh (Landlock only): each
-# refusal's exact line, then the run with the suggested flag added, which must succeed (the denial
-# next to its allowed twin). Needs C (the cage command with the mechanism's flags), NOT (the
-# verdict of a path beneath no grant: hidden under namespaces, refused under Landlock) and GIT_OP,
-# GIT_PATH (what git is refused above its directory: under Landlock, which does not mediate stat, a read).
+# --explain's checks, shared by explain.sh (namespaces) and explain_landlock_only.sh (Landlock
+# only): each refusal's exact line, then the run with the suggested flag added, which must succeed
+# (the denial next to its allowed twin). Needs C (the cage command with the mechanism's flags), NOT
+# (the verdict of a path beneath no grant: hidden under namespaces, refused under Landlock) and
+# GIT_OP, GIT_PATH (what git is refused above its directory: under Landlock, which does not mediate
+# stat, a read).
 . "$(dirname "${BASH_SOURCE[0]}")/net_lib.bash"
 net_test_begin curl git
 chmod 755 "$d"
@@ -54,6 +55,20 @@ line "cage: explain: $GIT_OP $d/repo/$GIT_PATH: $NOT \(1x, first git\[[0-9]+\]\)
 (cd "$d/repo/sub" && "${C[@]}" --explain --ro "$d/repo" \
   -- git -c safe.directory='*' status >/dev/null 2>"$d/err") ||
   fail "git status with the repository granted failed: $(cat "$d/err")"
+
+# A call the seccomp profile kills (date -s: clock_settime): the kernel names the call to no one but
+# the dying process, so the line lists the calls the profile kills, and the profile that allows them.
+# Under that profile the call is no longer killed (the twin is cage-probe's clock_settime with a null
+# time, which can set nothing; the kernel itself still refuses to set the host's clock).
+"${C[@]}" --explain -- date -s @0 >/dev/null 2>"$d/err"; rc=$?
+[ $rc -eq 159 ] || fail "date -s was not killed by the filter ($rc): $(cat "$d/err")"
+line "cage: explain: syscall one of [a-z_0-9, ]*clock_settime[a-z_0-9, ]*[^:]*: killed \(1x\); allow with --seccomp relaxed"
+probe=(--ro "$(dirname "$CAGE_PROBE")" -- "$CAGE_PROBE" syscall clock_settime)
+"${C[@]}" --explain "${probe[@]}" >/dev/null 2>"$d/err"; rc=$?
+[ $rc -eq 159 ] || fail "the probe's clock_settime was not killed ($rc): $(cat "$d/err")"
+"${C[@]}" --explain --seccomp relaxed "${probe[@]}" >/dev/null 2>"$d/err"; rc=$?
+[ $rc -ne 159 ] && [ $rc -ne 125 ] || fail "clock_settime under --seccomp relaxed: $rc: $(cat "$d/err")"
+grep -q "explain: syscall" "$d/err" && fail "a kill was reported under --seccomp relaxed: $(cat "$d/err")"
 
 # The --net proxy's refusal: the rule to add, then the allowed twin.
 mkdir "$d/www"; echo hello > "$d/www/f"; chmod -R a+rX "$d/www"

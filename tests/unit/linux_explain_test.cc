@@ -179,6 +179,13 @@ TEST(LinuxExplain, ExecOutsideTheExecAllowlistSuggestsIt) {
   EXPECT_EQ(found[0].remedy, "--exec /usr/bin/curl");
 }
 
+TEST(LinuxExplain, SeccompKillNamesTheCallsAndTheProfileToRelax) {
+  Finding f = lx::explain::seccomp_kill("default", "clock_settime, settimeofday");
+  EXPECT_EQ(lx::explain::render_text({f}, 0),
+            "cage: explain: syscall one of clock_settime, settimeofday: killed (1x); allow with --seccomp relaxed\n");
+  EXPECT_EQ(lx::explain::seccomp_kill("relaxed", "").remedy, "--seccomp none");
+}
+
 lx::Plan landlock_plan() {
   lx::Plan p;
   p.mechanism = lx::Mechanism::landlock_only;
