@@ -2,6 +2,8 @@
 #include "linux/explain.h"
 
 #include <algorithm>
+#include <cctype>
+#include <string_view>
 
 #include "common/json.h"
 
@@ -113,8 +115,33 @@ bool exec_listed(const Plan& plan, const std::string& path) {
 // The grant that allows a write: the nearest directory above the path that the host has.
 std::string writable_dir(const std::string& path, const HostKind& host) {
   std::string d = parent_of(path);
-  while (d != "/" && host(d) != 2) d = parent_of(d);
+  int k = 0;
+  while (d != "/" && (k = host(d)) != 2) {
+    if (k < 0) return "";  // not looked up: no suggestion rather than a wider one above it
+    d = parent_of(d);
+  }
   return d == "/" ? "" : d;
+}
+
+// A --net remedy only for a name or address a shell passes as one word: the host is what the
+// workload asked the proxy for, and a suggestion must not carry flags of its own.
+bool plain_host_port(const std::string& hp) {
+  const auto colon = hp.rfind(':');
+  if (colon == 0 || colon == std::string::npos || colon + 1 == hp.size() || hp.substr(colon + 1) == "0") return false;
+  return std::all_of(hp.begin(), hp.end(), [](unsigned char c) {
+    return std::isalnum(c) || c == '.' || c == '-' || c == '_' || c == ':' || c == '[' || c == ']' || c == '*';
+  });
+}
+
+// Paths are printed as the remedy's argument: one with a shell's special characters is quoted.
+std::string shell_word(const std::string& s) {
+  const bool plain = !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) {
+    return std::isalnum(c) || std::string_view("/._-+,:@%=~").find(static_cast<char>(c)) != std::string_view::npos;
+  });
+  if (plain) return s;
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
 }
 
 // The workload created the directory itself before this access: what it finds there is its own.
@@ -128,7 +155,7 @@ Finding judge(const Plan& plan, const Accesses& all, const Key& key, const Seen&
   Finding f{op, path, Verdict::allowed, "", seen.count, seen.pid, seen.comm, 1, seen.order};
   if (op == Op::connect) {  // the proxy's refusal, recorded as it decided
     f.verdict = Verdict::refused;
-    f.remedy = "--net " + path;
+    if (plain_host_port(path)) f.remedy = "--net " + path;
     return f;
   }
   Judged j = plan.mechanism == Mechanism::landlock_only ? judge_landlock(plan, path, op)
@@ -142,17 +169,21 @@ Finding judge(const Plan& plan, const Accesses& all, const Key& key, const Seen&
     j.verdict = Verdict::allowed;  // a directory of the sandbox's own, not a hidden one of the host
   f.verdict = j.verdict;
   const bool refused = j.verdict == Verdict::hidden || j.verdict == Verdict::refused;
+  if ((refused || j.verdict == Verdict::read_only) && host(path) < 0) {
+    f.verdict = Verdict::unknown;  // not looked up on the host: nothing to suggest (host_lookup.h)
+    return f;
+  }
   if (writes(op) && (refused || j.verdict == Verdict::read_only)) {
     std::string d = writable_dir(path, host);
-    if (!d.empty()) f.remedy = "--rw " + d;
+    if (!d.empty()) f.remedy = "--rw " + shell_word(d);
   } else if (refused) {
     // Absent on the host as well: the program looked and would not have found it outside either.
     if (host(path) == 0)
       f.verdict = Verdict::probe;
     else
-      f.remedy = "--ro " + path;
+      f.remedy = "--ro " + shell_word(path);
   } else if (j.verdict == Verdict::not_executable) {
-    f.remedy = "--exec " + path;
+    f.remedy = "--exec " + shell_word(path);
   }
   return f;
 }
@@ -174,7 +205,14 @@ void mark_path_searches(std::vector<Finding>& all) {
 }
 
 // Several hidden entries of one directory read alike become one finding for the directory.
-std::vector<Finding> fold_siblings(std::vector<Finding> all) {
+// Never folded: the caller's home, a directory above it, or / (a suggestion to grant a whole home
+// would hand over every credential in it: an attack review found `--ro /root` offered for three
+// dotfiles); each file is then its own finding.
+bool too_wide(const std::string& dir, const std::string& home) {
+  return dir == "/" || (!home.empty() && covers(dir, home));
+}
+
+std::vector<Finding> fold_siblings(std::vector<Finding> all, const std::string& home) {
   std::map<std::string, std::vector<size_t>> by_dir;
   for (size_t i = 0; i < all.size(); ++i)
     if ((all[i].verdict == Verdict::hidden || all[i].verdict == Verdict::refused) && !writes(all[i].op) &&
@@ -185,12 +223,12 @@ std::vector<Finding> fold_siblings(std::vector<Finding> all) {
   for (const auto& [dir, idx] : by_dir) {
     std::map<std::string, bool> distinct;
     for (size_t i : idx) distinct[all[i].path] = true;
-    if (distinct.size() < kFoldSiblings || dir == "/") continue;
+    if (distinct.size() < kFoldSiblings || too_wide(dir, home)) continue;
     size_t first = *std::min_element(idx.begin(), idx.end(),
                                      [&](size_t a, size_t b) { return all[a].order < all[b].order; });
     Finding f = all[first];
     f.path = dir;
-    f.remedy = "--ro " + dir;
+    f.remedy = "--ro " + shell_word(dir);
     f.count = 0;
     f.paths = distinct.size();
     for (size_t i : idx) f.count += all[i].count, gone[i] = true;
@@ -271,7 +309,7 @@ Accesses resolved(const Accesses& seen, const Canonical& canonical) {
 }  // namespace
 
 std::vector<Finding> classify(const Plan& plan, const Accesses& named, const HostKind& host,
-                              const Canonical& canonical) {
+                              const Canonical& canonical, const std::string& home) {
   const bool resolve = plan.mechanism == Mechanism::landlock_only && canonical;
   const Accesses& seen = resolve ? resolved(named, canonical) : named;
   std::vector<Finding> all;
@@ -279,7 +317,7 @@ std::vector<Finding> classify(const Plan& plan, const Accesses& named, const Hos
   mark_path_searches(all);
   std::erase_if(
       all, [](const Finding& f) { return f.verdict == Verdict::allowed || f.verdict == Verdict::unknown; });
-  all = fold_siblings(std::move(all));
+  all = fold_siblings(std::move(all), home);
   std::stable_sort(all.begin(), all.end(), [](const Finding& a, const Finding& b) {
     if (rank(a.verdict) != rank(b.verdict)) return rank(a.verdict) < rank(b.verdict);
     return std::tie(a.path, a.op) < std::tie(b.path, b.op);

@@ -47,7 +47,8 @@ struct Finding {
   uint64_t order = 0;
 };
 
-// The host's answer for a path: 0 absent, 1 a file (or anything but a directory), 2 a directory.
+// The host's answer for a path: 0 absent, 1 a file (or anything but a directory), 2 a directory,
+// -1 not looked up (it lies on a filesystem that is not local: host_lookup.h).
 using HostKind = std::function<int(const std::string&)>;
 
 // The host's path with its links resolved (the path itself when nothing resolves).
@@ -57,8 +58,13 @@ using Canonical = std::function<std::string(const std::string&)>;
 // that found the same name elsewhere); allowed accesses are dropped. Sorted: refusals first.
 // Landlock-only: the workload sees the host's own tree and Landlock judges the file a path leads to
 // (its rules are canonical paths), so each path is resolved on the host first (/lib -> /usr/lib).
+// home: the caller's home, which (with its ancestors and /) a suggestion never grants whole.
 std::vector<Finding> classify(const Plan& plan, const Accesses& seen, const HostKind& host,
-                              const Canonical& canonical = {});
+                              const Canonical& canonical = {}, const std::string& home = "");
+
+// The largest number of distinct accesses one run records (the observer's and the proxy's each);
+// the rest are counted as dropped.
+inline constexpr size_t kMaxDistinct = 20000;
 
 // The workload died of SIGSYS under `profile`: one of `killing_calls` (seccomp::killing_calls), which
 // the kernel names only to the dying process and its own audit log, so the finding lists them all.

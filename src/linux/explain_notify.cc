@@ -17,10 +17,6 @@ namespace {
 
 using explain::Op;
 
-// Distinct accesses one run records; past it they are counted as dropped (a build touching many
-// thousands of hidden paths still ends with a bounded report and bounded supervisor memory).
-constexpr size_t kMaxDistinct = 20000;
-
 // Where a call's path is: its dirfd argument (-1: relative to the cwd), the path argument, and for
 // open calls where the flags are (-1: none; kHowFlags: in the struct open_how at the path's + 1).
 constexpr int kHowFlags = -2;
@@ -168,7 +164,7 @@ void record(Log& log, Op op, std::string path, pid_t tid, const std::string& com
     ++it->second.count;
     return;
   }
-  if (log.seen.size() >= kMaxDistinct) {
+  if (log.seen.size() >= explain::kMaxDistinct) {
     ++log.dropped;
     return;
   }

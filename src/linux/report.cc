@@ -4,8 +4,10 @@
 #include "linux/report.h"
 
 #include "linux/compile.h"
+#include "linux/host_lookup.h"
 #include "linux/offline_resolver.h"
 #include "linux/seccomp_profiles.h"
+#include "proxy/allowlist.h"
 #include "proxy/loopback.h"
 
 #include <sys/resource.h>
@@ -203,8 +205,13 @@ RunHooks Session::make_hooks() {
     }
     if (explain_ && e.decision == proxy::Decision::denied) {
       std::lock_guard<std::mutex> lock(net_mu_);
-      auto& s = net_refused_[{explain::Op::connect, e.host + ":" + std::to_string(e.port)}];
-      s.order = s.count++ ? s.order : net_refused_.size();
+      const explain::Key key{explain::Op::connect, proxy::host_port_text(e.host, e.port)};
+      if (net_refused_.size() >= explain::kMaxDistinct && !net_refused_.count(key)) {
+        ++net_dropped_;  // bounded as the observer's path record is: the names are the workload's
+      } else {
+        auto& s = net_refused_[key];
+        s.order = s.count++ ? s.order : net_refused_.size();
+      }
     }
     emit("net", net_fields(e));
     proxy::print_denials(e);  // what the default sink prints, kept with the audit log
@@ -238,30 +245,26 @@ Result<RunOutcome> Session::execute_timed(const Plan& plan, const RunHooks& hook
 }
 
 namespace {
-// The host's answer for a path the workload named: what --explain suggests depends on whether the
-// host has it (a path absent outside too was only probed).
-int host_kind(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0 && ::lstat(path.c_str(), &st) != 0) return 0;
-  return S_ISDIR(st.st_mode) ? 2 : 1;
-}
-
-// The path with the host's links resolved; a name that does not exist keeps its own last part.
-std::string host_canonical(const std::string& path) {
-  if (char* r = ::realpath(path.c_str(), nullptr)) {
-    std::string out(r);
-    std::free(r);
-    return out;
+// The host's answer for a path the workload named, found on the host's local filesystems only
+// (host_lookup.h: no name of the workload's is asked of a file server, and no lookup can stall).
+struct HostAnswers {
+  host_lookup::Mounts mounts = host_lookup::Mounts::of_this_process();
+  host_lookup::Fs fs = host_lookup::Fs::real();
+  int kind(const std::string& path) const {
+    switch (host_lookup::lookup(path, mounts, fs).kind) {
+      case host_lookup::Kind::absent: return 0;
+      case host_lookup::Kind::file: return 1;
+      case host_lookup::Kind::dir: return 2;
+      case host_lookup::Kind::unchecked: return -1;
+    }
+    return -1;
   }
-  const auto slash = path.rfind('/');
-  if (slash == 0 || slash == std::string::npos) return path;
-  if (char* r = ::realpath(path.substr(0, slash).c_str(), nullptr)) {
-    std::string out(r);
-    std::free(r);
-    return (out == "/" ? "" : out) + path.substr(slash);
+  // The path with the host's links resolved; a name that does not exist keeps its own last parts.
+  std::string canonical(const std::string& path) const {
+    auto a = host_lookup::lookup(path, mounts, fs);
+    return a.kind == host_lookup::Kind::unchecked ? path : a.canonical;
   }
-  return path;
-}
+};
 }  // namespace
 
 void Session::explain_run(const Plan& plan, const policy::Policy& pol, const RunOutcome& out) {
@@ -271,14 +274,23 @@ void Session::explain_run(const Plan& plan, const policy::Policy& pol, const Run
     std::lock_guard<std::mutex> lock(net_mu_);
     all.insert(net_refused_.begin(), net_refused_.end());
   }
-  auto found = explain::classify(plan, all, host_kind, host_canonical);
+  uint64_t net_dropped = 0;
+  {
+    std::lock_guard<std::mutex> lock(net_mu_);
+    net_dropped = net_dropped_;
+  }
+  const HostAnswers host;
+  auto found = explain::classify(
+      plan, all, [&](const std::string& p) { return host.kind(p); },
+      [&](const std::string& p) { return host.canonical(p); }, pol.home);
   if (out.have_wait_status && WIFSIGNALED(out.wait_status) && WTERMSIG(out.wait_status) == SIGSYS)
     found.insert(found.begin(), explain::seccomp_kill(policy::to_string(pol.seccomp),
                                                       seccomp::killing_calls(pol.seccomp)));
   for (const auto& f : found) emit("explain", explain::finding_fields(f));
-  std::cerr << explain::render_text(found, out.explained.dropped) << std::flush;
+  const uint64_t dropped = out.explained.dropped + net_dropped;
+  std::cerr << explain::render_text(found, dropped) << std::flush;
   facts_.explained = std::move(found);
-  facts_.explain_dropped = out.explained.dropped;
+  facts_.explain_dropped = dropped;
 }
 
 RunClass Session::record_exit(const RunOutcome& out) {

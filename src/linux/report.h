@@ -47,6 +47,7 @@ class Session {
   std::mutex net_mu_;
   bool explain_ = false;
   explain::Accesses net_refused_;  // --explain: the proxy's denials (under net_mu_)
+  uint64_t net_dropped_ = 0;       // and those past explain::kMaxDistinct
   bool finished_ = false;
 };
 

@@ -163,6 +163,64 @@ TEST(LinuxExplain, ProxyRefusalSuggestsTheNetRule) {
   EXPECT_EQ(found[0].remedy, "--net example.test:443");
 }
 
+// Found by an attack review: three dotfiles read were folded into `--ro /root`, the whole home. A
+// home, a directory above it and / are never folded: each file is its own finding.
+TEST(LinuxExplain, NoFoldIntoTheHomeOrAbove) {
+  Host h = host();
+  for (const char* f : {"/home/u/.bashrc", "/home/u/.profile", "/home/u/.gitconfig"}) h.files.insert(f);
+  auto found = lx::explain::classify(
+      namespaces_plan(),
+      accesses({{Op::read, "/home/u/.bashrc"}, {Op::read, "/home/u/.profile"}, {Op::read, "/home/u/.gitconfig"}}),
+      h.kind(), {}, "/home/u");
+  ASSERT_EQ(found.size(), 3u);
+  for (const auto& f : found) EXPECT_NE(f.remedy, "--ro /home/u") << f.path;
+  ASSERT_NE(find(found, Op::read, "/home/u/.bashrc"), nullptr);
+  EXPECT_EQ(find(found, Op::read, "/home/u/.bashrc")->remedy, "--ro /home/u/.bashrc");
+  // Below the home, siblings still fold.
+  auto cfg = lx::explain::classify(
+      namespaces_plan(), accesses({{Op::read, "/w/cfg/a"}, {Op::read, "/w/cfg/b"}, {Op::stat, "/w/cfg/c"}}),
+      h.kind(), {}, "/w");
+  ASSERT_EQ(cfg.size(), 1u);  // /w is the home here: /w/cfg is a directory in it, not the home
+  EXPECT_EQ(cfg[0].remedy, "--ro /w/cfg");
+}
+
+// The proxy's refusal names what the workload asked for: a remedy only for a host:port a shell reads
+// as one word (a name with spaces and flags in it was printed as `--net evil:443 --rw /home ...`).
+TEST(LinuxExplain, NetRemedyOnlyForAPlainHostAndPort) {
+  Host h = host();
+  auto found = lx::explain::classify(namespaces_plan(),
+                                     accesses({{Op::connect, "evil.test:443 --rw /home --ro /root/.ssh #:443"},
+                                               {Op::connect, ":0"},
+                                               {Op::connect, "[2001:db8::1]:443"}}),
+                                     h.kind());
+  ASSERT_EQ(found.size(), 3u);
+  for (const auto& f : found) {
+    if (f.path == "[2001:db8::1]:443")
+      EXPECT_EQ(f.remedy, "--net [2001:db8::1]:443");
+    else
+      EXPECT_EQ(f.remedy, "") << f.path;
+  }
+}
+
+// A path on a filesystem host_lookup does not look up (-1) gets no suggestion, and a write beneath
+// one gets no wider directory above it.
+TEST(LinuxExplain, PathsNotLookedUpAreNotSuggested) {
+  Host h = host();
+  auto kind = [&](const std::string& p) { return p.rfind("/w/remote", 0) == 0 ? -1 : h.kind()(p); };
+  auto found = lx::explain::classify(
+      namespaces_plan(), accesses({{Op::read, "/w/remote/name"}, {Op::create, "/w/remote/dir/new"}}), kind);
+  for (const auto& f : found) EXPECT_EQ(f.remedy, "") << f.path;
+}
+
+// A remedy is one shell word: a path with a space or quote is quoted.
+TEST(LinuxExplain, RemedyPathsAreQuotedForAShell) {
+  Host h = host();
+  h.files.insert("/w/my file's");
+  auto found = lx::explain::classify(namespaces_plan(), accesses({{Op::read, "/w/my file's"}}), h.kind());
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].remedy, "--ro '/w/my file'\\''s'");
+}
+
 TEST(LinuxExplain, ExecOutsideTheExecAllowlistSuggestsIt) {
   Host h = host();
   h.files.insert("/usr/bin/curl");
