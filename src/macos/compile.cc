@@ -270,7 +270,9 @@ std::string canonical_mac_path(const std::string& path, const MacHostFacts& fact
   return through_fixed_links(path);
 }
 
-Result<std::string> compile_sbpl(const policy::Policy& p, const MacHostFacts& facts) {
+namespace {
+// The profile; with `plan`, also what it lets the workload read (its readable and hidden lists).
+Result<std::string> profile(const policy::Policy& p, const MacHostFacts& facts, MacPlan* plan) {
   if (!p.tmpfs.empty())
     return unavailable(p.tmpfs.front().origin, "macOS has no private tmpfs mounts",
                        "use --rw on a scratch directory instead");
@@ -335,6 +337,11 @@ Result<std::string> compile_sbpl(const policy::Policy& p, const MacHostFacts& fa
   for (const auto& h : hide)
     if (in_any(h.path, rw, true)) nested.push_back(h);
   pin_paths(pr, nested, rw, user_rw);
+  if (plan) {
+    for (const auto* list : {&start, &system, &ro, &rw})
+      for (const auto& r : *list) plan->readable.push_back(r.path);
+    for (const auto& h : hide) plan->hidden.push_back(h.path);
+  }
   o << "\n;; network: nothing but cage's proxy on the loopback\n(deny network*)\n";
   if (!p.net.empty()) {
     if (facts.proxy_port == 0) o << ";; (dry-run: the proxy's port is chosen at run time; 3128 shown)\n";
@@ -347,13 +354,81 @@ Result<std::string> compile_sbpl(const policy::Policy& p, const MacHostFacts& fa
   closing(pr);
   return o.str();
 }
+}  // namespace
+
+Result<std::string> compile_sbpl(const policy::Policy& p, const MacHostFacts& facts) {
+  return profile(p, facts, nullptr);
+}
+
+bool readable_in(const MacPlan& plan, const std::string& path) {
+  auto under = [&](const std::string& root) { return is_beneath(path, root); };
+  return std::any_of(plan.readable.begin(), plan.readable.end(), under) &&
+         std::none_of(plan.hidden.begin(), plan.hidden.end(), under);
+}
+
+// macOS's execvp(3) gives up at the first entry that fails with EPERM, and Seatbelt answers EPERM for
+// every path the profile denies: a shim directory in the home (pyenv, asdf, mise, ~/.local/bin) before
+// /usr/bin made sandbox-exec exit 71 on its exec of `python3`, and the workload's own execvp of a tool
+// would fail the same way. So such entries are left out of the workload's PATH.
+std::string visible_path(const std::string& path, const std::function<bool(const std::string&)>& readable,
+                         const std::function<std::string(const std::string&)>& canonical,
+                         std::vector<std::string>& dropped) {
+  std::string out;
+  bool first = true;
+  for (size_t b = 0; b <= path.size();) {
+    size_t end = std::min(path.find(':', b), path.size());
+    const std::string entry = path.substr(b, end - b);
+    b = end + 1;
+    if (!entry.empty() && entry[0] == '/' && !readable(canonical(entry))) {
+      dropped.push_back(entry);
+      continue;
+    }
+    out += (first ? "" : ":") + entry;
+    first = false;
+  }
+  return out;
+}
+
+Result<std::string> resolve_command(const std::string& cmd, const std::string& path, const std::string& cwd,
+                                    const std::function<CommandFile(const std::string&)>& lookup,
+                                    const std::function<bool(const std::string&)>& readable) {
+  std::vector<std::string> candidates;
+  if (cmd.find('/') != std::string::npos) {
+    candidates.push_back(cmd[0] == '/' ? cmd : policy::lexically_clean(cwd + "/" + cmd));
+  } else {
+    std::stringstream ss(path);
+    for (std::string dir; std::getline(ss, dir, ':');)  // relative entries: as lx::compile, not searched
+      if (!dir.empty() && dir[0] == '/') candidates.push_back(dir + "/" + cmd);
+  }
+  std::string found_outside;
+  for (const auto& c : candidates) {
+    const CommandFile f = lookup(c);
+    if (!f.exists) continue;
+    if (!readable(f.real)) {
+      if (found_outside.empty()) found_outside = c;
+      continue;
+    }
+    if (f.dir) return Error{ErrorClass::exec_failed, "is a directory", "name a program", "COMMAND " + cmd, 0};
+    if (f.mode & (S_ISUID | S_ISGID))
+      return Error{ErrorClass::capability_denied, "refusing to run a setuid/setgid program (" + f.real + ")",
+                   "cage never grants privilege; run an unprivileged tool", "COMMAND " + cmd, 0};
+    if (!(f.mode & 0111))
+      return Error{ErrorClass::exec_failed, "not executable (" + c + ")", "chmod +x it", "COMMAND " + cmd, 0};
+    return c;
+  }
+  if (!found_outside.empty())
+    return Error{ErrorClass::not_found, "not visible inside the sandbox (found on the host at " + found_outside + ")",
+                 "grant its directory with --ro", "COMMAND " + cmd, 0};
+  return Error{ErrorClass::not_found, "command not found on the sandbox's PATH",
+               "check the name, or grant it with --ro", "COMMAND " + cmd, 0};
+}
 
 Result<MacPlan> compile(const policy::Policy& p, const MacHostFacts& facts,
                         const std::vector<std::pair<std::string, std::string>>& caller_env) {
   if (auto s = policy::refuse_linux_only(p, "macOS"); !s) return s.error();  // never a silent drop
-  auto sbpl = compile_sbpl(p, facts);
-  if (!sbpl) return sbpl.error();
   MacPlan plan;
+  auto sbpl = profile(p, facts, &plan);
+  if (!sbpl) return sbpl.error();
   plan.sbpl = std::move(*sbpl);
   plan.argv = p.argv;
   plan.cwd = canonical_mac_path(p.cwd, facts);
@@ -382,8 +457,6 @@ Result<MacPlan> compile(const policy::Policy& p, const MacHostFacts& facts,
                                                               {policy::kInsideMarker, "1"}};
   if (!p.run_id.empty()) forced.emplace_back(policy::kRunIdVariable, p.run_id);
   if (!facts.private_tmp.empty()) forced.emplace_back("TMPDIR", facts.private_tmp);
-  // The proxy listens on the host's loopback, where any local process could reach it: at run time
-  // the URLs carry the run's secret (dry-run shows where it goes).
   const uint16_t port = facts.proxy_port ? facts.proxy_port : 3128;
   const std::string secret = facts.proxy_secret.empty() && facts.proxy_port == 0 ? "SECRET" : facts.proxy_secret;
   if (!p.net.empty())
@@ -393,6 +466,11 @@ Result<MacPlan> compile(const policy::Policy& p, const MacHostFacts& facts,
   plan.env = policy::build_environment(p.env, caller_env, forced);
   if (std::none_of(plan.env.begin(), plan.env.end(), [](const std::string& e) { return e.rfind("PATH=", 0) == 0; }))
     plan.env.insert(plan.env.begin(), "PATH=/usr/bin:/bin:/usr/sbin:/sbin");
+  for (auto& e : plan.env)
+    if (e.rfind("PATH=", 0) == 0)
+      e = "PATH=" + visible_path(
+                        e.substr(5), [&](const std::string& d) { return readable_in(plan, d); },
+                        [&](const std::string& d) { return canonical_mac_path(d, facts); }, plan.path_dropped);
   return plan;
 }
 

@@ -51,7 +51,35 @@ struct MacPlan {
   std::vector<std::string> unenforced;  // limits macOS cannot enforce ("--pids 64: no per-run ...")
   bool private_home = false;            // HOME is the run's own empty directory, not the caller's
   std::vector<HomeLink> home_links;     // made in it by execute before the command starts
+  // What the profile lets the workload read (resolved paths; beneath `readable`, not beneath `hidden`),
+  // for PATH and the command's lookup; and the PATH entries left out of the workload's PATH.
+  std::vector<std::string> readable, hidden, path_dropped;
 };
+
+// Whether the profile lets the workload read PATH (a resolved, /private/... path).
+bool readable_in(const MacPlan& plan, const std::string& path);
+
+// The workload's PATH: the caller's without the absolute entries the profile does not let it read
+// (appended to `dropped`); relative entries are kept, they name the workload's own directories.
+std::string visible_path(const std::string& path, const std::function<bool(const std::string&)>& readable,
+                         const std::function<std::string(const std::string&)>& canonical,
+                         std::vector<std::string>& dropped);
+
+// A candidate for the command as the Mac sees it (stat(2) following links, realpath(3); a table in tests).
+struct CommandFile {
+  bool exists = false, dir = false;
+  uint32_t mode = 0;  // st_mode
+  std::string real;   // its resolved path
+};
+
+// The absolute path of the command that sandbox-exec is to run, decided outside the sandbox as
+// lx::compile does (resolve_command): the absolute PATH entries in order (PATH is the workload's,
+// already without the unreadable entries), or the path given relative to CWD. Not found (127), not
+// executable or a directory (126), setuid/setgid (capability_denied), found only where the profile
+// does not let the workload read (127, naming where it is).
+Result<std::string> resolve_command(const std::string& cmd, const std::string& path, const std::string& cwd,
+                                    const std::function<CommandFile(const std::string&)>& lookup,
+                                    const std::function<bool(const std::string&)>& readable);
 
 Result<MacPlan> compile(const policy::Policy& policy, const MacHostFacts& facts,
                         const std::vector<std::pair<std::string, std::string>>& caller_env);
