@@ -207,4 +207,32 @@ TEST_F(MacosExecute, CommandIsResolvedPastHiddenPathEntries) {
   EXPECT_EQ(only_hidden.error().cls, ErrorClass::not_found);
 }
 
+// --check's probes, against stand-ins: one that denies as the real sandbox-exec does under a bare
+// (deny default) (execvp fails with EPERM, exit 71), the unconfined one (which must fail the deny
+// probe) and a missing one (nothing passes).
+TEST_F(MacosExecute, CheckProbesRunSandboxExecForReal) {
+  const std::string denying = dir_ + "/denying-sandbox-exec";
+  std::ofstream(denying) << "#!/bin/sh\n"
+                            "[ \"$1\" = -p ] && [ \"$3\" = -- ] || exit 64\n"
+                            "[ \"$2\" = '(version 1)(deny default)' ] && exit 71\n"
+                            "shift 3\nexec \"$@\"\n";
+  chmod(denying.c_str(), 0755);
+  auto probes = macos::check_probes("(version 1)(deny default)(allow process-exec)");
+  ASSERT_EQ(probes.size(), 3u);
+  for (auto& p : probes) {
+    p.status = macos::run_probe(denying, p.profile);
+    EXPECT_TRUE(macos::probe_passed(p)) << p.name << ": " << p.status;
+  }
+  auto unconfined = macos::check_probes("");
+  ASSERT_EQ(unconfined.size(), 2u);
+  for (auto& p : unconfined) p.status = macos::run_probe(fake_, p.profile);
+  EXPECT_TRUE(macos::probe_passed(unconfined[0]));
+  EXPECT_FALSE(macos::probe_passed(unconfined[1])) << "a sandbox that runs what it should deny passed";
+  for (auto& p : probes) {
+    p.status = macos::run_probe(dir_ + "/missing", p.profile);
+    EXPECT_EQ(p.status, -1);
+    EXPECT_FALSE(macos::probe_passed(p));
+  }
+}
+
 }  // namespace
