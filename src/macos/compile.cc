@@ -5,6 +5,9 @@
 #include "macos/compile.h"
 
 #include <sys/stat.h>
+#if !defined(_WIN32)
+#include <unistd.h>  // readlink
+#endif
 
 #include <algorithm>
 #include <climits>
@@ -31,18 +34,26 @@ const char* const kStartPaths[] = {
 // /Library/Frameworks holds the python.org and other framework installs /usr/local/bin links into.
 const char* const kSystemPaths[] = {"/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/libexec", "/usr/share",
                                     "/usr/local", "/opt/homebrew", "/Library/Preferences", "/Library/Apple",
-                                    "/Library/Frameworks", "/private/etc", "/Applications/Xcode.app",
-                                    "/Library/Developer/CommandLineTools", nullptr};
-// Files of the default view: /bin/sh is a shim that execs the shell this link names (sh(1)).
-const char* const kSystemFiles[] = {"/private/var/select/sh", nullptr};
+                                    "/Library/Frameworks", "/private/etc", nullptr};
+// Files of the default view: /bin/sh is a shim that execs the shell this link names (sh(1)); the
+// xcrun shims find the selected developer directory through xcode-select's link (and the older
+// /var/select one), then run its tools (developer_dirs).
+const char* const kSystemFiles[] = {"/private/var/select/sh", "/private/var/db/xcode_select_link",
+                                    "/private/var/select/developer_dir", nullptr};
 // Devices every program may open for reading and writing.
 const char* const kDevices[] = {"/dev/null", "/dev/zero", "/dev/random", "/dev/urandom", "/dev/tty",
                                 "/dev/dtracehelper", nullptr};
-// Mach services: user and group lookups (getpwuid), the system log, TLS trust evaluation.
+// confstr(_CS_DARWIN_USER_TEMP_DIR) asks dirhelper for the user's /var/folders directory; xcrun (every
+// /usr/bin developer shim) calls it for its cache and fails without an answer. sandbox-runtime's
+// profile generator lists it among its base services; Codex's only with network. The answer is a
+// path: writing there stays denied (an xcrun cache a later unsandboxed xcrun trusts), so the cache
+// goes to the run's private TMPDIR or nowhere.
+constexpr const char* kDirhelper = "com.apple.bsd.dirhelper";
+// Mach services: user and group lookups (getpwuid), the system log, TLS trust evaluation, dirhelper.
 const char* const kMachServices[] = {"com.apple.system.opendirectoryd.libinfo",
                                      "com.apple.system.opendirectoryd.membership", "com.apple.system.logger",
                                      "com.apple.logd", "com.apple.trustd.agent",
-                                     "com.apple.system.notification_center", nullptr};
+                                     "com.apple.system.notification_center", kDirhelper, nullptr};
 // With --net: Security.framework evaluates certificates out of process, in trustd and securityd
 // (gh, terraform and other Go tools fail "x509: OSStatus -26276" without them; rustls-native-certs
 // finds no roots), so peers' network profiles add these; trustd.agent is above already.
@@ -287,6 +298,8 @@ Result<std::string> profile(const policy::Policy& p, const MacHostFacts& facts, 
   for (const char* const* s = kStartPaths; *s; ++s) start.push_back(Rule{*s, true, "program start-up"});
   if (p.system_view) {
     for (const char* const* s = kSystemPaths; *s; ++s) system.push_back(Rule{*s, true, "default view"});
+    const auto dev = facts.developer_dirs.empty() ? developer_dirs("", std::nullopt) : facts.developer_dirs;
+    for (const auto& d : dev) system.push_back(Rule{d, true, "developer directory (xcode-select)"});
     for (const char* const* s = kSystemFiles; *s; ++s) system.push_back(Rule{*s, false, "default view"});
   }
   for (const auto& g : p.ro) {
@@ -358,6 +371,21 @@ Result<std::string> profile(const policy::Policy& p, const MacHostFacts& facts, 
 
 Result<std::string> compile_sbpl(const policy::Policy& p, const MacHostFacts& facts) {
   return profile(p, facts, nullptr);
+}
+
+std::vector<std::string> developer_dirs(const std::string& env_developer_dir,
+                                        const std::optional<std::string>& select_link_target) {
+  auto bundle = [](std::string d) {
+    while (d.size() > 1 && d.back() == '/') d.pop_back();
+    const std::string tail = ".app/Contents/Developer";
+    if (d.size() > tail.size() && d.compare(d.size() - tail.size(), tail.size(), tail) == 0)
+      d.resize(d.size() - tail.size() + 4);
+    return through_fixed_links(policy::lexically_clean(d));
+  };
+  if (!env_developer_dir.empty() && env_developer_dir[0] == '/') return {bundle(env_developer_dir)};
+  if (select_link_target && !select_link_target->empty() && (*select_link_target)[0] == '/')
+    return {bundle(*select_link_target)};
+  return {"/Applications/Xcode.app", "/Library/Developer/CommandLineTools"};
 }
 
 bool readable_in(const MacPlan& plan, const std::string& path) {
@@ -457,6 +485,12 @@ Result<MacPlan> compile(const policy::Policy& p, const MacHostFacts& facts,
                                                               {policy::kInsideMarker, "1"}};
   if (!p.run_id.empty()) forced.emplace_back(policy::kRunIdVariable, p.run_id);
   if (!facts.private_tmp.empty()) forced.emplace_back("TMPDIR", facts.private_tmp);
+  // The developer directory the profile shows was the caller's DEVELOPER_DIR: xcrun inside must pick
+  // the same one, not the link's (which the profile may not show).
+  for (const auto& [k, v] : caller_env)
+    if (k == "DEVELOPER_DIR" && !v.empty() && v[0] == '/' && p.system_view) forced.emplace_back(k, v);
+  // The proxy listens on the host's loopback, where any local process could reach it: at run time
+  // the URLs carry the run's secret (dry-run shows where it goes).
   const uint16_t port = facts.proxy_port ? facts.proxy_port : 3128;
   const std::string secret = facts.proxy_secret.empty() && facts.proxy_port == 0 ? "SECRET" : facts.proxy_secret;
   if (!p.net.empty())
@@ -482,6 +516,12 @@ MacHostFacts make_real_mac_facts(bool on_mac) {
     return S_ISDIR(st.st_mode) ? PathKind::dir : PathKind::file;
   };
 #if !defined(_WIN32)  // cage_core is built for Windows too, whose C library has no realpath
+  const char* env_dev = std::getenv("DEVELOPER_DIR");
+  std::optional<std::string> link;
+  char target[PATH_MAX];
+  ssize_t n = on_mac ? ::readlink("/private/var/db/xcode_select_link", target, sizeof target - 1) : -1;
+  if (n > 0) link = std::string(target, static_cast<size_t>(n));
+  f.developer_dirs = developer_dirs(env_dev ? env_dev : "", link);
   if (on_mac)
     f.resolve = [](const std::string& path) -> std::optional<std::string> {
       char buf[PATH_MAX];

@@ -25,7 +25,17 @@ struct MacHostFacts {
   std::string proxy_secret;  // the run's proxy secret (run time; the *_PROXY URLs carry it); "" in tests
   std::string private_tmp;  // the run's own TMPDIR, read-write; empty: none
   std::string private_home;  // the run's own empty HOME, read-write (run time); empty: not made yet (dry-run)
+  // The developer directories xcrun may use (developer_dirs below); empty: xcode-select's defaults.
+  std::vector<std::string> developer_dirs;
 };
+
+// The developer directory the xcrun shims (/usr/bin/git, python3, make, clang) run tools from, as
+// xcode-select(1) picks it: $DEVELOPER_DIR, else the target of the link `xcode-select -s` writes
+// (/var/db/xcode_select_link), else its default search (/Applications/Xcode.app, then the Command
+// Line Tools). An Xcode bundle's .../X.app/Contents/Developer is widened to X.app, whose Info.plist
+// and version.plist xcrun reads too.
+std::vector<std::string> developer_dirs(const std::string& env_developer_dir,
+                                        const std::optional<std::string>& select_link_target);
 
 // A link in the private HOME to a grant beneath the real $HOME: NAME (relative, e.g. ".gitconfig"
 // or ".config/git") -> TARGET (the granted path), so ~/NAME is found where a program looks for it.

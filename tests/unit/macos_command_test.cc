@@ -5,6 +5,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <map>
 
 #include "cli/options.h"
@@ -114,6 +115,46 @@ TEST(MacosCommand, NotFoundNotVisibleNotExecutableAndSetuidAreToldApart) {
   EXPECT_EQ(err("/usr/bin/sudo").cls, ErrorClass::capability_denied);
   EXPECT_EQ(exit_status_of(err("nope")), 127);
   EXPECT_EQ(exit_status_of(err("data")), 126);
+}
+
+// The xcrun shims run tools from the developer directory xcode-select picks: DEVELOPER_DIR, else its
+// link's target, else its default search; an Xcode bundle is shown whole (Info.plist, version.plist).
+TEST(MacosDeveloperDir, AsXcodeSelectPicksIt) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(macos::developer_dirs("/Applications/Xcode-15.4.app/Contents/Developer/", std::nullopt),
+            V{"/Applications/Xcode-15.4.app"});
+  EXPECT_EQ(macos::developer_dirs("/Applications/Xcode-beta.app/Contents/Developer",
+                                  "/Library/Developer/CommandLineTools"),
+            V{"/Applications/Xcode-beta.app"});
+  EXPECT_EQ(macos::developer_dirs("", "/Library/Developer/CommandLineTools"), V{"/Library/Developer/CommandLineTools"});
+  EXPECT_EQ(macos::developer_dirs("relative", std::nullopt),
+            (V{"/Applications/Xcode.app", "/Library/Developer/CommandLineTools"}));
+}
+
+// In the profile: the selected directory (not a fixed Xcode.app), the select links, dirhelper for
+// confstr(_CS_DARWIN_USER_TEMP_DIR); the caller's DEVELOPER_DIR reaches the workload with it.
+TEST(MacosDeveloperDir, ProfileShowsTheSelectedOneAndItsLinks) {
+  auto pol = mac_policy({"--", "git", "status"});
+  ASSERT_TRUE(pol) << pol.error().reason;
+  auto f = facts();
+  f.developer_dirs = macos::developer_dirs("/Applications/Xcode-15.4.app/Contents/Developer", std::nullopt);
+  auto plan = macos::compile(*pol, f, {{"DEVELOPER_DIR", "/Applications/Xcode-15.4.app/Contents/Developer"}});
+  ASSERT_TRUE(plan) << plan.error().reason;
+  const std::string& sbpl = plan->sbpl;
+  EXPECT_NE(sbpl.find("(allow file-read* (subpath \"/Applications/Xcode-15.4.app\"))"), std::string::npos) << sbpl;
+  EXPECT_EQ(sbpl.find("\"/Applications/Xcode.app\""), std::string::npos);
+  EXPECT_EQ(sbpl.find("CommandLineTools"), std::string::npos);
+  EXPECT_NE(sbpl.find("(literal \"/private/var/db/xcode_select_link\")"), std::string::npos);
+  EXPECT_NE(sbpl.find("(literal \"/private/var/select/developer_dir\")"), std::string::npos);
+  EXPECT_NE(sbpl.find("(global-name \"com.apple.bsd.dirhelper\")"), std::string::npos);
+  EXPECT_EQ(sbpl.find("/private/var/folders"), std::string::npos) << "the real per-user temp stays closed";
+  EXPECT_NE(std::find(plan->env.begin(), plan->env.end(), "DEVELOPER_DIR=/Applications/Xcode-15.4.app/Contents/Developer"),
+            plan->env.end());
+  auto bare = mac_policy({"--no-system", "--", "true"});
+  ASSERT_TRUE(bare);
+  auto none = macos::compile(*bare, f, {{"DEVELOPER_DIR", "/x"}});
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->sbpl.find("Xcode"), std::string::npos) << "--no-system drops the developer directory";
 }
 
 }  // namespace
