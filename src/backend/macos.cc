@@ -38,12 +38,14 @@ int check(bool json, const Result<policy::Policy>& pol, const Environ&) {
     t.insert("path", macos::kSandboxExec);
     toml::array results;
     for (const auto& p : probes)
-      results.push_back(toml::table{{"probe", p.name}, {"status", p.status}, {"passed", macos::probe_passed(p)}});
+      results.push_back(
+          toml::table{{"probe", p.name}, {"status", p.status}, {"passed", macos::probe_passed(p)}});
     t.insert("probes", std::move(results));
     t.insert("ok", ok);
     std::cout << to_json(t) << std::endl;
   } else {
-    std::cout << "sandbox-exec: " << (present ? "available" : "missing") << " (" << macos::kSandboxExec << ")\n";
+    std::cout << "sandbox-exec: " << (present ? "available" : "missing") << " (" << macos::kSandboxExec
+              << ")\n";
     for (const auto& p : probes)
       std::cout << (macos::probe_passed(p) ? "ok:     " : "FAILED: ") << p.name << " (exit "
                 << (p.status < 0 ? std::string("-, not started") : std::to_string(p.status)) << ")\n";

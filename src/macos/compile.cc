@@ -445,7 +445,8 @@ Result<std::string> resolve_command(const std::string& cmd, const std::string& p
     return c;
   }
   if (!found_outside.empty())
-    return Error{ErrorClass::not_found, "not visible inside the sandbox (found on the host at " + found_outside + ")",
+    return Error{ErrorClass::not_found,
+                 "not visible inside the sandbox (found on the host at " + found_outside + ")",
                  "grant its directory with --ro", "COMMAND " + cmd, 0};
   return Error{ErrorClass::not_found, "command not found on the sandbox's PATH",
                "check the name, or grant it with --ro", "COMMAND " + cmd, 0};
@@ -504,7 +505,8 @@ Result<MacPlan> compile(const policy::Policy& p, const MacHostFacts& facts,
     if (e.rfind("PATH=", 0) == 0)
       e = "PATH=" + visible_path(
                         e.substr(5), [&](const std::string& d) { return readable_in(plan, d); },
-                        [&](const std::string& d) { return canonical_mac_path(d, facts); }, plan.path_dropped);
+                        [&](const std::string& d) { return canonical_mac_path(d, facts); },
+                        plan.path_dropped);
   return plan;
 }
 

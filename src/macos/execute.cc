@@ -330,13 +330,17 @@ Result<int> execute(const policy::Policy& pol, const std::vector<std::pair<std::
 }
 
 std::vector<Probe> check_probes(const std::string& cage_profile) {
-  std::vector<Probe> probes = {{"allow-default profile runs " + std::string(kProbeCommand), "(version 1)(allow default)", true},
-                               {"deny-default profile denies its exec", "(version 1)(deny default)", false}};
-  if (!cage_profile.empty()) probes.push_back({"cage's profile runs " + std::string(kProbeCommand), cage_profile, true});
+  std::vector<Probe> probes = {
+      {"allow-default profile runs " + std::string(kProbeCommand), "(version 1)(allow default)", true},
+      {"deny-default profile denies its exec", "(version 1)(deny default)", false}};
+  if (!cage_profile.empty())
+    probes.push_back({"cage's profile runs " + std::string(kProbeCommand), cage_profile, true});
   return probes;
 }
 
-bool probe_passed(const Probe& p) { return p.must_run ? p.status == 0 : p.status > 0; }
+bool probe_passed(const Probe& p) {
+  return p.must_run ? p.status == 0 : p.status > 0;
+}
 
 int run_probe(const std::string& sandbox_exec, const std::string& profile) {
   std::vector<std::string> args = {"sandbox-exec", "-p", profile, "--", kProbeCommand};
@@ -348,7 +352,8 @@ int run_probe(const std::string& sandbox_exec, const std::string& profile) {
   if (pid < 0) return -1;
   if (pid == 0) {
     int null = open("/dev/null", O_RDWR);
-    if (null >= 0) for (int fd = 0; fd <= 2; ++fd) dup2(null, fd);
+    if (null >= 0)
+      for (int fd = 0; fd <= 2; ++fd) dup2(null, fd);
     execve(sandbox_exec.c_str(), argv.data(), envp);
     _exit(exit_status::kCageError);  // cannot tell from sandbox-exec's own failure: reported as -1 below
   }

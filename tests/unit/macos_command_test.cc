@@ -2,7 +2,6 @@
 // the profile hides are left out of the workload's PATH (macOS's execvp stops at their EPERM), and the
 // command is found outside the sandbox among what the profile shows, with Linux's error classes.
 #include <gtest/gtest.h>
-
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -25,7 +24,7 @@ macos::MacHostFacts facts() {
   macos::MacHostFacts f;
   f.kind = [](const std::string& p) {
     return p.rfind("/Users/ann/tools", 0) == 0 || p == "/Users/ann/proj" ? macos::PathKind::dir
-                                                                          : macos::PathKind::missing;
+                                                                         : macos::PathKind::missing;
   };
   return f;
 }
@@ -41,7 +40,8 @@ std::string env_path(const macos::MacPlan& plan) {
 TEST(MacosPath, HiddenEntriesAreLeftOutOfTheWorkloadsPath) {
   auto pol = mac_policy({"--ro", "/Users/ann/tools", "--", "python3"});
   ASSERT_TRUE(pol) << pol.error().reason;
-  const std::string path = "/Users/ann/.pyenv/shims:/Users/ann/tools/bin:/usr/bin:bin:/opt/homebrew/bin:/Users/x";
+  const std::string path =
+      "/Users/ann/.pyenv/shims:/Users/ann/tools/bin:/usr/bin:bin:/opt/homebrew/bin:/Users/x";
   auto plan = macos::compile(*pol, facts(), {{"PATH", path}});
   ASSERT_TRUE(plan) << plan.error().reason;
   EXPECT_EQ(env_path(*plan), "/Users/ann/tools/bin:/usr/bin:bin:/opt/homebrew/bin");
@@ -75,9 +75,12 @@ struct Files {
   }
 };
 
-bool visible(const std::string& p) { return p.rfind("/Users/ann", 0) != 0 || p.rfind("/Users/ann/proj", 0) == 0; }
+bool visible(const std::string& p) {
+  return p.rfind("/Users/ann", 0) != 0 || p.rfind("/Users/ann/proj", 0) == 0;
+}
 
-Result<std::string> resolve(const Files& f, const std::string& cmd, const std::string& path = "/usr/local/bin:/usr/bin") {
+Result<std::string> resolve(const Files& f, const std::string& cmd,
+                            const std::string& path = "/usr/local/bin:/usr/bin") {
   return macos::resolve_command(cmd, path, "/Users/ann/proj", f.lookup(), visible);
 }
 
@@ -101,8 +104,8 @@ TEST(MacosCommand, NotFoundNotVisibleNotExecutableAndSetuidAreToldApart) {
   EXPECT_EQ(err("nope").cls, ErrorClass::not_found);
   EXPECT_EQ(err("nope").input, "COMMAND nope");
   f.add("/Users/ann/.local/bin/tool", S_IFREG | 0755);
-  auto hidden = macos::resolve_command("tool", "/Users/ann/.local/bin:/usr/bin", "/Users/ann/proj", f.lookup(),
-                                       visible);
+  auto hidden = macos::resolve_command("tool", "/Users/ann/.local/bin:/usr/bin", "/Users/ann/proj",
+                                       f.lookup(), visible);
   ASSERT_FALSE(hidden);
   EXPECT_EQ(hidden.error().cls, ErrorClass::not_found);
   EXPECT_NE(hidden.error().reason.find("found on the host at /Users/ann/.local/bin/tool"), std::string::npos);
@@ -126,7 +129,8 @@ TEST(MacosDeveloperDir, AsXcodeSelectPicksIt) {
   EXPECT_EQ(macos::developer_dirs("/Applications/Xcode-beta.app/Contents/Developer",
                                   "/Library/Developer/CommandLineTools"),
             V{"/Applications/Xcode-beta.app"});
-  EXPECT_EQ(macos::developer_dirs("", "/Library/Developer/CommandLineTools"), V{"/Library/Developer/CommandLineTools"});
+  EXPECT_EQ(macos::developer_dirs("", "/Library/Developer/CommandLineTools"),
+            V{"/Library/Developer/CommandLineTools"});
   EXPECT_EQ(macos::developer_dirs("relative", std::nullopt),
             (V{"/Applications/Xcode.app", "/Library/Developer/CommandLineTools"}));
 }
@@ -141,14 +145,16 @@ TEST(MacosDeveloperDir, ProfileShowsTheSelectedOneAndItsLinks) {
   auto plan = macos::compile(*pol, f, {{"DEVELOPER_DIR", "/Applications/Xcode-15.4.app/Contents/Developer"}});
   ASSERT_TRUE(plan) << plan.error().reason;
   const std::string& sbpl = plan->sbpl;
-  EXPECT_NE(sbpl.find("(allow file-read* (subpath \"/Applications/Xcode-15.4.app\"))"), std::string::npos) << sbpl;
+  EXPECT_NE(sbpl.find("(allow file-read* (subpath \"/Applications/Xcode-15.4.app\"))"), std::string::npos)
+      << sbpl;
   EXPECT_EQ(sbpl.find("\"/Applications/Xcode.app\""), std::string::npos);
   EXPECT_EQ(sbpl.find("CommandLineTools"), std::string::npos);
   EXPECT_NE(sbpl.find("(literal \"/private/var/db/xcode_select_link\")"), std::string::npos);
   EXPECT_NE(sbpl.find("(literal \"/private/var/select/developer_dir\")"), std::string::npos);
   EXPECT_NE(sbpl.find("(global-name \"com.apple.bsd.dirhelper\")"), std::string::npos);
   EXPECT_EQ(sbpl.find("/private/var/folders"), std::string::npos) << "the real per-user temp stays closed";
-  EXPECT_NE(std::find(plan->env.begin(), plan->env.end(), "DEVELOPER_DIR=/Applications/Xcode-15.4.app/Contents/Developer"),
+  EXPECT_NE(std::find(plan->env.begin(), plan->env.end(),
+                      "DEVELOPER_DIR=/Applications/Xcode-15.4.app/Contents/Developer"),
             plan->env.end());
   auto bare = mac_policy({"--no-system", "--", "true"});
   ASSERT_TRUE(bare);

@@ -196,7 +196,8 @@ TEST_F(MacosExecute, CommandIsResolvedPastHiddenPathEntries) {
   std::ofstream(dir_ + "/home/shims/true") << "#!/bin/sh\nexit 9\n";
   chmod((dir_ + "/home/shims/true").c_str(), 0755);
   env_[0].second = dir_ + "/home/shims:/usr/bin:/bin";
-  auto r = run({"--", "sh", "-c", "[ \"$0\" = /usr/bin/sh ] || [ \"$0\" = /bin/sh ] && [ \"$PATH\" = /usr/bin:/bin ]"});
+  auto r = run({"--", "sh", "-c",
+                "[ \"$0\" = /usr/bin/sh ] || [ \"$0\" = /bin/sh ] && [ \"$PATH\" = /usr/bin:/bin ]"});
   ASSERT_TRUE(r) << r.error().reason;
   EXPECT_EQ(*r, 0) << "argv[0] is not the absolute path, or PATH kept the hidden entry";
   auto t = run({"--", "true"});
