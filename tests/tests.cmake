@@ -31,6 +31,7 @@ add_executable(cage_unit_tests
   tests/unit/linux_explain_test.cc
   tests/unit/host_lookup_test.cc
   tests/unit/macos_sbpl_test.cc
+  tests/unit/macos_command_test.cc
   tests/unit/macos_execute_test.cc
   src/macos/execute.cc
   tests/unit/windows_plan_test.cc

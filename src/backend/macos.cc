@@ -17,18 +17,40 @@ const char* host_os() { return "macos"; }
 
 int internal_entry(int, char**) { return -1; }
 
-// --check on macOS: the one mechanism is sandbox-exec; whether it enforces is --self-test's question.
-int check(bool json, const Result<policy::Policy>&, const Environ&) {
-  const bool ok = ::access(macos::kSandboxExec, X_OK) == 0;
+// --check on macOS: sandbox-exec is run, not only looked for (macos::check_probes): that it starts a
+// program, that a deny-default profile denies, and that cage's profile for these flags parses and
+// starts one. Whether grants and denials hold as meant is --self-test's question.
+int check(bool json, const Result<policy::Policy>& pol, const Environ&) {
+  const bool present = ::access(macos::kSandboxExec, X_OK) == 0;
+  std::string cage_profile;
+  if (pol)
+    if (auto sbpl = macos::compile_sbpl(*pol, macos::make_real_mac_facts(true))) cage_profile = *sbpl;
+  auto probes = macos::check_probes(cage_profile);
+  bool ok = present;
+  for (auto& p : probes) {
+    if (present) p.status = macos::run_probe(macos::kSandboxExec, p.profile);
+    ok = ok && macos::probe_passed(p);
+  }
   if (json) {
     toml::table t;
     t.insert("platform", "macos");
-    t.insert("sandbox_exec", ok);
+    t.insert("sandbox_exec", present);
     t.insert("path", macos::kSandboxExec);
+    toml::array results;
+    for (const auto& p : probes)
+      results.push_back(
+          toml::table{{"probe", p.name}, {"status", p.status}, {"passed", macos::probe_passed(p)}});
+    t.insert("probes", std::move(results));
+    t.insert("ok", ok);
     std::cout << to_json(t) << std::endl;
   } else {
-    std::cout << "sandbox-exec: " << (ok ? "available" : "missing") << " (" << macos::kSandboxExec << ")\n"
-              << "enforcement: not probed here; run cage --self-test to try denied reads, writes and connections\n";
+    std::cout << "sandbox-exec: " << (present ? "available" : "missing") << " (" << macos::kSandboxExec
+              << ")\n";
+    for (const auto& p : probes)
+      std::cout << (macos::probe_passed(p) ? "ok:     " : "FAILED: ") << p.name << " (exit "
+                << (p.status < 0 ? std::string("-, not started") : std::to_string(p.status)) << ")\n";
+    if (cage_profile.empty()) std::cout << "not probed: cage's profile (the flags given do not compile)\n";
+    std::cout << "enforcement of grants and denials: run cage --self-test\n";
   }
   return ok ? 0 : exit_status::kCageError;
 }

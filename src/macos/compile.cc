@@ -5,6 +5,9 @@
 #include "macos/compile.h"
 
 #include <sys/stat.h>
+#if !defined(_WIN32)
+#include <unistd.h>  // readlink
+#endif
 
 #include <algorithm>
 #include <climits>
@@ -31,18 +34,26 @@ const char* const kStartPaths[] = {
 // /Library/Frameworks holds the python.org and other framework installs /usr/local/bin links into.
 const char* const kSystemPaths[] = {"/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/libexec", "/usr/share",
                                     "/usr/local", "/opt/homebrew", "/Library/Preferences", "/Library/Apple",
-                                    "/Library/Frameworks", "/private/etc", "/Applications/Xcode.app",
-                                    "/Library/Developer/CommandLineTools", nullptr};
-// Files of the default view: /bin/sh is a shim that execs the shell this link names (sh(1)).
-const char* const kSystemFiles[] = {"/private/var/select/sh", nullptr};
+                                    "/Library/Frameworks", "/private/etc", nullptr};
+// Files of the default view: /bin/sh is a shim that execs the shell this link names (sh(1)); the
+// xcrun shims find the selected developer directory through xcode-select's link (and the older
+// /var/select one), then run its tools (developer_dirs).
+const char* const kSystemFiles[] = {"/private/var/select/sh", "/private/var/db/xcode_select_link",
+                                    "/private/var/select/developer_dir", nullptr};
 // Devices every program may open for reading and writing.
 const char* const kDevices[] = {"/dev/null", "/dev/zero", "/dev/random", "/dev/urandom", "/dev/tty",
                                 "/dev/dtracehelper", nullptr};
-// Mach services: user and group lookups (getpwuid), the system log, TLS trust evaluation.
+// confstr(_CS_DARWIN_USER_TEMP_DIR) asks dirhelper for the user's /var/folders directory; xcrun (every
+// /usr/bin developer shim) calls it for its cache and fails without an answer. sandbox-runtime's
+// profile generator lists it among its base services; Codex's only with network. The answer is a
+// path: writing there stays denied (an xcrun cache a later unsandboxed xcrun trusts), so the cache
+// goes to the run's private TMPDIR or nowhere.
+constexpr const char* kDirhelper = "com.apple.bsd.dirhelper";
+// Mach services: user and group lookups (getpwuid), the system log, TLS trust evaluation, dirhelper.
 const char* const kMachServices[] = {"com.apple.system.opendirectoryd.libinfo",
                                      "com.apple.system.opendirectoryd.membership", "com.apple.system.logger",
                                      "com.apple.logd", "com.apple.trustd.agent",
-                                     "com.apple.system.notification_center", nullptr};
+                                     "com.apple.system.notification_center", kDirhelper, nullptr};
 // With --net: Security.framework evaluates certificates out of process, in trustd and securityd
 // (gh, terraform and other Go tools fail "x509: OSStatus -26276" without them; rustls-native-certs
 // finds no roots), so peers' network profiles add these; trustd.agent is above already.
@@ -270,7 +281,9 @@ std::string canonical_mac_path(const std::string& path, const MacHostFacts& fact
   return through_fixed_links(path);
 }
 
-Result<std::string> compile_sbpl(const policy::Policy& p, const MacHostFacts& facts) {
+namespace {
+// The profile; with `plan`, also what it lets the workload read (its readable and hidden lists).
+Result<std::string> profile(const policy::Policy& p, const MacHostFacts& facts, MacPlan* plan) {
   if (!p.tmpfs.empty())
     return unavailable(p.tmpfs.front().origin, "macOS has no private tmpfs mounts",
                        "use --rw on a scratch directory instead");
@@ -285,6 +298,8 @@ Result<std::string> compile_sbpl(const policy::Policy& p, const MacHostFacts& fa
   for (const char* const* s = kStartPaths; *s; ++s) start.push_back(Rule{*s, true, "program start-up"});
   if (p.system_view) {
     for (const char* const* s = kSystemPaths; *s; ++s) system.push_back(Rule{*s, true, "default view"});
+    const auto dev = facts.developer_dirs.empty() ? developer_dirs("", std::nullopt) : facts.developer_dirs;
+    for (const auto& d : dev) system.push_back(Rule{d, true, "developer directory (xcode-select)"});
     for (const char* const* s = kSystemFiles; *s; ++s) system.push_back(Rule{*s, false, "default view"});
   }
   for (const auto& g : p.ro) {
@@ -335,6 +350,11 @@ Result<std::string> compile_sbpl(const policy::Policy& p, const MacHostFacts& fa
   for (const auto& h : hide)
     if (in_any(h.path, rw, true)) nested.push_back(h);
   pin_paths(pr, nested, rw, user_rw);
+  if (plan) {
+    for (const auto* list : {&start, &system, &ro, &rw})
+      for (const auto& r : *list) plan->readable.push_back(r.path);
+    for (const auto& h : hide) plan->hidden.push_back(h.path);
+  }
   o << "\n;; network: nothing but cage's proxy on the loopback\n(deny network*)\n";
   if (!p.net.empty()) {
     if (facts.proxy_port == 0) o << ";; (dry-run: the proxy's port is chosen at run time; 3128 shown)\n";
@@ -347,13 +367,97 @@ Result<std::string> compile_sbpl(const policy::Policy& p, const MacHostFacts& fa
   closing(pr);
   return o.str();
 }
+}  // namespace
+
+Result<std::string> compile_sbpl(const policy::Policy& p, const MacHostFacts& facts) {
+  return profile(p, facts, nullptr);
+}
+
+std::vector<std::string> developer_dirs(const std::string& env_developer_dir,
+                                        const std::optional<std::string>& select_link_target) {
+  auto bundle = [](std::string d) {
+    while (d.size() > 1 && d.back() == '/') d.pop_back();
+    const std::string tail = ".app/Contents/Developer";
+    if (d.size() > tail.size() && d.compare(d.size() - tail.size(), tail.size(), tail) == 0)
+      d.resize(d.size() - tail.size() + 4);
+    return through_fixed_links(policy::lexically_clean(d));
+  };
+  if (!env_developer_dir.empty() && env_developer_dir[0] == '/') return {bundle(env_developer_dir)};
+  if (select_link_target && !select_link_target->empty() && (*select_link_target)[0] == '/')
+    return {bundle(*select_link_target)};
+  return {"/Applications/Xcode.app", "/Library/Developer/CommandLineTools"};
+}
+
+bool readable_in(const MacPlan& plan, const std::string& path) {
+  auto under = [&](const std::string& root) { return is_beneath(path, root); };
+  return std::any_of(plan.readable.begin(), plan.readable.end(), under) &&
+         std::none_of(plan.hidden.begin(), plan.hidden.end(), under);
+}
+
+// macOS's execvp(3) gives up at the first entry that fails with EPERM, and Seatbelt answers EPERM for
+// every path the profile denies: a shim directory in the home (pyenv, asdf, mise, ~/.local/bin) before
+// /usr/bin made sandbox-exec exit 71 on its exec of `python3`, and the workload's own execvp of a tool
+// would fail the same way. So such entries are left out of the workload's PATH.
+std::string visible_path(const std::string& path, const std::function<bool(const std::string&)>& readable,
+                         const std::function<std::string(const std::string&)>& canonical,
+                         std::vector<std::string>& dropped) {
+  std::string out;
+  bool first = true;
+  for (size_t b = 0; b <= path.size();) {
+    size_t end = std::min(path.find(':', b), path.size());
+    const std::string entry = path.substr(b, end - b);
+    b = end + 1;
+    if (!entry.empty() && entry[0] == '/' && !readable(canonical(entry))) {
+      dropped.push_back(entry);
+      continue;
+    }
+    out += (first ? "" : ":") + entry;
+    first = false;
+  }
+  return out;
+}
+
+Result<std::string> resolve_command(const std::string& cmd, const std::string& path, const std::string& cwd,
+                                    const std::function<CommandFile(const std::string&)>& lookup,
+                                    const std::function<bool(const std::string&)>& readable) {
+  std::vector<std::string> candidates;
+  if (cmd.find('/') != std::string::npos) {
+    candidates.push_back(cmd[0] == '/' ? cmd : policy::lexically_clean(cwd + "/" + cmd));
+  } else {
+    std::stringstream ss(path);
+    for (std::string dir; std::getline(ss, dir, ':');)  // relative entries: as lx::compile, not searched
+      if (!dir.empty() && dir[0] == '/') candidates.push_back(dir + "/" + cmd);
+  }
+  std::string found_outside;
+  for (const auto& c : candidates) {
+    const CommandFile f = lookup(c);
+    if (!f.exists) continue;
+    if (!readable(f.real)) {
+      if (found_outside.empty()) found_outside = c;
+      continue;
+    }
+    if (f.dir) return Error{ErrorClass::exec_failed, "is a directory", "name a program", "COMMAND " + cmd, 0};
+    if (f.mode & (S_ISUID | S_ISGID))
+      return Error{ErrorClass::capability_denied, "refusing to run a setuid/setgid program (" + f.real + ")",
+                   "cage never grants privilege; run an unprivileged tool", "COMMAND " + cmd, 0};
+    if (!(f.mode & 0111))
+      return Error{ErrorClass::exec_failed, "not executable (" + c + ")", "chmod +x it", "COMMAND " + cmd, 0};
+    return c;
+  }
+  if (!found_outside.empty())
+    return Error{ErrorClass::not_found,
+                 "not visible inside the sandbox (found on the host at " + found_outside + ")",
+                 "grant its directory with --ro", "COMMAND " + cmd, 0};
+  return Error{ErrorClass::not_found, "command not found on the sandbox's PATH",
+               "check the name, or grant it with --ro", "COMMAND " + cmd, 0};
+}
 
 Result<MacPlan> compile(const policy::Policy& p, const MacHostFacts& facts,
                         const std::vector<std::pair<std::string, std::string>>& caller_env) {
   if (auto s = policy::refuse_linux_only(p, "macOS"); !s) return s.error();  // never a silent drop
-  auto sbpl = compile_sbpl(p, facts);
-  if (!sbpl) return sbpl.error();
   MacPlan plan;
+  auto sbpl = profile(p, facts, &plan);
+  if (!sbpl) return sbpl.error();
   plan.sbpl = std::move(*sbpl);
   plan.argv = p.argv;
   plan.cwd = canonical_mac_path(p.cwd, facts);
@@ -382,6 +486,10 @@ Result<MacPlan> compile(const policy::Policy& p, const MacHostFacts& facts,
                                                               {policy::kInsideMarker, "1"}};
   if (!p.run_id.empty()) forced.emplace_back(policy::kRunIdVariable, p.run_id);
   if (!facts.private_tmp.empty()) forced.emplace_back("TMPDIR", facts.private_tmp);
+  // The developer directory the profile shows was the caller's DEVELOPER_DIR: xcrun inside must pick
+  // the same one, not the link's (which the profile may not show).
+  for (const auto& [k, v] : caller_env)
+    if (k == "DEVELOPER_DIR" && !v.empty() && v[0] == '/' && p.system_view) forced.emplace_back(k, v);
   // The proxy listens on the host's loopback, where any local process could reach it: at run time
   // the URLs carry the run's secret (dry-run shows where it goes).
   const uint16_t port = facts.proxy_port ? facts.proxy_port : 3128;
@@ -393,6 +501,12 @@ Result<MacPlan> compile(const policy::Policy& p, const MacHostFacts& facts,
   plan.env = policy::build_environment(p.env, caller_env, forced);
   if (std::none_of(plan.env.begin(), plan.env.end(), [](const std::string& e) { return e.rfind("PATH=", 0) == 0; }))
     plan.env.insert(plan.env.begin(), "PATH=/usr/bin:/bin:/usr/sbin:/sbin");
+  for (auto& e : plan.env)
+    if (e.rfind("PATH=", 0) == 0)
+      e = "PATH=" + visible_path(
+                        e.substr(5), [&](const std::string& d) { return readable_in(plan, d); },
+                        [&](const std::string& d) { return canonical_mac_path(d, facts); },
+                        plan.path_dropped);
   return plan;
 }
 
@@ -404,6 +518,12 @@ MacHostFacts make_real_mac_facts(bool on_mac) {
     return S_ISDIR(st.st_mode) ? PathKind::dir : PathKind::file;
   };
 #if !defined(_WIN32)  // cage_core is built for Windows too, whose C library has no realpath
+  const char* env_dev = std::getenv("DEVELOPER_DIR");
+  std::optional<std::string> link;
+  char target[PATH_MAX];
+  ssize_t n = on_mac ? ::readlink("/private/var/db/xcode_select_link", target, sizeof target - 1) : -1;
+  if (n > 0) link = std::string(target, static_cast<size_t>(n));
+  f.developer_dirs = developer_dirs(env_dev ? env_dev : "", link);
   if (on_mac)
     f.resolve = [](const std::string& path) -> std::optional<std::string> {
       char buf[PATH_MAX];

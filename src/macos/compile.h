@@ -25,7 +25,17 @@ struct MacHostFacts {
   std::string proxy_secret;  // the run's proxy secret (run time; the *_PROXY URLs carry it); "" in tests
   std::string private_tmp;  // the run's own TMPDIR, read-write; empty: none
   std::string private_home;  // the run's own empty HOME, read-write (run time); empty: not made yet (dry-run)
+  // The developer directories xcrun may use (developer_dirs below); empty: xcode-select's defaults.
+  std::vector<std::string> developer_dirs;
 };
+
+// The developer directory the xcrun shims (/usr/bin/git, python3, make, clang) run tools from, as
+// xcode-select(1) picks it: $DEVELOPER_DIR, else the target of the link `xcode-select -s` writes
+// (/var/db/xcode_select_link), else its default search (/Applications/Xcode.app, then the Command
+// Line Tools). An Xcode bundle's .../X.app/Contents/Developer is widened to X.app, whose Info.plist
+// and version.plist xcrun reads too.
+std::vector<std::string> developer_dirs(const std::string& env_developer_dir,
+                                        const std::optional<std::string>& select_link_target);
 
 // A link in the private HOME to a grant beneath the real $HOME: NAME (relative, e.g. ".gitconfig"
 // or ".config/git") -> TARGET (the granted path), so ~/NAME is found where a program looks for it.
@@ -51,7 +61,35 @@ struct MacPlan {
   std::vector<std::string> unenforced;  // limits macOS cannot enforce ("--pids 64: no per-run ...")
   bool private_home = false;            // HOME is the run's own empty directory, not the caller's
   std::vector<HomeLink> home_links;     // made in it by execute before the command starts
+  // What the profile lets the workload read (resolved paths; beneath `readable`, not beneath `hidden`),
+  // for PATH and the command's lookup; and the PATH entries left out of the workload's PATH.
+  std::vector<std::string> readable, hidden, path_dropped;
 };
+
+// Whether the profile lets the workload read PATH (a resolved, /private/... path).
+bool readable_in(const MacPlan& plan, const std::string& path);
+
+// The workload's PATH: the caller's without the absolute entries the profile does not let it read
+// (appended to `dropped`); relative entries are kept, they name the workload's own directories.
+std::string visible_path(const std::string& path, const std::function<bool(const std::string&)>& readable,
+                         const std::function<std::string(const std::string&)>& canonical,
+                         std::vector<std::string>& dropped);
+
+// A candidate for the command as the Mac sees it (stat(2) following links, realpath(3); a table in tests).
+struct CommandFile {
+  bool exists = false, dir = false;
+  uint32_t mode = 0;  // st_mode
+  std::string real;   // its resolved path
+};
+
+// The absolute path of the command that sandbox-exec is to run, decided outside the sandbox as
+// lx::compile does (resolve_command): the absolute PATH entries in order (PATH is the workload's,
+// already without the unreadable entries), or the path given relative to CWD. Not found (127), not
+// executable or a directory (126), setuid/setgid (capability_denied), found only where the profile
+// does not let the workload read (127, naming where it is).
+Result<std::string> resolve_command(const std::string& cmd, const std::string& path, const std::string& cwd,
+                                    const std::function<CommandFile(const std::string&)>& lookup,
+                                    const std::function<bool(const std::string&)>& readable);
 
 Result<MacPlan> compile(const policy::Policy& policy, const MacHostFacts& facts,
                         const std::vector<std::pair<std::string, std::string>>& caller_env);

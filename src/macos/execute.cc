@@ -142,38 +142,17 @@ Status make_home_links(const std::string& home, const std::vector<HomeLink>& lin
   return Ok{};
 }
 
-// Not found and not executable are told apart before the sandbox is built, as on Linux (127, 126).
-// A setuid or setgid program is refused with Linux's error (lx::compile's resolve_command): macOS
-// has no no_new_privs, so under sandbox-exec it would run with its owner's privileges.
-Status check_command(const std::string& cmd, const std::vector<std::string>& env) {
-  auto executable = [](const std::string& p, struct stat& st) {
-    return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(p.c_str(), X_OK) == 0;
-  };
-  auto unprivileged = [&](const std::string& p, const struct stat& st) -> Status {
-    if (!(st.st_mode & (S_ISUID | S_ISGID))) return Ok{};
-    char buf[PATH_MAX];
-    const std::string real = realpath(p.c_str(), buf) ? buf : p;
-    return Error{ErrorClass::capability_denied, "refusing to run a setuid/setgid program (" + real + ")",
-                 "cage never grants privilege; run an unprivileged tool", "COMMAND " + cmd, 0};
-  };
+// The command as the Mac sees it, for macos::resolve_command: stat(2) follows links, as exec does.
+CommandFile lookup_command(const std::string& path) {
+  CommandFile f;
   struct stat st {};
-  if (cmd.find('/') != std::string::npos) {
-    if (executable(cmd, st)) return unprivileged(cmd, st);
-    return Error{access(cmd.c_str(), F_OK) == 0 ? ErrorClass::exec_failed : ErrorClass::not_found,
-                 "cannot execute the command", "check the path", cmd, 0};
-  }
-  std::string path = "/usr/bin:/bin:/usr/sbin:/sbin";
-  for (const auto& e : env)
-    if (e.rfind("PATH=", 0) == 0) path = e.substr(5);
-  for (size_t b = 0; b <= path.size();) {
-    size_t end = path.find(':', b);
-    if (end == std::string::npos) end = path.size();
-    std::string found = (end == b ? std::string(".") : path.substr(b, end - b)) + "/" + cmd;
-    if (executable(found, st)) return unprivileged(found, st);  // the one execvp(3) would run
-    b = end + 1;
-  }
-  return Error{ErrorClass::not_found, "command not found in the sandbox's PATH", "check the PATH or give a full path",
-               cmd, 0};
+  if (::stat(path.c_str(), &st) != 0) return f;
+  char buf[PATH_MAX];
+  f.exists = true;
+  f.dir = S_ISDIR(st.st_mode);
+  f.mode = static_cast<uint32_t>(st.st_mode);
+  f.real = realpath(path.c_str(), buf) ? buf : path;
+  return f;
 }
 
 struct Supervise {
@@ -242,7 +221,15 @@ Result<MacPlan> compile_run(const policy::Policy& pol, const MacHostFacts& facts
   auto plan = compile(pol, facts, caller_env);
   if (!plan) return plan.error();
   if (plan->argv.empty()) return usage("command", "no command to run", "cage [OPTIONS] -- COMMAND [ARG...]");
-  if (auto s = check_command(plan->argv[0], plan->env); !s) return s.error();
+  // sandbox-exec runs its command with execvp(3), which on macOS stops at the first EPERM: the command
+  // is found here, among what the profile lets the workload read, and given to it as an absolute path.
+  std::string path;
+  for (const auto& e : plan->env)
+    if (e.rfind("PATH=", 0) == 0) path = e.substr(5);
+  auto exe = resolve_command(plan->argv[0], path, plan->cwd, lookup_command,
+                             [&](const std::string& p) { return readable_in(*plan, p); });
+  if (!exe) return exe.error();
+  plan->argv[0] = *exe;
   for (const auto& u : plan->unenforced) std::fprintf(stderr, "cage: warning: not enforced: %s\n", u.c_str());
   return plan;
 }
@@ -340,6 +327,41 @@ Result<int> execute(const policy::Policy& pol, const std::vector<std::pair<std::
   Spawn s;
   prepare_spawn(s, *plan, sandbox_exec);
   return run_sandboxed(s, pol.limits.timeout_ms, net->get());
+}
+
+std::vector<Probe> check_probes(const std::string& cage_profile) {
+  std::vector<Probe> probes = {
+      {"allow-default profile runs " + std::string(kProbeCommand), "(version 1)(allow default)", true},
+      {"deny-default profile denies its exec", "(version 1)(deny default)", false}};
+  if (!cage_profile.empty())
+    probes.push_back({"cage's profile runs " + std::string(kProbeCommand), cage_profile, true});
+  return probes;
+}
+
+bool probe_passed(const Probe& p) {
+  return p.must_run ? p.status == 0 : p.status > 0;
+}
+
+int run_probe(const std::string& sandbox_exec, const std::string& profile) {
+  std::vector<std::string> args = {"sandbox-exec", "-p", profile, "--", kProbeCommand};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  char* envp[] = {nullptr};
+  pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    int null = open("/dev/null", O_RDWR);
+    if (null >= 0)
+      for (int fd = 0; fd <= 2; ++fd) dup2(null, fd);
+    execve(sandbox_exec.c_str(), argv.data(), envp);
+    _exit(exit_status::kCageError);  // cannot tell from sandbox-exec's own failure: reported as -1 below
+  }
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0)
+    if (errno != EINTR) return -1;
+  if (WIFEXITED(st) && WEXITSTATUS(st) == exit_status::kCageError) return -1;
+  return exit_status::of_wait(st);
 }
 
 }  // namespace cage::macos

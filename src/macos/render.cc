@@ -49,6 +49,9 @@ Result<std::string> render_dry_run(const policy::Policy& policy,
     t.insert("cwd", plan->cwd);
     t.insert("env", std::move(env));
     t.insert("unenforced", std::move(unenforced));
+    toml::array dropped;
+    for (const auto& d : plan->path_dropped) dropped.push_back(d);
+    t.insert("path_dropped", std::move(dropped));
     toml::table links;
     for (const auto& l : plan->home_links) links.insert(l.name, l.target);
     t.insert("private_home", plan->private_home);
@@ -71,6 +74,7 @@ Result<std::string> render_dry_run(const policy::Policy& policy,
     out += policy::summary_environment(plan->env);
     out += "limits:      " + policy::summary_limits(plan->limits) + "\n";
     for (const auto& u : plan->unenforced) out += "not enforced: " + u + "\n";
+    for (const auto& d : plan->path_dropped) out += "PATH without: " + safe(d) + " (the profile hides it)\n";
     return out + "(a summary: --verbose prints the SBPL profile and the environment)\n";
   }
   std::string out = plan->sbpl + "\n;; run: /usr/bin/sandbox-exec -p PROFILE";
@@ -81,6 +85,7 @@ Result<std::string> render_dry_run(const policy::Policy& policy,
   for (const auto& l : plan->home_links)
     out += ";; home link: ~/" + safe(l.name) + " -> " + safe(l.target) + "\n";
   for (const auto& u : plan->unenforced) out += ";; not enforced: " + u + "\n";
+  for (const auto& d : plan->path_dropped) out += ";; PATH without: " + safe(d) + " (the profile hides it)\n";
   return out;
 }
 

@@ -14,6 +14,9 @@
 #include <netinet/tcp.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#if defined(__APPLE__)
+#include <sys/sysctl.h>  // sysctlbyname, for fd_limit_os_cap
+#endif
 #include <sys/types.h>
 #include <unistd.h>
 #endif
@@ -190,11 +193,36 @@ inline int pending_socket_error(int fd) {
 }
 
 // Each tunnel holds two sockets: lift the soft fd limit towards the hard one (at most 65536), so
-// 1,000 concurrent tunnels do not hit a 1024 default.
+// 1,000 concurrent tunnels do not hit a 1024 default (256 on macOS).
+inline constexpr rlim_t kFdLimitCeiling = 65536;
+
+// The soft limit to ask for: the hard limit, at most kFdLimitCeiling and at most `os_cap` (0: none).
+// macOS's setrlimit(2) refuses (EINVAL) a soft RLIMIT_NOFILE above kern.maxfilesperproc, and its
+// hard limit is usually RLIM_INFINITY, so asking for 65536 there left the proxy at 256.
+inline rlim_t fd_limit_target(rlim_t hard, rlim_t os_cap) {
+  rlim_t want = hard == RLIM_INFINITY ? kFdLimitCeiling : std::min<rlim_t>(hard, kFdLimitCeiling);
+  return os_cap > 0 ? std::min(want, os_cap) : want;
+}
+
+// The OS's own cap on a soft RLIMIT_NOFILE beyond the hard limit; 0 where there is none (Linux).
+// macOS: kern.maxfilesperproc, the bound the kernel checks (Go's os package clamps to it too,
+// src/os/rlimit_darwin.go); OPEN_MAX when the sysctl cannot be read, the value setrlimit(2)'s man
+// page documents ("use rlim_cur = min(OPEN_MAX, rlim_max)").
+inline rlim_t fd_limit_os_cap() {
+#if defined(__APPLE__)
+  int n = 0;
+  size_t len = sizeof n;
+  if (sysctlbyname("kern.maxfilesperproc", &n, &len, nullptr, 0) == 0 && n > 0) return static_cast<rlim_t>(n);
+  return OPEN_MAX;
+#else
+  return 0;
+#endif
+}
+
 inline void raise_fd_limit() {
   rlimit rl;
   if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return;
-  rlim_t want = rl.rlim_max == RLIM_INFINITY ? 65536 : std::min<rlim_t>(rl.rlim_max, 65536);
+  rlim_t want = fd_limit_target(rl.rlim_max, fd_limit_os_cap());
   if (rl.rlim_cur < want) {
     rl.rlim_cur = want;
     setrlimit(RLIMIT_NOFILE, &rl);

@@ -148,7 +148,8 @@ TEST_F(MacosExecute, NetGivesTheProxysPortAndSecretAndNoDescriptorLeaks) {
 }
 
 // A setuid or setgid program is refused as on Linux (macOS has no no_new_privs to defuse it), by
-// path and when found on PATH; its unprivileged twin runs.
+// path and when found on PATH; its unprivileged twin runs. The directory is granted: a command the
+// profile hides is not found at all (CommandIsResolvedPastHiddenPathEntries).
 TEST_F(MacosExecute, RefusesSetuidAndSetgidPrograms) {
   std::filesystem::create_directory(dir_ + "/bin");
   for (auto [name, mode] :
@@ -160,18 +161,18 @@ TEST_F(MacosExecute, RefusesSetuidAndSetgidPrograms) {
     ASSERT_EQ(stat(p.c_str(), &st), 0);
     if ((st.st_mode & 07777) != mode) GTEST_SKIP() << "this file system drops the setuid/setgid bits";
   }
-  auto by_path = run({"--", dir_ + "/bin/su-tool"});
+  auto by_path = run({"--ro", dir_ + "/bin", "--", dir_ + "/bin/su-tool"});
   ASSERT_FALSE(by_path);
   EXPECT_EQ(by_path.error().cls, ErrorClass::capability_denied);
   EXPECT_EQ(by_path.error().input, "COMMAND " + dir_ + "/bin/su-tool");
   EXPECT_NE(by_path.error().reason.find("setuid/setgid"), std::string::npos) << by_path.error().reason;
   env_[0].second = dir_ + "/bin:/usr/bin:/bin";
-  auto on_path = run({"--", "sg-tool"});
+  auto on_path = run({"--ro", dir_ + "/bin", "--", "sg-tool"});
   ASSERT_FALSE(on_path);
   EXPECT_EQ(on_path.error().cls, ErrorClass::capability_denied);
   EXPECT_EQ(on_path.error().input, "COMMAND sg-tool");
   EXPECT_EQ(slurp(dir_ + "/profile.sbpl"), "") << "sandbox-exec must not have been started";
-  auto plain = run({"--", "plain"});
+  auto plain = run({"--ro", dir_ + "/bin", "--", "plain"});
   ASSERT_TRUE(plain) << plain.error().reason;
   EXPECT_EQ(*plain, 3);
 }
@@ -185,6 +186,54 @@ TEST_F(MacosExecute, ErrorsAreStructured) {
   auto missing = macos::execute(*pol, env_, dir_ + "/no-sandbox-exec");
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().cls, ErrorClass::spawn_sandbox_unavailable);
+}
+
+// The command is found outside the sandbox and run by its absolute path, and a PATH entry the profile
+// hides is not what it is found in (macOS's execvp would stop at its EPERM): here dir_/home, the
+// caller's HOME, holds a shim of the same name before /usr/bin.
+TEST_F(MacosExecute, CommandIsResolvedPastHiddenPathEntries) {
+  std::filesystem::create_directory(dir_ + "/home/shims");
+  std::ofstream(dir_ + "/home/shims/true") << "#!/bin/sh\nexit 9\n";
+  chmod((dir_ + "/home/shims/true").c_str(), 0755);
+  env_[0].second = dir_ + "/home/shims:/usr/bin:/bin";
+  auto r = run({"--", "sh", "-c",
+                "[ \"$0\" = /usr/bin/sh ] || [ \"$0\" = /bin/sh ] && [ \"$PATH\" = /usr/bin:/bin ]"});
+  ASSERT_TRUE(r) << r.error().reason;
+  EXPECT_EQ(*r, 0) << "argv[0] is not the absolute path, or PATH kept the hidden entry";
+  auto t = run({"--", "true"});
+  ASSERT_TRUE(t) << t.error().reason;
+  EXPECT_EQ(*t, 0) << "the shim in the hidden home was run";
+  auto only_hidden = run({"--", dir_ + "/home/shims/true"});
+  ASSERT_FALSE(only_hidden);
+  EXPECT_EQ(only_hidden.error().cls, ErrorClass::not_found);
+}
+
+// --check's probes, against stand-ins: one that denies as the real sandbox-exec does under a bare
+// (deny default) (execvp fails with EPERM, exit 71), the unconfined one (which must fail the deny
+// probe) and a missing one (nothing passes).
+TEST_F(MacosExecute, CheckProbesRunSandboxExecForReal) {
+  const std::string denying = dir_ + "/denying-sandbox-exec";
+  std::ofstream(denying) << "#!/bin/sh\n"
+                            "[ \"$1\" = -p ] && [ \"$3\" = -- ] || exit 64\n"
+                            "[ \"$2\" = '(version 1)(deny default)' ] && exit 71\n"
+                            "shift 3\nexec \"$@\"\n";
+  chmod(denying.c_str(), 0755);
+  auto probes = macos::check_probes("(version 1)(deny default)(allow process-exec)");
+  ASSERT_EQ(probes.size(), 3u);
+  for (auto& p : probes) {
+    p.status = macos::run_probe(denying, p.profile);
+    EXPECT_TRUE(macos::probe_passed(p)) << p.name << ": " << p.status;
+  }
+  auto unconfined = macos::check_probes("");
+  ASSERT_EQ(unconfined.size(), 2u);
+  for (auto& p : unconfined) p.status = macos::run_probe(fake_, p.profile);
+  EXPECT_TRUE(macos::probe_passed(unconfined[0]));
+  EXPECT_FALSE(macos::probe_passed(unconfined[1])) << "a sandbox that runs what it should deny passed";
+  for (auto& p : probes) {
+    p.status = macos::run_probe(dir_ + "/missing", p.profile);
+    EXPECT_EQ(p.status, -1);
+    EXPECT_FALSE(macos::probe_passed(p));
+  }
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <mutex>
 
 #include "proxy/env.h"
+#include "proxy/socket_compat.h"
 
 using namespace cage;
 using namespace cage::proxy;
@@ -95,4 +96,22 @@ TEST(ProxyLoopback, TunnelsAnAllowedConnectAndRefusesTheRest) {
   bool denied = false;
   for (const auto& e : events) denied |= e.decision == Decision::denied && e.host == "evil.com";
   EXPECT_TRUE(denied) << "the denial was not reported to the sink";
+}
+
+// The proxy's descriptor limit: macOS's hard limit is RLIM_INFINITY and setrlimit(2) refuses a soft
+// limit above kern.maxfilesperproc (10240 = OPEN_MAX when unread), so the OS cap must win there;
+// on Linux (no cap) the hard limit and the 65536 ceiling decide as before.
+TEST(ProxyFdLimit, MacOsCapBoundsAnInfiniteHardLimit) {
+  EXPECT_EQ(fd_limit_target(RLIM_INFINITY, 10240), rlim_t{10240});
+  EXPECT_EQ(fd_limit_target(RLIM_INFINITY, 245760), kFdLimitCeiling);
+  EXPECT_EQ(fd_limit_target(4096, 10240), rlim_t{4096});
+}
+
+TEST(ProxyFdLimit, WithoutAnOsCapTheHardLimitAndCeilingDecide) {
+  EXPECT_EQ(fd_limit_target(RLIM_INFINITY, 0), kFdLimitCeiling);
+  EXPECT_EQ(fd_limit_target(1u << 20, 0), kFdLimitCeiling);
+  EXPECT_EQ(fd_limit_target(4096, 0), rlim_t{4096});
+#if defined(__linux__)
+  EXPECT_EQ(fd_limit_os_cap(), rlim_t{0});
+#endif
 }
