@@ -437,7 +437,7 @@ Result<std::string> resolve_command(const std::string& cmd, const std::string& p
       continue;
     }
     if (f.dir) return Error{ErrorClass::exec_failed, "is a directory", "name a program", "COMMAND " + cmd, 0};
-    if (f.mode & (S_ISUID | S_ISGID))
+    if (f.mode & 06000)  // S_ISUID | S_ISGID, by number: the Windows build compiles this for --target macos
       return Error{ErrorClass::capability_denied, "refusing to run a setuid/setgid program (" + f.real + ")",
                    "cage never grants privilege; run an unprivileged tool", "COMMAND " + cmd, 0};
     if (!(f.mode & 0111))
