@@ -36,6 +36,10 @@ export WINEPREFIX=$work/prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 cleanup() { wineserver -k >/dev/null 2>&1; rm -rf "$work"; }
 trap cleanup EXIT
 timeout 300 wine wineboot -i >/dev/null 2>&1 || { echo "SKIP: wineboot failed (a 64-bit Wine is needed)"; exit 77; }
+# wineboot returns while the new prefix's services still start; the first process cage created then
+# failed once with ERROR_INTERNAL_ERROR (0x54f) under load. Wait until the prefix has settled (as
+# winetricks does after wineboot).
+timeout 120 wineserver -w || true
 
 mkdir -p "$WINEPREFIX/drive_c/smoke"
 cd "$WINEPREFIX/drive_c/smoke"  # C:\smoke for the runs below
