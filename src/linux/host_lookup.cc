@@ -93,6 +93,10 @@ bool Mounts::local(const std::string& path) const {
   return best && best->second;
 }
 
+bool Mounts::mount_point(const std::string& path) const {
+  return std::any_of(points.begin(), points.end(), [&](const auto& mp) { return mp.first == path; });
+}
+
 Fs Fs::real() {
   Fs fs;
   fs.lstat_kind = [](const std::string& p) {
@@ -126,8 +130,9 @@ Answer lookup(const std::string& path, const Mounts& mounts, const Fs& fs) {
     }
     const std::string next = (cur == "/" ? "" : cur) + "/" + name;
     // The directory searched and the name's own mount (a mount point such as autofs's /net) must
-    // both be local before the name is looked up.
-    if (!mounts.local(cur) || !mounts.local(next)) return a;
+    // both be local before the name is looked up; a local mount point is reached without asking the
+    // directory's filesystem (a host whose / is 9p, as the kernel-matrix guests, with /tmp on ext4).
+    if (!mounts.local(next) || !(mounts.local(cur) || mounts.mount_point(next))) return a;
     kind = fs.lstat_kind(next);
     if (kind == 0) {
       // Absent: the rest is named as asked, below the resolved part.

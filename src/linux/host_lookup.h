@@ -28,6 +28,9 @@ struct Mounts {
   static Mounts parse(std::string_view mountinfo);  // /proc/self/mountinfo's text
   static Mounts of_this_process();
   bool local(const std::string& path) const;  // the mount holding path (longest prefix) is local
+  // path is itself a mount point: the walk reaches it through the dentry the mount pins, without
+  // asking the filesystem beneath for the name (an admin's name, not one the workload chose).
+  bool mount_point(const std::string& path) const;
 };
 
 bool local_fs_type(std::string_view type);

@@ -95,6 +95,21 @@ TEST(HostLookup, NeverAsksARemoteOrAutomountedFilesystem) {
   }
 }
 
+// A root on 9p (the kernel-matrix guests) with /tmp an ext4 mount: paths beneath /tmp are looked
+// up, names in / itself are not (found running --explain's tests on Debian's 6.1 in the guest).
+TEST(HostLookup, LocalMountBeneathARemoteRoot) {
+  auto m = Mounts::parse(
+      "22 1 0:30 / / ro shared:1 - 9p hostroot ro,trans=virtio\n"
+      "23 22 254:0 /tmp /tmp rw shared:2 - ext4 /dev/vda rw\n");
+  FakeFs f;
+  f.entries = {{"/tmp", {2, ""}}, {"/tmp/h", {2, ""}}, {"/tmp/h/secret", {1, ""}}};
+  Answer a = lookup("/tmp/h/secret", m, f.fs());
+  EXPECT_EQ(a.kind, Kind::file);
+  EXPECT_EQ(a.canonical, "/tmp/h/secret");
+  EXPECT_EQ(lookup("/chosen-name", m, f.fs()).kind, Kind::unchecked);
+  EXPECT_EQ(f.asked.count("/chosen-name"), 0u);
+}
+
 TEST(HostLookup, LinkLoopsEnd) {
   auto m = Mounts::parse(kMountinfo);
   FakeFs f;
