@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstring>
+#include <iterator>
 
 namespace cage::lx::seccomp {
 
@@ -16,7 +17,7 @@ uint32_t evaluate(std::span<const sock_filter> prog, const seccomp_data& d) {
     const uint32_t src = BPF_SRC(i.code) == BPF_X ? x : i.k;
     switch (i.code) {
       case BPF_LD | BPF_W | BPF_ABS:
-        if (i.k % 4 != 0 || i.k + 4 > sizeof data) return SECCOMP_RET_KILL_PROCESS;
+        if (i.k % 4 != 0 || i.k > sizeof data - 4) return SECCOMP_RET_KILL_PROCESS;
         std::memcpy(&a, data + i.k, 4);
         continue;
       case BPF_LD | BPF_W | BPF_LEN: a = sizeof data; continue;
@@ -102,9 +103,11 @@ std::optional<ObservedPair> observe_refusals(std::span<const sock_filter> main, 
   auto tail = remap_returns(main, [](uint32_t k) { return is_errno(k) ? SECCOMP_RET_USER_NOTIF : SECCOMP_RET_ALLOW; });
   if (!copy || !tail || main.empty()) return std::nullopt;
   // The header sends another architecture's calls, the x32 range and the listener's own calls to the
-  // original program, every other call to the rewritten copy.
-  const size_t header = 3 + (foreign_nr_bit ? 1 : 0) + notified.size() + 1;
-  if (header - 1 > 255 || header + 2 * main.size() > BPF_MAXINSNS) return std::nullopt;
+  // original program, every other call to the rewritten copy. Each starts as the kernel starts a
+  // program, with A and X zero (the header used A).
+  const sock_filter reset[] = {BPF_STMT(BPF_LD | BPF_IMM, 0), BPF_STMT(BPF_LDX | BPF_IMM, 0)};
+  const size_t header = 3 + (foreign_nr_bit ? 1 : 0) + notified.size() + 3;
+  if (header > 255 || header + 2 * (2 + main.size()) > BPF_MAXINSNS) return std::nullopt;
   auto to_orig = [&](size_t at) { return static_cast<uint8_t>(header - at - 1); };
   std::vector<sock_filter> m;
   m.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)));
@@ -113,9 +116,13 @@ std::optional<ObservedPair> observe_refusals(std::span<const sock_filter> main, 
   if (foreign_nr_bit) m.push_back(BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, foreign_nr_bit, to_orig(m.size()), 0));
   for (int nr : notified)
     m.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<uint32_t>(nr), to_orig(m.size()), 0));
-  m.push_back(BPF_STMT(BPF_JMP | BPF_JA, static_cast<uint32_t>(main.size())));
+  m.insert(m.end(), std::begin(reset), std::end(reset));
+  m.push_back(BPF_STMT(BPF_JMP | BPF_JA, static_cast<uint32_t>(2 + main.size())));
+  m.insert(m.end(), std::begin(reset), std::end(reset));  // the original's start
   m.insert(m.end(), main.begin(), main.end());
   m.insert(m.end(), copy->begin(), copy->end());
+  // The listener's own checks ran first and left A set.
+  tail->insert(tail->begin(), std::begin(reset), std::end(reset));
   return ObservedPair{std::move(m), std::move(*tail)};
 }
 
