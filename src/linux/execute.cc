@@ -135,7 +135,21 @@ Status prepare_filters(const Plan& plan, ChildContext& c) {
   return Ok{};
 }
 
+// The executor's own checks of what compile decides together (plan_init): a root built without a
+// mount namespace of its own would be mounted over the host's, a pid 1 without a pid namespace
+// does not exist, and a loopback without a network namespace would change the host's `lo`.
+Status check_init(const InitPlan& init) {
+  auto has = [&](const char* ns) {
+    return std::find(init.namespaces.begin(), init.namespaces.end(), ns) != init.namespaces.end();
+  };
+  if ((init.build_root && !has("mount")) || (init.pid1 && !has("pid")) || (init.loopback && !has("net")))
+    return Error{ErrorClass::internal_error, "the plan's init steps do not match its namespaces",
+                 "report this as a bug in cage (cage --dry-run shows the plan)", "plan"};
+  return Ok{};
+}
+
 Status prepare(const Plan& plan, Prepared& p) {
+  if (auto s = check_init(plan.init); !s) return s;
   auto& c = p.ctx;
   c.plan = &plan;
   c.source_fds.assign(plan.mounts.size(), -1);
