@@ -12,6 +12,7 @@
 # CAGE_RELEASE_ARCHES="x86_64" to build only the native one.
 # Reuse of earlier builds (the test suite and CI do, so a release check costs no second compile):
 #   CAGE_RELEASE_NATIVE_BUILD=DIR  a Release build directory of this tree whose cage is packed
+#   CAGE_RELEASE_NATIVE_FROZEN=1   use that build as it is (the test suite runs its cage meanwhile)
 #   CAGE_RELEASE_CROSS_DIR=DIR     .ci/cross.sh's build directory (default: a fresh one under work)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -39,8 +40,10 @@ tar_gz() {  # tar_gz OUT.tar.gz DIR NAME
 [ -f "$top/third_party/mimalloc/src/static.c" ] || bash "$top/packaging/setup-debian.sh"
 
 build_native() {
-  if [ -n "${CAGE_RELEASE_NATIVE_BUILD:-}" ]; then  # an existing Release build: brought up to date
-    ninja -C "$CAGE_RELEASE_NATIVE_BUILD" cage cage_seccomp_gen >/dev/null
+  if [ -n "${CAGE_RELEASE_NATIVE_BUILD:-}" ]; then  # an existing Release build: brought up to date,
+    # unless the test suite runs from it (CAGE_RELEASE_NATIVE_FROZEN=1): relinking the cage under test
+    # would fail the tests running it at that moment.
+    if [ -z "${CAGE_RELEASE_NATIVE_FROZEN:-}" ]; then ninja -C "$CAGE_RELEASE_NATIVE_BUILD" cage cage_seccomp_gen >/dev/null; fi
     mkdir -p "$work" && rm -rf "$work/build-x86_64" && ln -s "$(cd "$CAGE_RELEASE_NATIVE_BUILD" && pwd)" "$work/build-x86_64"
     return
   fi

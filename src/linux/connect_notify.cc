@@ -148,7 +148,9 @@ class Impl final : public Mediator {
     if (refusals_.filter.empty()) return 0;
     const uint32_t action = seccomp::evaluate(refusals_.filter, req.data);
     if ((action & SECCOMP_RET_ACTION_FULL) != SECCOMP_RET_ERRNO) return 0;
-    const int e = static_cast<int>(action & SECCOMP_RET_DATA);
+    // The kernel caps a filter's errno at MAX_ERRNO (4095) and refuses a larger answer, which would
+    // leave the call waiting: the profiles use EPERM and ENOSYS.
+    const int e = std::min(static_cast<int>(action & SECCOMP_RET_DATA), 4095);
     std::string name(seccomp::call_name(req.data.nr));
     if (name.empty()) name = "call " + std::to_string(req.data.nr);
     explain_notify::refused(req, std::move(name), e, remedy(req.data), log_);

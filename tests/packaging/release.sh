@@ -32,7 +32,8 @@ else
 fi
 # The aarch64 build tree is kept in the build directory, so that a second run is incremental.
 native=(); [ -n "${CAGE_BUILD_DIR:-}" ] && grep -qx 'CMAKE_BUILD_TYPE:STRING=Release' "$CAGE_BUILD_DIR/CMakeCache.txt" 2>/dev/null &&
-  ! grep -q '^CAGE_SANITIZE:BOOL=ON' "$CAGE_BUILD_DIR/CMakeCache.txt" && native=(CAGE_RELEASE_NATIVE_BUILD="$CAGE_BUILD_DIR")
+  ! grep -q '^CAGE_SANITIZE:BOOL=ON' "$CAGE_BUILD_DIR/CMakeCache.txt" &&
+  native=(CAGE_RELEASE_NATIVE_BUILD="$CAGE_BUILD_DIR" CAGE_RELEASE_NATIVE_FROZEN=1)
 env "${native[@]}" CAGE_RELEASE_ARCHES=$arches CAGE_RELEASE_WORK=${CAGE_BUILD_DIR:-$tmp}/release-work bash "$src/packaging/release.sh" "${cross[@]}" "$tmp/dist" > "$tmp/release.log" 2>&1 ||
   { cat "$tmp/release.log" >&2; echo "FAIL: release.sh"; exit 1; }
 cd "$tmp/dist"
