@@ -64,7 +64,8 @@ std::string signal_name(int sig) {
   // The BSDs name signals in lower case ("kill") in sys_signame.
   if (sig <= 0 || sig >= NSIG) return "SIG" + std::to_string(sig);
   std::string s = "SIG";
-  for (const char* c = sys_signame[sig]; *c; ++c) s += static_cast<char>(std::toupper(static_cast<unsigned char>(*c)));
+  for (const char* c = sys_signame[sig]; *c; ++c)
+    s += static_cast<char>(std::toupper(static_cast<unsigned char>(*c)));
   return s;
 #else
   return "SIG" + std::to_string(sig);
@@ -72,7 +73,9 @@ std::string signal_name(int sig) {
 }
 
 void NetTotals::count(const proxy::NetEvent& e) {
-  (e.decision == proxy::Decision::allowed ? allowed : e.decision == proxy::Decision::denied ? denied : failed)++;
+  (e.decision == proxy::Decision::allowed  ? allowed
+   : e.decision == proxy::Decision::denied ? denied
+                                           : failed)++;
   bytes_up += static_cast<int64_t>(e.bytes_up);
   bytes_down += static_cast<int64_t>(e.bytes_down);
 }

@@ -256,8 +256,8 @@ Result<std::unique_ptr<proxy::LoopbackProxy>> start_proxy(const policy::Policy& 
   if (pol.net.empty()) return std::unique_ptr<proxy::LoopbackProxy>{};
   proxy::ServerOptions opt;
   opt.max_connections = proxy::connection_limit(pol.limits.memory_bytes);
-  auto p = proxy::LoopbackProxy::start(proxy::Allowlist(pol.net), sink ? sink : proxy::EventSink(proxy::print_denials),
-                                       opt);
+  auto p = proxy::LoopbackProxy::start(proxy::Allowlist(pol.net),
+                                       sink ? sink : proxy::EventSink(proxy::print_denials), opt);
   if (!p) return p.error();
   facts.proxy_port = (*p)->port();
   facts.proxy_secret = (*p)->secret();
@@ -335,8 +335,8 @@ Error child_error(const ChildError& ce, const Spawn& s) {
 }
 
 // Forks the child, supervises it to its end, and turns that end into an outcome or an Error.
-Result<MacOutcome> run_sandboxed(const Spawn& s, std::optional<uint64_t> timeout_ms, proxy::LoopbackProxy* net,
-                                 const RunHooks& hooks) {
+Result<MacOutcome> run_sandboxed(const Spawn& s, std::optional<uint64_t> timeout_ms,
+                                 proxy::LoopbackProxy* net, const RunHooks& hooks) {
   RunPipes p;
   if (auto st = p.open(); !st) return st.error();
   forward_signals_to(p.sp[1]);
@@ -357,14 +357,14 @@ Result<MacOutcome> run_sandboxed(const Spawn& s, std::optional<uint64_t> timeout
   MacOutcome out{st, sup.timeout.timed_out(), sup.aborted, exit_status::of_wait(st)};
   if (out.timed_out) out.exit_status = exit_status::kTimedOut;
   if (!out.timed_out && !out.aborted)  // args: sandbox-exec -p PROFILE -- COMMAND ...
-    if (auto e = sandbox_exec_failure(st, sup.name, s.args.size() > 4 ? s.args[4] : std::string()))
-      return *e;
+    if (auto e = sandbox_exec_failure(st, sup.name, s.args.size() > 4 ? s.args[4] : std::string())) return *e;
   return out;
 }
 
 }  // namespace
 
-Result<MacOutcome> run(const policy::Policy& pol, const std::vector<std::pair<std::string, std::string>>& caller_env,
+Result<MacOutcome> run(const policy::Policy& pol,
+                       const std::vector<std::pair<std::string, std::string>>& caller_env,
                        const RunHooks& hooks, const std::string& sandbox_exec) {
   if (auto s = check_sandbox_exec(sandbox_exec); !s) return s.error();
   auto dir = private_dir(caller_env);
@@ -385,19 +385,22 @@ Result<MacOutcome> run(const policy::Policy& pol, const std::vector<std::pair<st
   return run_sandboxed(s, pol.limits.timeout_ms, net->get(), hooks);
 }
 
-Result<int> execute(const policy::Policy& pol, const std::vector<std::pair<std::string, std::string>>& caller_env,
+Result<int> execute(const policy::Policy& pol,
+                    const std::vector<std::pair<std::string, std::string>>& caller_env,
                     const std::string& sandbox_exec) {
   auto out = run(pol, caller_env, RunHooks{}, sandbox_exec);
   if (!out) return out.error();
   return out->exit_status;
 }
 
-std::optional<Error> sandbox_exec_failure(int wait_status, const std::string& name_at_exit, const std::string& command) {
+std::optional<Error> sandbox_exec_failure(int wait_status, const std::string& name_at_exit,
+                                          const std::string& command) {
   if (!WIFEXITED(wait_status) || name_at_exit.empty()) return std::nullopt;
   // exec(2) names the process after the image's basename, cut to the kernel's length (15 on Linux,
   // 16 on macOS): a command named sandbox-exec cannot be told from sandbox-exec itself.
   const std::string base = command.substr(command.rfind('/') + 1);
-  if (name_at_exit != "sandbox-exec" || base.compare(0, name_at_exit.size(), name_at_exit) == 0) return std::nullopt;
+  if (name_at_exit != "sandbox-exec" || base.compare(0, name_at_exit.size(), name_at_exit) == 0)
+    return std::nullopt;
   const int code = WEXITSTATUS(wait_status);
   if (code == 71)
     return Error{ErrorClass::exec_failed,

@@ -37,10 +37,12 @@ struct RunHooks {
 // could not be set up or sandbox-exec failed before starting the command (sandbox_exec_failure).
 // `sandbox_exec` is replaced only by tests: on Linux a stand-in that runs the command unconfined checks
 // everything but the sandbox (tests/unit/macos_execute_test.cc).
-Result<MacOutcome> run(const policy::Policy& policy, const std::vector<std::pair<std::string, std::string>>& caller_env,
+Result<MacOutcome> run(const policy::Policy& policy,
+                       const std::vector<std::pair<std::string, std::string>>& caller_env,
                        const RunHooks& hooks, const std::string& sandbox_exec = kSandboxExec);
 // run() without a report: the exit status alone.
-Result<int> execute(const policy::Policy& policy, const std::vector<std::pair<std::string, std::string>>& caller_env,
+Result<int> execute(const policy::Policy& policy,
+                    const std::vector<std::pair<std::string, std::string>>& caller_env,
                     const std::string& sandbox_exec = kSandboxExec);
 
 // sandbox-exec's own failures, told apart from the command's exit with the same number. sandbox-exec
@@ -50,7 +52,8 @@ Result<int> execute(const policy::Policy& policy, const std::vector<std::pair<st
 // "sandbox-exec" means the command was never exec'd. An Error for sandbox-exec's failure (71:
 // exec_failed, exit 126; any other: spawn_sandbox_unavailable, 125); nullopt for the command's own
 // status, and when the name is unknown ("") or the command is itself named sandbox-exec.
-std::optional<Error> sandbox_exec_failure(int wait_status, const std::string& name_at_exit, const std::string& command);
+std::optional<Error> sandbox_exec_failure(int wait_status, const std::string& name_at_exit,
+                                          const std::string& command);
 
 // --check on macOS: sandbox-exec run for real on /usr/bin/true, not only looked for. Each probe says
 // what must happen: a trivial (allow default) profile runs it (sandbox-exec and sandbox_init work), a

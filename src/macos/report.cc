@@ -47,7 +47,8 @@ RunClass classify(const RunFacts& f) {
   return RunClass::completed;
 }
 
-std::vector<toml::table> unenforced_fields(const policy::Policy& p, const std::vector<std::string>& unenforced) {
+std::vector<toml::table> unenforced_fields(const policy::Policy& p,
+                                           const std::vector<std::string>& unenforced) {
   std::vector<toml::table> out;
   for (const auto& u : unenforced) {
     const size_t colon = u.find(": ");
@@ -58,7 +59,9 @@ std::vector<toml::table> unenforced_fields(const policy::Policy& p, const std::v
   return out;
 }
 
-policy::Enforcement enforcement() { return policy::Enforcement{kMechanism, {}}; }
+policy::Enforcement enforcement() {
+  return policy::Enforcement{kMechanism, {}};
+}
 
 toml::table spawn_fields(const policy::Policy& p, const MacPlan& plan, const std::string& hash,
                          const std::string& kernel, const std::string& arch) {
@@ -86,13 +89,16 @@ toml::table spawn_fields(const policy::Policy& p, const MacPlan& plan, const std
 
 toml::table exit_fields(const RunFacts& f) {
   const int code = f.ended ? f.ended->exit_status : exit_status::kCageError;
-  toml::table t{{"class", std::string(record::to_string(classify(f)))}, {"exit_code", code}, {"wall_ms", f.wall_ms}};
+  toml::table t{
+      {"class", std::string(record::to_string(classify(f)))}, {"exit_code", code}, {"wall_ms", f.wall_ms}};
   if (f.ended && f.ended->signal) t.insert("signal", record::signal_name(f.ended->signal));
   return t;
 }
 
 toml::table result_table(const RunFacts& f) {
-  const int exit_code = f.error ? exit_status_of(*f.error) : f.ended ? f.ended->exit_status : exit_status::kCageError;
+  const int exit_code = f.error   ? exit_status_of(*f.error)
+                        : f.ended ? f.ended->exit_status
+                                  : exit_status::kCageError;
   toml::table t{{"schema", audit::kResultSchema},
                 {"run_id", f.run_id},
                 {"class", std::string(record::to_string(classify(f)))},

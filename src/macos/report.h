@@ -53,7 +53,8 @@ RunClass classify(const RunFacts& f);
 
 // The limits the plan could not enforce, as limits_not_enforced entries: {limit "--memory 512M",
 // reason}. `unenforced` is MacPlan::unenforced ("--memory: macOS has no per-run memory limit").
-std::vector<toml::table> unenforced_fields(const policy::Policy& p, const std::vector<std::string>& unenforced);
+std::vector<toml::table> unenforced_fields(const policy::Policy& p,
+                                           const std::vector<std::string>& unenforced);
 
 policy::Enforcement enforcement();  // seatbelt, nothing degraded
 toml::table spawn_fields(const policy::Policy& p, const MacPlan& plan, const std::string& hash,

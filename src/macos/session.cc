@@ -72,7 +72,9 @@ Session::~Session() {
   if (log_ && !log_->close(2000)) (void)log_.release();  // its writer is stuck in write(2): keep it alive
 }
 
-Session* Session::active() { return g_active; }
+Session* Session::active() {
+  return g_active;
+}
 
 void Session::set_policy(const policy::Policy& p) {
   facts_.policy_hash = policy::policy_hash(p);
@@ -182,7 +184,8 @@ void Session::finish() {
       facts_.audit_ok = false;
       facts_.audit_error = "the destination did not take the last events in time";
     }
-    if (!facts_.audit_ok) std::cerr << "cage: warning: audit log incomplete: " << printable(facts_.audit_error) << "\n";
+    if (!facts_.audit_ok)
+      std::cerr << "cage: warning: audit log incomplete: " << printable(facts_.audit_error) << "\n";
     if (!facts_.audit_ok && opts_.audit_required && !facts_.error)
       facts_.error = unavailable("--audit " + opts_.audit, "the audit log failed: " + facts_.audit_error,
                                  "fix the destination, or drop --audit-required");

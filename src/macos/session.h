@@ -28,8 +28,8 @@ class Session {
   // Prints the error as main would, records it (audit "error" event, result) and returns the exit status.
   int fail(const Error& e, bool json);
   // Runs the policy under sandbox-exec with the records around it. Returns cage's exit status.
-  int run(const policy::Policy& pol, const std::vector<std::pair<std::string, std::string>>& env, bool json_errors,
-          const std::string& sandbox_exec = kSandboxExec);
+  int run(const policy::Policy& pol, const std::vector<std::pair<std::string, std::string>>& env,
+          bool json_errors, const std::string& sandbox_exec = kSandboxExec);
 
  private:
   Session() = default;

@@ -53,8 +53,8 @@ class MacosReport : public ::testing::Test {
     const std::string src = CAGE_SOURCE_DIR;
     const std::string file = dir_ + "/doc.json", err = dir_ + "/schema.err";
     std::ofstream(file) << text;
-    const std::string cmd = "python3 " + src + "/tests/integration/limits_schema.py " + src + "/docs/schema/" +
-                            schema + " " + file + (lines ? " --lines" : "") + " 2>" + err;
+    const std::string cmd = "python3 " + src + "/tests/integration/limits_schema.py " + src +
+                            "/docs/schema/" + schema + " " + file + (lines ? " --lines" : "") + " 2>" + err;
     int rc = std::system(cmd.c_str());
     return rc == 0 ? std::string() : "exit " + std::to_string(rc) + ": " + slurp(err);
   }
@@ -86,8 +86,8 @@ macos::MacPlan plan_for(const policy::Policy& p) {
 
 TEST_F(MacosReport, SpawnExitAndResultMatchTheSchemas) {
   SkipWithoutPython();
-  auto p = policy_of({"--net", "example.org:443", "--memory", "512M", "--pids", "64", "--label", "job=ci", "--",
-                      "make", "test"});
+  auto p = policy_of({"--net", "example.org:443", "--memory", "512M", "--pids", "64", "--label", "job=ci",
+                      "--", "make", "test"});
   ASSERT_TRUE(p) << p.error().reason;
   const auto plan = plan_for(*p);
   const policy::Enforcement used = macos::report::enforcement();
@@ -187,7 +187,8 @@ TEST(MacosSandboxExecFailure, TheNameAtExitDecides) {
   EXPECT_FALSE(macos::sandbox_exec_failure(71 << 8, "make", "/usr/bin/make"));  // the command's own 71
   EXPECT_FALSE(macos::sandbox_exec_failure(65 << 8, "python3.12", "/usr/bin/python3"));
   EXPECT_FALSE(macos::sandbox_exec_failure(71 << 8, "", "/usr/bin/make"));  // unknown: passed through
-  EXPECT_FALSE(macos::sandbox_exec_failure(SIGKILL, "sandbox-exec", "/usr/bin/make"));  // a death, not an exit
+  EXPECT_FALSE(
+      macos::sandbox_exec_failure(SIGKILL, "sandbox-exec", "/usr/bin/make"));  // a death, not an exit
   EXPECT_FALSE(macos::sandbox_exec_failure(71 << 8, "sandbox-exec", "/opt/bin/sandbox-exec"));  // ambiguous
 }
 
@@ -195,9 +196,11 @@ TEST(MacosSandboxExecFailure, TheNameAtExitDecides) {
 // structured error; a command that exits 71 itself keeps its status.
 TEST_F(MacosReport, StandInFailureBeforeExecIsSandboxExecs) {
   const std::string fake = dir_ + "/sandbox-exec";
-  std::ofstream(fake) << "#!/bin/sh\necho 'sandbox-exec: execvp() of x failed: Operation not permitted' >&2\nexit 71\n";
+  std::ofstream(fake)
+      << "#!/bin/sh\necho 'sandbox-exec: execvp() of x failed: Operation not permitted' >&2\nexit 71\n";
   chmod(fake.c_str(), 0755);
-  const std::vector<std::pair<std::string, std::string>> env = {{"PATH", "/usr/bin:/bin"}, {"TMPDIR", "/tmp"}};
+  const std::vector<std::pair<std::string, std::string>> env = {{"PATH", "/usr/bin:/bin"},
+                                                                {"TMPDIR", "/tmp"}};
   auto p = policy_of({"--", "true"});
   ASSERT_TRUE(p);
   auto r = macos::execute(*p, env, fake);
@@ -230,7 +233,8 @@ TEST_F(MacosReport, SessionWritesValidRecords) {
   auto p = policy_of({"--label", "job=ci", "--", "sh", "-c", "exit 4"});
   ASSERT_TRUE(p);
   (*s)->set_policy(*p);
-  const std::vector<std::pair<std::string, std::string>> env = {{"PATH", "/usr/bin:/bin"}, {"TMPDIR", "/tmp"}};
+  const std::vector<std::pair<std::string, std::string>> env = {{"PATH", "/usr/bin:/bin"},
+                                                                {"TMPDIR", "/tmp"}};
   EXPECT_EQ((*s)->run(*p, env, false, fake), 4);
   s->reset();
   const std::string result = slurp(opts.result), log = slurp(opts.audit);
