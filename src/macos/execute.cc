@@ -191,16 +191,16 @@ struct Supervise {
 
   int wait_status() {
     while (true) {
-      // Seen ended but left unreaped (WNOWAIT), so its name can still be read; then reaped.
+      // Seen ended but left unreaped (WNOWAIT), its name can still be read. waitid only peeks: the
+      // reaping stays waitpid's, so a waitid that never reports (or, as Go's issue 19314 found on
+      // Darwin, reports a stopped process) costs the name, never the run. No name: the status passes.
       siginfo_t si{};
-      int r = waitid(P_PID, static_cast<id_t>(pid), &si, WEXITED | WNOHANG | WNOWAIT);
-      if (r == 0 && si.si_pid == pid) {
+      if (waitid(P_PID, static_cast<id_t>(pid), &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid &&
+          (si.si_code == CLD_EXITED || si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED))
         name = name_at_exit(pid);
-        int st = 0;
-        while (waitpid(pid, &st, 0) < 0)
-          if (errno != EINTR) return exit_status::kCageError << 8;
-        return st;
-      }
+      int st = 0;
+      pid_t r = waitpid(pid, &st, WNOHANG);
+      if (r == pid) return st;
       if (r < 0 && errno != EINTR) return exit_status::kCageError << 8;
       // SIGCHLD is not caught: a short poll keeps the loop simple and the latency small.
       int next = timeout.poll_ms(now_ms());
