@@ -33,7 +33,9 @@ add_executable(cage_unit_tests
   tests/unit/macos_sbpl_test.cc
   tests/unit/macos_command_test.cc
   tests/unit/macos_execute_test.cc
+  tests/unit/macos_report_test.cc
   src/macos/execute.cc
+  src/macos/session.cc
   tests/unit/windows_plan_test.cc
   tests/unit/windows_journal_test.cc
   tests/unit/cli_test.cc

@@ -1,19 +1,43 @@
 // The macOS backend behind src/main.cc: sandbox-exec with the SBPL profile from macos::compile
-// (src/macos/execute.cc carries a run out).
+// (src/macos/execute.cc carries a run out), with the report session (--result, --audit) around it.
 #include <stdlib.h>
 #include <unistd.h>
 
 #include <iostream>
+#include <memory>
 
 #include "backend/backend.h"
 #include "common/exit_status.h"
 #include "common/json.h"
 #include "macos/compile.h"
 #include "macos/execute.h"
+#include "macos/session.h"
 
 namespace cage::backend {
 
+namespace {
+std::unique_ptr<macos::Session> g_session;  // open for a run, from before validation to the end
+}  // namespace
+
 const char* host_os() { return "macos"; }
+
+Status open_report(const ReportOptions& opts, bool for_run) {
+  if (!for_run) return Ok{};
+  auto s = macos::Session::open(opts);
+  if (!s) return s.error();
+  g_session = std::move(*s);
+  return Ok{};
+}
+
+void report_policy(const policy::Policy& pol) {
+  if (g_session) g_session->set_policy(pol);
+}
+
+int fail(const Error& e, bool json) {
+  if (auto* session = macos::Session::active()) return session->fail(e, json);
+  std::cerr << (json ? render_error_json(e) : render_error_text(e)) << std::endl;
+  return exit_status_of(e);
+}
 
 int internal_entry(int, char**) { return -1; }
 
@@ -65,19 +89,13 @@ int dry_run(const policy::Policy& pol, const Environ& env, bool json, bool verbo
 }
 
 int run(const policy::Policy& pol, const Environ& env, bool json_errors) {
+  if (g_session) return g_session->run(pol, env, json_errors);
   auto status = macos::execute(pol, env);
   if (!status) return fail(status.error(), json_errors);
   return *status;
 }
 
-std::string new_run_id() {
-  unsigned char b[16];
-  ::arc4random_buf(b, sizeof b);
-  static const char* hex = "0123456789abcdef";
-  std::string s;
-  for (unsigned char c : b) s += {hex[c >> 4], hex[c & 15]};
-  return s;
-}
+std::string new_run_id() { return audit::new_run_id(); }
 
 // --scratch is refused by macos::compile too: no scratch directory exists to list or remove.
 int scratch_command(const std::string&, const std::string& name, bool, bool json_errors) {

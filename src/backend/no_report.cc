@@ -1,4 +1,4 @@
-// Reporting for backends without --result/--audit support (macOS, Windows): those options are
+// Reporting for backends without --result/--audit support (Windows, unsupported OSes): those options are
 // refused, never silently dropped, and errors are rendered straight to stderr.
 #include <iostream>
 

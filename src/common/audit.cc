@@ -9,12 +9,17 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <unistd.h>
+#if defined(__linux__)
 #include <sys/eventfd.h>
 #include <sys/random.h>
-#include <unistd.h>
+#else
+#include <stdlib.h>  // arc4random_buf
+#endif
 
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -109,7 +114,12 @@ std::string timestamp_now() {
 
 std::string new_run_id() {
   unsigned char b[16] = {};
+#if defined(__linux__)
   if (::getrandom(b, sizeof b, 0) != static_cast<ssize_t>(sizeof b)) {
+#else
+  ::arc4random_buf(b, sizeof b);  // macOS: never fails, never blocks
+  if (false) {
+#endif
     struct timespec ts {};
     clock_gettime(CLOCK_REALTIME, &ts);
     uint64_t v = static_cast<uint64_t>(ts.tv_nsec) ^ (static_cast<uint64_t>(::getpid()) << 32);
@@ -161,15 +171,67 @@ int write_all(int fd, const std::string& text) {
     off += static_cast<size_t>(n);
   }
   if (err == EPIPE && !sigismember(&old, SIGPIPE)) {
+#if defined(__linux__)
     struct timespec zero {};
     sigtimedwait(&pipe_set, nullptr, &zero);  // consume the SIGPIPE this thread earned
+#else
+    // macOS has no sigtimedwait: consume it with sigwait, only when it is pending (never blocks).
+    sigset_t pending;
+    int sig = 0;
+    if (sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE)) sigwait(&pipe_set, &sig);
+#endif
   }
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
   return err;
 }
 
-Log::Log(UniqueFd fd, std::string run_id)
-    : fd_(std::move(fd)), failure_event_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)), run_id_(std::move(run_id)) {
+std::optional<Held> held_by(const std::string& path, const Grants& grants) {
+  char* file = ::realpath(path.c_str(), nullptr);
+  if (!file) return std::nullopt;
+  std::string real = file;
+  std::free(file);
+  for (const auto& [grant, origin] : grants) {
+    char* dir = ::realpath(grant.c_str(), nullptr);
+    const std::string d = dir ? dir : "";
+    std::free(dir);
+    // d is real, or beneath it (policy::is_beneath's rule, here without the policy layer)
+    bool inside = !d.empty() && (d == "/" || (real.compare(0, d.size(), d) == 0 &&
+                                              (real.size() == d.size() || real[d.size()] == '/')));
+    if (inside) return Held{real, origin};
+  }
+  return std::nullopt;
+}
+
+std::string record_inside(const Grants& grants, const std::string& audit, const std::string& result) {
+  for (const auto& [flag, spec] : {std::pair<const char*, const std::string&>{"--audit", audit},
+                                   std::pair<const char*, const std::string&>{"--result", result}}) {
+    if (spec.empty() || spec.rfind("fd:", 0) == 0) continue;
+    if (auto held = held_by(spec, grants)) return std::string(flag) + " " + spec + " lies beneath " + held->origin;
+  }
+  return {};
+}
+
+namespace {
+// The failure signal's two ends: one eventfd on Linux; elsewhere a pipe (read end, write end).
+std::pair<UniqueFd, UniqueFd> failure_event() {
+#if defined(__linux__)
+  return {UniqueFd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)), UniqueFd()};
+#else
+  int p[2] = {-1, -1};
+  if (::pipe(p) != 0) return {};
+  for (int fd : p) {
+    ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+    ::fcntl(fd, F_SETFL, O_NONBLOCK);
+  }
+  return {UniqueFd(p[0]), UniqueFd(p[1])};
+#endif
+}
+}  // namespace
+
+Log::Log(UniqueFd fd, std::string run_id) : fd_(std::move(fd)), run_id_(std::move(run_id)) {
+  auto [read_end, write_end] = failure_event();
+  failure_event_ = std::move(read_end);
+  failure_write_ = std::move(write_end);
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, &old);  // the thread inherits this mask
@@ -193,8 +255,7 @@ void Log::emit(const std::string& type, toml::table fields) {
   if (queued_bytes_ + line.size() > kMaxQueued) {
     failed_ = true;
     failure_ = "the destination is not keeping up (more than 16 MiB queued)";
-    uint64_t one = 1;
-    (void)!::write(failure_event_.get(), &one, sizeof one);
+    signal_failure();
     return;
   }
   queued_bytes_ += line.size();
@@ -207,8 +268,12 @@ void Log::fail(const std::string& why) {
   failure_ = why;
   queue_.clear();
   queued_bytes_ = 0;
-  uint64_t one = 1;
-  (void)!::write(failure_event_.get(), &one, sizeof one);
+  signal_failure();
+}
+
+void Log::signal_failure() {
+  uint64_t one = 1;  // an eventfd takes 8 bytes; a pipe's reader only needs it readable
+  (void)!::write(failure_write_.valid() ? failure_write_.get() : failure_event_.get(), &one, sizeof one);
 }
 
 void Log::writer() {

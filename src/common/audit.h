@@ -7,8 +7,11 @@
 #include <condition_variable>
 #include <deque>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "common/error.h"
 #include "common/toml.h"
@@ -24,13 +27,24 @@ inline constexpr const char* kResultSchema = "cage.result/2";
 std::string to_json_line(const toml::table& t);
 // "2024-05-01T12:00:00.123Z" (UTC, milliseconds).
 std::string timestamp_now();
-// 32 hex digits from getrandom(2).
+// 32 hex digits from getrandom(2) (arc4random_buf(3) on macOS).
 std::string new_run_id();
 
 // "FILE" (relative to cwd) or "fd:N". The audit log appends; the result truncates.
 Result<UniqueFd> open_destination(const std::string& spec, const std::string& flag, bool append);
 // Writes all of text, with SIGPIPE held off (a closed pipe is an error, not cage's death).
 int write_all(int fd, const std::string& text);
+
+// A record the sandbox could rewrite is no record: an --audit or --result FILE beneath a writable
+// grant could be truncated or filled with forged events from inside. `grants` are the writable
+// grants' (path, origin) pairs; `held_by` gives the file's real path and the holding grant's origin.
+struct Held {
+  std::string real, origin;
+};
+using Grants = std::vector<std::pair<std::string, std::string>>;
+std::optional<Held> held_by(const std::string& path, const Grants& grants);
+// "--audit FILE lies beneath --rw DIR" for the first record file inside a grant; "" when none is.
+std::string record_inside(const Grants& grants, const std::string& audit, const std::string& result);
 
 class Log {
  public:
@@ -50,13 +64,14 @@ class Log {
   void set_labels(toml::table labels);
   bool failed() const;
   std::string failure() const;  // "write: No space left on device"
-  int failure_fd() const { return failure_event_.get(); }  // eventfd, readable once failed()
+  int failure_fd() const { return failure_event_.get(); }  // readable once failed() (eventfd, or a pipe)
   const std::string& run_id() const { return run_id_; }
 
  private:
   void writer();
   void fail(const std::string& why);
-  UniqueFd fd_, failure_event_;
+  void signal_failure();
+  UniqueFd fd_, failure_event_, failure_write_;  // failure_write_: the pipe's other end (not Linux)
   std::string run_id_;
   toml::table labels_;
   mutable std::mutex mu_;

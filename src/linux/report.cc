@@ -100,37 +100,17 @@ int Session::fail(const Error& e, bool json) {
 
 namespace {
 
-// The real path of `path` and the origin of the --rw grant it lies beneath, if it does (both checks
-// below: a file the command could rewrite through its grant).
-struct Held {
-  std::string real, origin;
-};
-std::optional<Held> rw_grant_holding(const policy::Policy& pol, const std::string& path) {
-  char* file = ::realpath(path.c_str(), nullptr);
-  if (!file) return std::nullopt;
-  std::string real = file;
-  std::free(file);
-  for (const auto& g : pol.rw) {
-    char* dir = ::realpath(g.path.c_str(), nullptr);
-    bool inside = dir && policy::is_beneath(real, dir);
-    std::free(dir);
-    if (inside) return Held{real, g.origin};
-  }
-  return std::nullopt;
+audit::Grants rw_grants(const policy::Policy& pol) {
+  audit::Grants g;
+  for (const auto& r : pol.rw) g.emplace_back(r.path, r.origin);
+  return g;
 }
 
 }  // namespace
 
-// A record the sandbox could rewrite is no record: an --audit or --result file beneath a --rw grant
-// could be truncated or filled with forged events from inside. Empty when neither is.
+// A record the sandbox could rewrite is no record (audit::record_inside). Empty when neither is.
 std::string Session::record_inside_grant(const policy::Policy& pol) const {
-  for (const auto& [flag, spec] : {std::pair<const char*, const std::string&>{"--audit", opts_.audit},
-                                   std::pair<const char*, const std::string&>{"--result", opts_.result}}) {
-    if (spec.empty() || spec.rfind("fd:", 0) == 0) continue;
-    if (auto held = rw_grant_holding(pol, spec))
-      return std::string(flag) + " " + spec + " lies beneath " + held->origin;
-  }
-  return {};
+  return audit::record_inside(rw_grants(pol), opts_.audit, opts_.result);
 }
 
 namespace {
@@ -142,7 +122,7 @@ std::string capped_output_inside_grant(const policy::Policy& pol) {
     if (!(fd == 1 ? pol.limits.max_stdout : pol.limits.max_stderr)) continue;
     struct stat st {};
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) continue;
-    if (auto held = rw_grant_holding(pol, "/proc/self/fd/" + std::to_string(fd)))
+    if (auto held = audit::held_by("/proc/self/fd/" + std::to_string(fd), rw_grants(pol)))
       return pol.limits.output_origin + ": " + (fd == 1 ? "stdout" : "stderr") + " is " + held->real +
              ", beneath " + held->origin;
   }
@@ -199,10 +179,7 @@ RunHooks Session::make_hooks() {
   hooks.net = [this](const proxy::NetEvent& e) {
     {
       std::lock_guard<std::mutex> lock(net_mu_);
-      auto& n = facts_.net;
-      (e.decision == proxy::Decision::allowed ? n.allowed : e.decision == proxy::Decision::denied ? n.denied : n.failed)++;
-      n.bytes_up += static_cast<int64_t>(e.bytes_up);
-      n.bytes_down += static_cast<int64_t>(e.bytes_down);
+      facts_.net.count(e);
     }
     if (explain_ && e.decision == proxy::Decision::denied) {
       std::lock_guard<std::mutex> lock(net_mu_);

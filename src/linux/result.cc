@@ -16,57 +16,6 @@
 
 namespace cage::lx::report {
 
-namespace {
-
-constexpr std::pair<RunClass, const char*> kRunClassNames[] = {
-    {RunClass::completed, "completed"},
-    {RunClass::timed_out, "timed_out"},
-    {RunClass::oom_killed, "oom_killed"},
-    {RunClass::pids_exhausted, "pids_exhausted"},
-    {RunClass::seccomp_killed, "seccomp_killed"},
-    {RunClass::signaled, "signaled"},
-    {RunClass::disk_quota_exceeded, "disk_quota_exceeded"},
-    {RunClass::network_denied, "network_denied"},
-    {RunClass::usage_error, "usage_error"},
-    {RunClass::invalid_policy, "invalid_policy"},
-    {RunClass::sandbox_unavailable, "sandbox_unavailable"},
-    {RunClass::capability_denied, "capability_denied"},
-    {RunClass::exec_failed, "exec_failed"},
-    {RunClass::not_found, "not_found"},
-    {RunClass::internal_error, "internal_error"},
-};
-
-// cage's own error, one class each: the result tells a mistyped flag from a missing --rw path, a
-// refused setuid program, a host that cannot sandbox, and a command that is not there.
-constexpr std::pair<ErrorClass, RunClass> kErrorClasses[] = {
-    {ErrorClass::usage_error, RunClass::usage_error},
-    {ErrorClass::invalid_policy, RunClass::invalid_policy},
-    {ErrorClass::spawn_sandbox_unavailable, RunClass::sandbox_unavailable},
-    {ErrorClass::capability_denied, RunClass::capability_denied},
-    {ErrorClass::exec_failed, RunClass::exec_failed},
-    {ErrorClass::not_found, RunClass::not_found},
-    {ErrorClass::internal_error, RunClass::internal_error},
-};
-
-}  // namespace
-
-std::string_view to_string(RunClass c) {
-  for (const auto& [cls, name] : kRunClassNames)
-    if (cls == c) return name;
-  return "internal_error";
-}
-
-RunClass run_class_of(ErrorClass e) {
-  for (const auto& [err, cls] : kErrorClasses)
-    if (err == e) return cls;
-  return RunClass::internal_error;
-}
-
-std::string signal_name(int sig) {
-  const char* abbrev = sigabbrev_np(sig);
-  return abbrev ? std::string("SIG") + abbrev : "SIG" + std::to_string(sig);
-}
-
 int signal_of(const RunFacts& f) {
   if (!f.outcome) return 0;
   int st = f.outcome->wait_status;
@@ -153,13 +102,6 @@ std::string death_note(RunClass cls, const policy::Policy& p, std::string_view k
   return {};
 }
 
-toml::table error_fields(const Error& e) {
-  toml::table t{{"class", std::string(cage::to_string(e.cls))}, {"reason", e.reason}, {"input", e.input}};
-  if (!e.remedy.empty()) t.insert("remedy", e.remedy);
-  if (e.sys_errno) t.insert("errno", e.sys_errno);
-  return t;
-}
-
 toml::table unenforced_fields(const Unenforced& u) {
   toml::table t{{"limit", u.limit}, {"reason", u.why}};
   if (!u.fallback.empty()) t.insert("fallback", u.fallback);
@@ -222,11 +164,7 @@ toml::table result_table(const RunFacts& f) {
                                         {"reader_left", o.broken}});
     t.insert("output", std::move(output));
   }
-  t.insert("network", toml::table{{"allowed", f.net.allowed},
-                                  {"denied", f.net.denied},
-                                  {"failed", f.net.failed},
-                                  {"bytes_up", f.net.bytes_up},
-                                  {"bytes_down", f.net.bytes_down}});
+  t.insert("network", record::net_totals_fields(f.net));
   if (f.outcome && !f.outcome->tmpfs.empty()) {
     toml::array fs;
     for (const auto& u : f.outcome->tmpfs)
@@ -295,21 +233,6 @@ toml::table spawn_fields(const policy::Policy& p, const Plan& plan, const std::s
                      {"cage_version", CAGE_VERSION},
                      {"platform", toml::table{{"os", "linux"}, {"kernel", kernel}, {"arch", arch}}},
                      {"mechanisms", std::move(mech)}};
-}
-
-toml::table net_fields(const proxy::NetEvent& e) {
-  toml::table t{{"protocol", e.protocol},
-                {"host", e.host},
-                {"port", static_cast<int64_t>(e.port)},
-                {"decision", std::string(proxy::to_string(e.decision))},
-                {"bytes_up", static_cast<int64_t>(e.bytes_up)},
-                {"bytes_down", static_cast<int64_t>(e.bytes_down)},
-                {"duration_ms", static_cast<int64_t>(e.duration.count())}};
-  if (!e.rule.empty()) t.insert("rule", e.rule);
-  if (!e.reason.empty()) t.insert("reason", e.reason);
-  if (!e.address.empty()) t.insert("address", e.address);
-  if (e.status) t.insert("status", e.status);
-  return t;
 }
 
 }  // namespace cage::lx::report

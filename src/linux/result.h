@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/run_record.h"
 #include "common/toml.h"
 #include "linux/execute.h"
 #include "linux/explain.h"
@@ -17,18 +18,14 @@
 
 namespace cage::lx::report {
 
-// The workload's end, then one class per ErrorClass (the workload never ran, or cage killed it).
-enum class RunClass {
-  completed, timed_out, oom_killed, pids_exhausted, seccomp_killed, signaled, disk_quota_exceeded, network_denied,
-  usage_error, invalid_policy, sandbox_unavailable, capability_denied, exec_failed, not_found, internal_error
-};
-std::string_view to_string(RunClass c);
-RunClass run_class_of(ErrorClass e);  // one table: each ErrorClass has its own class
-
-struct NetTotals {
-  int64_t allowed = 0, denied = 0, failed = 0;
-  int64_t bytes_up = 0, bytes_down = 0;
-};
+// The class, the signal names and the net and error fields are shared with the other backends.
+using record::NetTotals;
+using record::RunClass;
+using record::error_fields;
+using record::net_fields;
+using record::run_class_of;
+using record::signal_name;
+using record::to_string;
 
 struct RunFacts {
   std::string run_id, policy_hash;          // hash empty when the policy never validated
@@ -59,7 +56,6 @@ struct RunFacts {
 // A workload that exits 0 is completed whatever was denied or filled: the counts say it.
 RunClass classify(const RunFacts& f);
 int signal_of(const RunFacts& f);  // the signal the workload died of, or 0
-std::string signal_name(int sig);  // "SIGKILL"
 
 // The one line cage prints on stderr (unless --quiet) when the run died of something cage or the
 // kernel did to it, naming what and the remedy: seccomp_killed, timed_out, oom_killed,
@@ -75,8 +71,6 @@ toml::table result_table(const RunFacts& f);
 policy::Enforcement enforcement_of(const Plan& plan);
 toml::table spawn_fields(const policy::Policy& p, const Plan& plan, const std::string& hash,
                          const std::string& kernel, const std::string& arch);
-toml::table net_fields(const proxy::NetEvent& e);
-toml::table error_fields(const Error& e);
 toml::table unenforced_fields(const Unenforced& u);
 
 }  // namespace cage::lx::report

@@ -290,8 +290,6 @@ Result<std::string> profile(const policy::Policy& p, const MacHostFacts& facts, 
   if (p.limits.tmpfs_bytes)  // its private TMPDIR is a directory on the host's disk: nothing to size
     return unavailable("--tmpfs-size", "macOS has no private tmpfs mounts to size",
                        "drop --tmpfs-size (the run's TMPDIR is a directory on the host's disk)");
-  if (p.share_net)
-    return unavailable("--share-net", "not offered on macOS", "use --net HOST:PORT for each destination");
   Profile pr;
   preamble(pr);
   std::vector<Rule> start, system, ro, rw, hide;
@@ -354,6 +352,23 @@ Result<std::string> profile(const policy::Policy& p, const MacHostFacts& facts, 
     for (const auto* list : {&start, &system, &ro, &rw})
       for (const auto& r : *list) plan->readable.push_back(r.path);
     for (const auto& h : hide) plan->hidden.push_back(h.path);
+  }
+  // Loopback: Linux gives the workload a loopback of its own, where its test servers listen and its
+  // clients reach them, and the host's 127.0.0.1 stays out of reach. Under sandbox-exec there is one
+  // loopback, the host's, and SBPL's network filters cannot tell a port the workload listens on from
+  // a host service (a database on 127.0.0.1:5432, an OAuth callback a browser is about to call).
+  // Peers make it opt-in: sandbox-runtime's allowLocalBinding and Codex's allow_local_binding allow
+  // bind, inbound and outbound by the *local* address, which reaches every host loopback service
+  // too. So nothing local is allowed here but the proxy; --share-net (audited, as on Linux) gives the
+  // host's network, loopback included.
+  if (p.share_net) {
+    o << "\n;; network: the host's, unchanged (--share-net: an escape hatch, named in the audit log)\n"
+         "(allow network*)\n";
+    o << ";; TLS certificate evaluation (Security.framework asks trustd and securityd)\n(allow mach-lookup";
+    for (const char* const* m = kTlsMachServices; *m; ++m) o << " (global-name " << quote_sbpl(*m) << ")";
+    o << ")\n";
+    closing(pr);
+    return o.str();
   }
   o << "\n;; network: nothing but cage's proxy on the loopback\n(deny network*)\n";
   if (!p.net.empty()) {

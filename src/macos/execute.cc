@@ -23,8 +23,14 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <optional>
+
+#if defined(__APPLE__)
+#include <libproc.h>
+#include <sys/proc_info.h>
+#endif
 
 #include "common/deadline.h"
 #include "macos/compile.h"
@@ -155,25 +161,66 @@ CommandFile lookup_command(const std::string& path) {
   return f;
 }
 
+// The name of a process that has ended and is not reaped yet (a zombie), which exec(2) set to the
+// basename of the image it loaded: p_comm on macOS (XNU's proc_pidinfo looks among zombies for
+// PROC_PIDTBSDINFO when its arg is non-zero), /proc/PID/comm on Linux (the unit tests' stand-in for
+// sandbox-exec). "" when it cannot be read.
+std::string name_at_exit(pid_t pid) {
+#if defined(__APPLE__)
+  struct proc_bsdinfo info {};
+  if (proc_pidinfo(pid, PROC_PIDTBSDINFO, 1, &info, sizeof info) != static_cast<int>(sizeof info)) return {};
+  return std::string(info.pbi_comm, strnlen(info.pbi_comm, sizeof info.pbi_comm));
+#elif defined(__linux__)
+  std::ifstream in("/proc/" + std::to_string(pid) + "/comm");
+  std::string name;
+  std::getline(in, name);
+  return name;
+#else
+  (void)pid;
+  return {};
+#endif
+}
+
 struct Supervise {
   pid_t pid;
   int signals;  // read end of the signal pipe
   Deadline timeout;
+  const RunHooks& hooks;
+  bool aborted = false;
+  std::string name;  // the process's name when it ended (name_at_exit)
 
   int wait_status() {
     while (true) {
+      // Seen ended but left unreaped (WNOWAIT), its name can still be read. waitid only peeks: the
+      // reaping stays waitpid's, so a waitid that never reports (or, as Go's issue 19314 found on
+      // Darwin, reports a stopped process) costs the name, never the run. No name: the status passes.
+      siginfo_t si{};
+      if (waitid(P_PID, static_cast<id_t>(pid), &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid &&
+          (si.si_code == CLD_EXITED || si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED))
+        name = name_at_exit(pid);
       int st = 0;
       pid_t r = waitpid(pid, &st, WNOHANG);
       if (r == pid) return st;
       if (r < 0 && errno != EINTR) return exit_status::kCageError << 8;
       // SIGCHLD is not caught: a short poll keeps the loop simple and the latency small.
       int next = timeout.poll_ms(now_ms());
-      pollfd fd{signals, POLLIN, 0};
-      if (poll(&fd, 1, next < 0 ? 50 : std::min(next, 50)) > 0) forward_signals();
+      pollfd fds[2] = {{signals, POLLIN, 0}, {hooks.abort_fd, POLLIN, 0}};
+      if (poll(fds, hooks.abort_fd >= 0 ? 2 : 1, next < 0 ? 50 : std::min(next, 50)) > 0) {
+        if (fds[0].revents) forward_signals();
+        if (hooks.abort_fd >= 0 && fds[1].revents && !aborted) abort_run();
+      }
       Deadline::Step step = timeout.due(now_ms());
-      if (step == Deadline::Step::terminate) kill(pid, SIGTERM);
-      if (step == Deadline::Step::kill) kill(pid, SIGKILL);
+      if (step == Deadline::Step::terminate) signal_command("timeout", SIGTERM);
+      if (step == Deadline::Step::kill) signal_command("timeout", SIGKILL);
     }
+  }
+  void signal_command(const char* reason, int sig) {
+    kill(pid, sig);
+    if (hooks.killed) hooks.killed(reason, sig);
+  }
+  void abort_run() {
+    aborted = true;
+    signal_command("audit_failed", SIGKILL);
   }
   void forward_signals() {
     unsigned char sigs[64];
@@ -204,11 +251,13 @@ Status check_sandbox_exec(const std::string& sandbox_exec) {
 }
 
 // --net: cage's proxy on an ephemeral loopback port, which the profile then allows and nothing else.
-Result<std::unique_ptr<proxy::LoopbackProxy>> start_proxy(const policy::Policy& pol, MacHostFacts& facts) {
+Result<std::unique_ptr<proxy::LoopbackProxy>> start_proxy(const policy::Policy& pol, MacHostFacts& facts,
+                                                          const proxy::EventSink& sink) {
   if (pol.net.empty()) return std::unique_ptr<proxy::LoopbackProxy>{};
   proxy::ServerOptions opt;
   opt.max_connections = proxy::connection_limit(pol.limits.memory_bytes);
-  auto p = proxy::LoopbackProxy::start(proxy::Allowlist(pol.net), proxy::print_denials, opt);
+  auto p = proxy::LoopbackProxy::start(proxy::Allowlist(pol.net),
+                                       sink ? sink : proxy::EventSink(proxy::print_denials), opt);
   if (!p) return p.error();
   facts.proxy_port = (*p)->port();
   facts.proxy_secret = (*p)->secret();
@@ -285,8 +334,9 @@ Error child_error(const ChildError& ce, const Spawn& s) {
                      "check the path and limits", ce.err);
 }
 
-// Forks the child, supervises it to its end, and turns that end into an exit status or an Error.
-Result<int> run_sandboxed(const Spawn& s, std::optional<uint64_t> timeout_ms, proxy::LoopbackProxy* net) {
+// Forks the child, supervises it to its end, and turns that end into an outcome or an Error.
+Result<MacOutcome> run_sandboxed(const Spawn& s, std::optional<uint64_t> timeout_ms,
+                                 proxy::LoopbackProxy* net, const RunHooks& hooks) {
   RunPipes p;
   if (auto st = p.open(); !st) return st.error();
   forward_signals_to(p.sp[1]);
@@ -294,7 +344,7 @@ Result<int> run_sandboxed(const Spawn& s, std::optional<uint64_t> timeout_ms, pr
   if (pid < 0) return unavailable("cage", "fork failed", "check the process limit", errno);
   if (pid == 0) child(s, p.ep[1]);
   close(p.ep[1]);
-  Supervise sup{pid, p.sp[0], Deadline(now_ms(), timeout_ms)};
+  Supervise sup{pid, p.sp[0], Deadline(now_ms(), timeout_ms), hooks, false, {}};
   int st = sup.wait_status();
   ChildError ce{};
   ssize_t got = read(p.ep[0], &ce, sizeof ce);
@@ -304,29 +354,65 @@ Result<int> run_sandboxed(const Spawn& s, std::optional<uint64_t> timeout_ms, pr
   close(p.sp[1]);
   if (net) net->stop();
   if (got == static_cast<ssize_t>(sizeof ce)) return child_error(ce, s);
-  if (sup.timeout.timed_out()) return exit_status::kTimedOut;
-  return exit_status::of_wait(st);
+  MacOutcome out{st, sup.timeout.timed_out(), sup.aborted, exit_status::of_wait(st)};
+  if (out.timed_out) out.exit_status = exit_status::kTimedOut;
+  if (!out.timed_out && !out.aborted)  // args: sandbox-exec -p PROFILE -- COMMAND ...
+    if (auto e = sandbox_exec_failure(st, sup.name, s.args.size() > 4 ? s.args[4] : std::string())) return *e;
+  return out;
 }
 
 }  // namespace
 
-Result<int> execute(const policy::Policy& pol, const std::vector<std::pair<std::string, std::string>>& caller_env,
-                    const std::string& sandbox_exec) {
+Result<MacOutcome> run(const policy::Policy& pol,
+                       const std::vector<std::pair<std::string, std::string>>& caller_env,
+                       const RunHooks& hooks, const std::string& sandbox_exec) {
   if (auto s = check_sandbox_exec(sandbox_exec); !s) return s.error();
   auto dir = private_dir(caller_env);
   if (!dir) return dir.error();
   RemovedAtEnd dir_removed{*dir};
   MacHostFacts facts = make_real_mac_facts(true);
-  auto net = start_proxy(pol, facts);
+  auto net = start_proxy(pol, facts, hooks.net);
   if (!net) return net.error();
   facts.private_tmp = canonical_mac_path(*dir + "/tmp", facts);
   facts.private_home = canonical_mac_path(*dir + "/home", facts);
   auto plan = compile_run(pol, facts, caller_env);
   if (!plan) return plan.error();
   if (auto st = make_home_links(facts.private_home, plan->home_links); !st) return st.error();
+  if (hooks.spawning)
+    if (auto st = hooks.spawning(*plan); !st) return st.error();
   Spawn s;
   prepare_spawn(s, *plan, sandbox_exec);
-  return run_sandboxed(s, pol.limits.timeout_ms, net->get());
+  return run_sandboxed(s, pol.limits.timeout_ms, net->get(), hooks);
+}
+
+Result<int> execute(const policy::Policy& pol,
+                    const std::vector<std::pair<std::string, std::string>>& caller_env,
+                    const std::string& sandbox_exec) {
+  auto out = run(pol, caller_env, RunHooks{}, sandbox_exec);
+  if (!out) return out.error();
+  return out->exit_status;
+}
+
+std::optional<Error> sandbox_exec_failure(int wait_status, const std::string& name_at_exit,
+                                          const std::string& command) {
+  if (!WIFEXITED(wait_status) || name_at_exit.empty()) return std::nullopt;
+  // exec(2) names the process after the image's basename, cut to the kernel's length (15 on Linux,
+  // 16 on macOS): a command named sandbox-exec cannot be told from sandbox-exec itself.
+  const std::string base = command.substr(command.rfind('/') + 1);
+  if (name_at_exit != "sandbox-exec" || base.compare(0, name_at_exit.size(), name_at_exit) == 0)
+    return std::nullopt;
+  const int code = WEXITSTATUS(wait_status);
+  if (code == 71)
+    return Error{ErrorClass::exec_failed,
+                 "sandbox-exec could not start the command under cage's profile (its exit 71; its reason is "
+                 "printed above)",
+                 "grant what the command needs to start (--ro on its directory), or send `cage --check` and "
+                 "`cage --dry-run --target macos -v` output with the flags used",
+                 command, 0};
+  return Error{ErrorClass::spawn_sandbox_unavailable,
+               "sandbox-exec exited " + std::to_string(code) +
+                   " before starting the command (65: it rejected cage's profile; 64: its usage)",
+               "run cage --check with the same flags and report its output", "sandbox-exec", 0};
 }
 
 std::vector<Probe> check_probes(const std::string& cage_profile) {

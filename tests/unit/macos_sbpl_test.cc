@@ -259,6 +259,29 @@ TEST(MacosSbpl, NetworkOnlyToTheProxy) {
   EXPECT_EQ(net->find("(allow network", net->find("(allow network-outbound") + 1), std::string::npos);
 }
 
+// The workload's own loopback servers (issue 23, point 4): sandbox-exec has one loopback, the host's,
+// so binding, accepting and connecting there stay denied (a database on the host's 127.0.0.1:5432
+// would be reachable too); only --share-net, an audited escape hatch as on Linux, opens it.
+TEST(MacosSbpl, LoopbackIsClosedButForTheProxyUnlessShareNet) {
+  for (const auto& words : {std::vector<std::string>{"--", "pytest"},
+                            std::vector<std::string>{"--net", "localhost:5432", "--", "pytest"}}) {
+    auto p = sbpl(words);
+    ASSERT_TRUE(p) << p.error().reason;
+    EXPECT_EQ(p->find("network-bind"), std::string::npos) << *p;
+    EXPECT_EQ(p->find("network-inbound"), std::string::npos) << *p;
+    EXPECT_EQ(p->find("localhost:5432"), std::string::npos) << "a host loopback service is the proxy's to grant";
+    EXPECT_EQ(p->find("(allow network*)"), std::string::npos);
+  }
+  auto shared = sbpl({"--share-net", "--", "pytest"});
+  ASSERT_TRUE(shared) << shared.error().reason;
+  EXPECT_NE(shared->find("(allow network*)"), std::string::npos);
+  EXPECT_EQ(shared->find("(deny network*)"), std::string::npos) << "the deny-default stays, no extra deny";
+  EXPECT_NE(shared->find("com.apple.trustd"), std::string::npos) << "TLS through the host's network";
+  expect_golden(*shared, "macos_share_net.sbpl");
+  auto both = sbpl({"--share-net", "--net", "example.com:443", "--", "curl"});
+  ASSERT_FALSE(both) << "--share-net and --net exclude each other, on every OS";
+}
+
 // The rules the peers' profiles give every program (Codex's platform defaults, Chromium's common.sb):
 // the root's names, /dev's metadata, the /etc, /tmp and /var links, /dev/fd and /dev/std*, the shell
 // /bin/sh execs, /Library/Frameworks; TLS trust services only with --net.
