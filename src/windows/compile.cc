@@ -465,9 +465,10 @@ Result<WinPlan> compile(const policy::Policy& p, const WinHostFacts& facts,
     plan.gaps.push_back(
         "--no-system: Windows system directories stay readable (Windows grants them to every "
         "AppContainer)");
-  plan.gaps.push_back(
-      "writes: other Low-integrity processes of yours can write the --rw paths during the run "
-      "(they carry a Low label)");
+  if (!p.rw.empty())
+    plan.gaps.push_back(
+        "writes: other Low-integrity processes of yours can write the --rw paths during the run (they "
+        "carry a Low label), and two runs at once on one --rw path can leave that label behind");
   network(plan, p);
   limits(plan, p.limits, facts);
   if (p.limits.strict && !p.limits.rlimits.empty())

@@ -136,8 +136,8 @@ std::vector<WinCall> calls_of(const WinPlan& plan) {
                       "walltime: TerminateJobObject, exit 124; Ctrl-C/close: TerminateJobObject, exit 130"});
   c.push_back(WinCall{"Cleanup",
                       {{"order",
-                        "close job, remove TEMP, remove the run's ACEs and restore labels (reverse order), "
-                        "delete the AppContainer profile, delete journal"}},
+                        "close job; then the journal in reverse: delete the AppContainer profile, remove "
+                        "TEMP, remove the run's ACEs and restore labels; delete journal"}},
                       "also after any failure above"});
   return c;
 }

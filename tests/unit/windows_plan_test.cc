@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "cli/options.h"
+#include "golden.h"
 #include "windows/compile.h"
 
 namespace cage::testing {
@@ -567,6 +568,26 @@ TEST(WindowsEnv, OrdinaryVariablesArePresent) {
   EXPECT_TRUE(has("LOCALAPPDATA=" + plan->temp.path + "\\AppData\\Local"));
   EXPECT_FALSE(has("APPDATA=C:\\Users\\ann\\AppData\\Roaming")) << "the real one is not granted";
   EXPECT_FALSE(has("AWS_SECRET_ACCESS_KEY=s"));
+}
+
+}  // namespace
+}  // namespace cage::testing
+
+namespace cage::testing {
+namespace {
+
+// The whole --dry-run --target windows text of a run with every kind of grant, a .cmd command and
+// limits: the calls in order with their arguments (review the diff when it changes).
+TEST(WindowsPlan, GoldenDryRun) {
+  auto facts = host_with({"C:\\Program Files\\nodejs\\npm.cmd", "C:\\Users\\ann\\proj\\secret.txt"});
+  facts.cpu_count = 4;
+  auto env = kEnv;
+  env.push_back({"ProgramFiles", "C:\\Program Files"});
+  auto plan = plan_of({"--rw", "out", "--ro", "out/keep", "--ro", "C:/tools", "--hide", "secret.txt", "--pids", "64",
+                       "--cpu", "1", "--timeout", "30s", "--", "npm", "run", "build"},
+                      facts, env);
+  ASSERT_TRUE(plan) << plan.error().reason;
+  expect_golden(win::render_text(*plan), "windows_plan.txt");
 }
 
 }  // namespace
