@@ -188,7 +188,7 @@ std::string extension_of(const std::string& path) {
 // The ACEs and labels for the grants, in the order that keeps each one right: --rw, --ro, then the
 // deny ACEs (nested --ro, --hide) that must win over what a grant above them allows.
 Status grants(WinPlan& plan, const policy::Policy& p, const WinHostFacts& facts, const std::string& local,
-              const std::string& profile) {
+              const std::string& profile, const std::vector<std::string>& system_roots) {
   for (const auto& g : p.rw)
     if (auto s = add_grant(plan, g, AclChange::Kind::allow_modify, facts); !s) return s;
   // A workload that could write the restore journals could make the next cage change any descriptor
@@ -202,8 +202,17 @@ Status grants(WinPlan& plan, const policy::Policy& p, const WinHostFacts& facts,
                      "grant a directory that does not contain " + own);
     writable.push_back(a.path);
   }
-  for (const auto& g : p.ro)
+  for (const auto& g : p.ro) {
+    // Windows already grants every AppContainer read and execute there (ALL APPLICATION PACKAGES),
+    // and the user may not change those ACLs: a --ro grant there needs nothing (a profile's --ro
+    // of the Windows directory would otherwise fail for want of WRITE_DAC).
+    auto path = to_windows_path(g.path, facts, g.origin);
+    if (!path) return path.error();
+    if (std::any_of(system_roots.begin(), system_roots.end(),
+                    [&](const std::string& root) { return windows_beneath(*path, root); }))
+      continue;
     if (auto s = add_grant(plan, g, AclChange::Kind::allow_read, facts); !s) return s;
+  }
   // --ro beneath --rw: the inherited modify ACE would make it writable; an explicit deny of the
   // write rights for the same SID comes first in the access check and keeps it read-only.
   for (const auto& g : p.ro) {
@@ -460,7 +469,11 @@ Result<WinPlan> compile(const policy::Policy& p, const WinHostFacts& facts,
   std::string profile = facts.userprofile;
   if (!p.home.empty())
     if (auto h = to_windows_path(p.home, facts, "HOME"); h) profile = *h;
-  if (auto s = grants(plan, p, facts, local, profile); !s) return s.error();
+  std::vector<std::string> system_roots;  // what ALL APPLICATION PACKAGES reads by Windows' own ACLs
+  for (const auto& [k, v] : caller_env)
+    for (const char* name : {"SYSTEMROOT", "PROGRAMFILES", "PROGRAMFILES(X86)", "PROGRAMW6432"})
+      if (upper(k) == name && v.size() > 3 && v[1] == ':') system_roots.push_back(v);
+  if (auto s = grants(plan, p, facts, local, profile, system_roots); !s) return s.error();
   if (!p.system_view)
     plan.gaps.push_back(
         "--no-system: Windows system directories stay readable (Windows grants them to every "

@@ -592,3 +592,23 @@ TEST(WindowsPlan, GoldenDryRun) {
 
 }  // namespace
 }  // namespace cage::testing
+
+namespace cage::testing {
+namespace {
+
+// --ro beneath the Windows directory or Program Files adds nothing: every AppContainer reads there by
+// Windows' own ACLs, and the user could not change them anyway.
+TEST(WindowsPlan, SystemDirectoriesNeedNoAce) {
+  auto env = kEnv;
+  env.push_back({"ProgramFiles", "C:\\Program Files"});
+  auto plan = plan_of({"--ro", "C:/Windows/System32", "--ro", "C:/Program Files/Git", "--ro", "C:/tools", "--",
+                       "cmd.exe"},
+                      {}, env);
+  ASSERT_TRUE(plan) << plan.error().reason;
+  ASSERT_EQ(plan->acl.size(), 2u);
+  EXPECT_EQ(plan->acl[0].path, "C:\\tools");
+  EXPECT_EQ(plan->acl[1].why, "current directory (read-only)");
+}
+
+}  // namespace
+}  // namespace cage::testing
