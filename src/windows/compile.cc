@@ -93,7 +93,8 @@ void network(WinPlan& plan, const policy::Policy& p) {
         "mode on Windows)");
   plan.gaps.push_back(
       "--net: every listener on the host's loopback is reachable, not only cage's proxy; concurrent "
-      "--net runs share one container SID and so can read each other's grants");
+      "--net runs share one container SID: they can read each other's grants, and the first to end "
+      "removes the entries of a path both grant");
 }
 
 void limits(WinPlan& plan, const policy::Limits& l, const WinHostFacts& facts) {

@@ -1,5 +1,6 @@
 // container.cc: the run's AppContainer (parent side): a per-run profile is created and, at the end,
-// deleted; the --net container is opened and must be on the loopback-exemption list. Either way
+// deleted (the journal's entry); the --net container is created once and kept, and must be on the
+// loopback-exemption list. Either way
 // Windows' package SID must equal the one the plan derived (its ACEs are already in place). The
 // userenv and firewallapi functions are looked up at run time, as Chromium's sandbox does: a host
 // without them (Windows 7, Wine) gets a clean spawn_sandbox_unavailable. Proof on Windows:
@@ -46,20 +47,17 @@ Result<std::unique_ptr<AppContainer>> AppContainer::open(const ContainerPlan& pl
   c->name_ = plan.name;
   PSID sid = nullptr;
   const std::wstring name = wide(plan.name);
-  if (plan.per_run) {
-    auto create = userenv<CreateProfileFn>("CreateAppContainerProfile");
-    if (!create) return missing("CreateAppContainerProfile");
-    HRESULT hr = create(name.c_str(), name.c_str(), L"cage sandbox run", nullptr, 0, &sid);
-    if (FAILED(hr))
-      return call_failed("CreateAppContainerProfile", static_cast<DWORD>(hr), plan.name, kRemedy);
-  } else {
+  // A per-run profile is new (its name is); cage.net is made on its first use and kept, since the
+  // loopback exemption names its SID (docs/windows.md). Either way the profile exists for the process.
+  auto create = userenv<CreateProfileFn>("CreateAppContainerProfile");
+  if (!create) return missing("CreateAppContainerProfile");
+  HRESULT hr = create(name.c_str(), name.c_str(), L"cage sandbox run", nullptr, 0, &sid);
+  if (hr == HRESULT_FROM_WIN32(ERROR_ALREADY_EXISTS) && !plan.per_run) {
     auto derive = userenv<DeriveSidFn>("DeriveAppContainerSidFromAppContainerName");
     if (!derive) return missing("DeriveAppContainerSidFromAppContainerName");
-    HRESULT hr = derive(name.c_str(), &sid);
-    if (FAILED(hr))
-      return call_failed("DeriveAppContainerSidFromAppContainerName", static_cast<DWORD>(hr), plan.name,
-                         kRemedy);
+    hr = derive(name.c_str(), &sid);
   }
+  if (FAILED(hr)) return call_failed("CreateAppContainerProfile", static_cast<DWORD>(hr), plan.name, kRemedy);
   c->sid_ = sid;  // FreeSid'd by the destructor
   if (sid_text(sid) != plan.sid)
     return Error{ErrorClass::internal_error,

@@ -50,10 +50,10 @@ void container_calls(const WinPlan& plan, std::vector<WinCall>& c) {
                             " (Windows' must match); per user, no administrator; journaled, deleted at exit"});
     return;
   }
-  c.push_back(WinCall{"DeriveAppContainerSidFromAppContainerName",
+  c.push_back(WinCall{"CreateAppContainerProfile",
                       {{"name", plan.container.name}, {"capabilities", capabilities_of(plan.container)}},
                       "--net: the one container the machine's loopback exemption names (" + plan.container.sid +
-                          ")"});
+                          "); made on first use (else DeriveAppContainerSidFromAppContainerName), never deleted"});
   c.push_back(WinCall{"NetworkIsolationGetAppContainerConfig",
                       {{"require", plan.container.name + " on the loopback-exemption list"}},
                       "else refused: spawn_sandbox_unavailable (run `cage --install-windows-network` once, "

@@ -92,7 +92,7 @@ leftover=$(find "$local_dir/cage" -mindepth 2 2>/dev/null | head -5)
 # --net: the proxy starts first (its port is in the plan), then the run is refused at the cage.net
 # container like any other; the proxy's thread ends with it.
 cage --net "127.0.0.1:9" -- cmd.exe /c exit 0
-if [ $rc = 125 ] && grep -q 'DeriveAppContainerSidFromAppContainerName' "$work/err" && ! grep -q 'no proxy' "$work/err"; then
+if [ $rc = 125 ] && grep -q 'CreateAppContainerProfile' "$work/err" && ! grep -q 'no proxy' "$work/err"; then
   pass "--net run: proxy started, run refused at the AppContainer (exit 125)"
 else fail "--net run should be refused at the AppContainer with exit 125 (exit $rc)" "$work/err"; fi
 
