@@ -47,9 +47,9 @@ bool same_path(std::string a, std::string b) {
 // `path` itself, never what a reparse point at it names, and only if its final name is `path`: a
 // junction planted in a parent (by an earlier run in its --rw grant) would otherwise redirect the ACE.
 Result<UniqueHandle> open_exact(const std::string& path, DWORD access, const std::string& why) {
-  UniqueHandle h(::CreateFileW(wide(path).c_str(), access, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
-                               nullptr, OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS | FILE_FLAG_OPEN_REPARSE_POINT,
-                               nullptr));
+  const DWORD share = FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE;
+  const DWORD flags = FILE_FLAG_BACKUP_SEMANTICS | FILE_FLAG_OPEN_REPARSE_POINT;
+  UniqueHandle h(::CreateFileW(wide(path).c_str(), access, share, nullptr, OPEN_EXISTING, flags, nullptr));
   if (!h) return call_failed("CreateFileW", ::GetLastError(), why.empty() ? path : why, kRemedy);
   BY_HANDLE_FILE_INFORMATION info{};
   if (!::GetFileInformationByHandle(h.get(), &info))
@@ -60,7 +60,8 @@ Result<UniqueHandle> open_exact(const std::string& path, DWORD access, const std
   std::wstring buf(32768, L'\0');
   DWORD n = ::GetFinalPathNameByHandleW(h.get(), buf.data(), static_cast<DWORD>(buf.size()),
                                         FILE_NAME_NORMALIZED | VOLUME_NAME_DOS);
-  if (n == 0 || n >= buf.size()) return call_failed("GetFinalPathNameByHandleW", ::GetLastError(), path, kRemedy);
+  if (n == 0 || n >= buf.size())
+    return call_failed("GetFinalPathNameByHandleW", ::GetLastError(), path, kRemedy);
   buf.resize(n);
   std::string final_path = narrow(buf);
   if (final_path.rfind("\\\\?\\UNC\\", 0) == 0)
@@ -130,8 +131,8 @@ bool remove_aces(HANDLE h, const std::string& sid_text) {
   LocalFreer free_sid(sid);
   PSECURITY_DESCRIPTOR sd = nullptr;
   PACL dacl = nullptr;
-  if (::GetSecurityInfo(h, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION, nullptr, nullptr, &dacl, nullptr, &sd) !=
-      ERROR_SUCCESS)
+  if (::GetSecurityInfo(h, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION, nullptr, nullptr, &dacl, nullptr,
+                        &sd) != ERROR_SUCCESS)
     return false;
   LocalFreer free_sd(sd);
   if (!dacl) return true;
@@ -144,15 +145,16 @@ bool remove_aces(HANDLE h, const std::string& sid_text) {
         (header->AceFlags & INHERITED_ACE))
       continue;
     // Allowed and denied ACEs share their layout: the SID starts at SidStart.
-    if (::EqualSid(&static_cast<ACCESS_ALLOWED_ACE*>(ace)->SidStart, sid) && ::DeleteAce(dacl, i)) changed = true;
+    if (::EqualSid(&static_cast<ACCESS_ALLOWED_ACE*>(ace)->SidStart, sid) && ::DeleteAce(dacl, i))
+      changed = true;
   }
   if (!changed) return true;
   SECURITY_DESCRIPTOR_CONTROL control = 0;
   DWORD revision = 0;
   ::GetSecurityDescriptorControl(sd, &control, &revision);
-  SECURITY_INFORMATION info = DACL_SECURITY_INFORMATION | ((control & SE_DACL_PROTECTED)
-                                                               ? PROTECTED_DACL_SECURITY_INFORMATION
-                                                               : UNPROTECTED_DACL_SECURITY_INFORMATION);
+  SECURITY_INFORMATION info =
+      DACL_SECURITY_INFORMATION | ((control & SE_DACL_PROTECTED) ? PROTECTED_DACL_SECURITY_INFORMATION
+                                                                 : UNPROTECTED_DACL_SECURITY_INFORMATION);
   return ::SetSecurityInfo(h, SE_FILE_OBJECT, info, nullptr, nullptr, dacl, nullptr) == ERROR_SUCCESS;
 }
 
@@ -274,7 +276,8 @@ Status AclSession::apply(const AclChange& change, const std::string& package_sid
     done = write_descriptor(h->get(), JournalEntry::Kind::label, change.sddl, change.path);
   } else {
     // Journaled as "remove this SID's ACEs": what is restored is the absence of ours, not an old copy.
-    if (auto s = record(JournalEntry{JournalEntry::Kind::remove_aces, change.path, package_sid}); !s) return s;
+    if (auto s = record(JournalEntry{JournalEntry::Kind::remove_aces, change.path, package_sid}); !s)
+      return s;
     auto saved = read_descriptor(h->get(), JournalEntry::Kind::dacl, change.path);
     if (!saved) return saved.error();
     // The plan gives one ACE as "D:(...)": it joins the existing DACL in canonical order.

@@ -22,13 +22,40 @@ using policy::is_beneath;
 // PATHEXT, the Program Files and ProgramData locations, PowerShell's module path) and the
 // terminal/locale set of the Linux build. The profile-shaped ones (APPDATA, LOCALAPPDATA, TEMP,
 // HOMEDRIVE/HOMEPATH) are set by compile, not passed.
-const char* const kPassedEnv[] = {"PATH", "PATHEXT", "SYSTEMROOT", "SYSTEMDRIVE", "WINDIR", "COMSPEC",
-                                  "PROGRAMFILES", "PROGRAMFILES(X86)", "PROGRAMW6432", "COMMONPROGRAMFILES",
-                                  "COMMONPROGRAMFILES(X86)", "COMMONPROGRAMW6432", "PROGRAMDATA",
-                                  "ALLUSERSPROFILE", "PUBLIC", "COMPUTERNAME", "USERDOMAIN", "PSMODULEPATH",
-                                  "NUMBER_OF_PROCESSORS", "PROCESSOR_ARCHITECTURE", "PROCESSOR_IDENTIFIER",
-                                  "PROCESSOR_LEVEL", "PROCESSOR_REVISION", "OS", "USERNAME", "TERM",
-                                  "COLORTERM", "LANG", "LC_*", "TZ", "NO_COLOR", "COLUMNS", "LINES", nullptr};
+const char* const kPassedEnv[] = {"PATH",
+                                  "PATHEXT",
+                                  "SYSTEMROOT",
+                                  "SYSTEMDRIVE",
+                                  "WINDIR",
+                                  "COMSPEC",
+                                  "PROGRAMFILES",
+                                  "PROGRAMFILES(X86)",
+                                  "PROGRAMW6432",
+                                  "COMMONPROGRAMFILES",
+                                  "COMMONPROGRAMFILES(X86)",
+                                  "COMMONPROGRAMW6432",
+                                  "PROGRAMDATA",
+                                  "ALLUSERSPROFILE",
+                                  "PUBLIC",
+                                  "COMPUTERNAME",
+                                  "USERDOMAIN",
+                                  "PSMODULEPATH",
+                                  "NUMBER_OF_PROCESSORS",
+                                  "PROCESSOR_ARCHITECTURE",
+                                  "PROCESSOR_IDENTIFIER",
+                                  "PROCESSOR_LEVEL",
+                                  "PROCESSOR_REVISION",
+                                  "OS",
+                                  "USERNAME",
+                                  "TERM",
+                                  "COLORTERM",
+                                  "LANG",
+                                  "LC_*",
+                                  "TZ",
+                                  "NO_COLOR",
+                                  "COLUMNS",
+                                  "LINES",
+                                  nullptr};
 
 std::string upper(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -129,7 +156,6 @@ std::string run_id(const WinHostFacts& facts) {
   std::snprintf(buf, sizeof buf, "%u-%08x%08x", facts.pid, facts.nonce[0], facts.nonce[1]);
   return buf;
 }
-
 
 // An argument of a .cmd/.bat is safe to quote when cmd.exe cannot expand or split it inside quotes.
 bool cmd_safe(const std::string& arg) {
@@ -242,8 +268,8 @@ Status grants(WinPlan& plan, const policy::Policy& p, const WinHostFacts& facts,
                           " is not granted (it is a drive's root or holds your profile): the run cannot "
                           "read it; grant a project directory, or start in one");
     else
-      plan.acl.push_back(AclChange{AclChange::Kind::allow_read, plan.cwd, true,
-                                   ace("A", true, kReadMask), "current directory (read-only)"});
+      plan.acl.push_back(AclChange{AclChange::Kind::allow_read, plan.cwd, true, ace("A", true, kReadMask),
+                                   "current directory (read-only)"});
   }
   return Ok{};
 }
@@ -380,10 +406,10 @@ Result<ResolvedCommand> resolve_command(const std::vector<std::string>& argv, co
   std::string name = argv[0], found;
   std::replace(name.begin(), name.end(), '/', '\\');
   if (name.find_first_of("\\:") != std::string::npos) {
-    // "\\dir\\x" is rooted on the working directory's drive, anything else relative to the directory.
-    found = try_base(lexical_full_path(absolute(name)           ? name
+    // "\dir\x" is rooted on the working directory's drive, anything else relative to the directory.
+    found = try_base(lexical_full_path(absolute(name)         ? name
                                        : name.front() == '\\' ? cwd.substr(0, 2) + name
-                                                               : cwd + "\\" + name));
+                                                              : cwd + "\\" + name));
   } else {
     // The sandbox's PATH only, absolute entries only: "." or a relative entry would search the
     // untrusted working directory, which is exactly what cage resolves the command itself to avoid.
@@ -516,7 +542,8 @@ Result<WinPlan> compile(const policy::Policy& p, const WinHostFacts& facts,
   // Every ACE names the container's package SID, known now that the container is chosen.
   plan.container.sid = package_sid_of(plan.container.name);
   auto with_sid = [&](std::string sddl) {
-    for (size_t at; (at = sddl.find("<PACKAGE>")) != std::string::npos;) sddl.replace(at, 9, plan.container.sid);
+    for (size_t at; (at = sddl.find("<PACKAGE>")) != std::string::npos;)
+      sddl.replace(at, 9, plan.container.sid);
     return sddl;
   };
   for (auto& a : plan.acl) a.sddl = with_sid(a.sddl);

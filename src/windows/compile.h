@@ -25,8 +25,8 @@ inline constexpr uint32_t kUiLimitAll = 0xFF;  // handles, clipboard r/w, system
                                                // settings, global atoms, desktop, exit windows
 inline constexpr uint32_t kCpuRateEnable = 0x1, kCpuRateHardCap = 0x4;
 // File access masks of the ACEs cage adds for the run's package SID.
-inline constexpr uint32_t kReadMask = 0x1200a9;    // FILE_GENERIC_READ | FILE_GENERIC_EXECUTE
-inline constexpr uint32_t kModifyMask = 0x1301bf;  // read, execute, write, DELETE; no FILE_DELETE_CHILD
+inline constexpr uint32_t kReadMask = 0x1200a9;      // FILE_GENERIC_READ | FILE_GENERIC_EXECUTE
+inline constexpr uint32_t kModifyMask = 0x1301bf;    // read, execute, write, DELETE; no FILE_DELETE_CHILD
 inline constexpr uint32_t kDenyWriteMask = 0x10156;  // write data/EA/attributes, append, delete child, DELETE
 inline constexpr uint32_t kDenyAllMask = 0x1f01ff;   // FILE_ALL_ACCESS
 inline constexpr const char* kLowIntegritySid = "S-1-16-4096";
@@ -60,9 +60,9 @@ struct WinHostFacts {
 // plan derives the same SID (package_sid_of) so that every ACE is known before anything is changed,
 // and the executor refuses the run if Windows' SID differs.
 struct ContainerPlan {
-  std::string name;      // "cage.run-<pid>-<nonce>", or kNetContainerName
-  std::string sid;       // package_sid_of(name)
-  bool per_run = true;   // created by this run (CreateAppContainerProfile), deleted at its end
+  std::string name;     // "cage.run-<pid>-<nonce>", or kNetContainerName
+  std::string sid;      // package_sid_of(name)
+  bool per_run = true;  // created by this run (CreateAppContainerProfile), deleted at its end
   std::vector<std::pair<std::string, std::string>> capabilities;  // {SID, name}: none = no network
   bool loopback_exemption = false;  // --net: the profile must be exempt (cage --install-windows-network)
 };

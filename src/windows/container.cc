@@ -65,9 +65,9 @@ Result<std::unique_ptr<AppContainer>> AppContainer::open(const ContainerPlan& pl
                  "report this with `cage --self-test`", "AppContainer", 0};
   if (plan.loopback_exemption) {
     HMODULE fw = ::LoadLibraryExW(L"firewallapi.dll", nullptr, LOAD_LIBRARY_SEARCH_SYSTEM32);
-    auto get = fw ? reinterpret_cast<GetLoopbackFn*>(
-                        reinterpret_cast<void*>(::GetProcAddress(fw, "NetworkIsolationGetAppContainerConfig")))
-                  : nullptr;
+    void* fn =
+        fw ? reinterpret_cast<void*>(::GetProcAddress(fw, "NetworkIsolationGetAppContainerConfig")) : nullptr;
+    auto get = reinterpret_cast<GetLoopbackFn*>(fn);
     if (!get) return missing("NetworkIsolationGetAppContainerConfig");
     DWORD n = 0;
     PSID_AND_ATTRIBUTES list = nullptr;  // left to the process's end: one small list per run

@@ -1,7 +1,8 @@
 // execute.cc: carries out a WinPlan in the order calls_of() lists (parent side; the workload never
-// runs cage code). Every failure undoes what was done: the job is killed first, then TEMP removed,
-// the run's ACEs removed, labels restored and its AppContainer profile deleted; the error is spawn_sandbox_unavailable
-// (exit 125) unless the command itself is missing (127) or not executable (126).
+// runs cage code). Every failure undoes what was done: the job is killed first, then the journal
+// in reverse (the AppContainer profile deleted, TEMP removed, the run's ACEs removed, labels
+// restored); the error is spawn_sandbox_unavailable (exit 125) unless the command itself is
+// missing (127) or not executable (126).
 // Verified: the plan by windows_plan_test.cc, the refusal under Wine by tests/cross/wine_smoke.sh,
 // the enforcement on a real host by `cage --self-test`.
 #include "common/exit_status.h"
@@ -130,7 +131,8 @@ Status spawn(Run& run, const WinPlan& plan) {
     return call_failed("UpdateProcThreadAttribute(HANDLE_LIST)", ::GetLastError(), "spawn", "");
   // The process gets a LowBox token for the container: its package SID and capabilities.
   if (!::UpdateProcThreadAttribute(si.lpAttributeList, 0, PROC_THREAD_ATTRIBUTE_SECURITY_CAPABILITIES,
-                                   run.container->security(), sizeof(SECURITY_CAPABILITIES), nullptr, nullptr))
+                                   run.container->security(), sizeof(SECURITY_CAPABILITIES), nullptr,
+                                   nullptr))
     return call_failed("UpdateProcThreadAttribute(SECURITY_CAPABILITIES)", ::GetLastError(), "spawn", "");
 
   // lpApplicationName is the resolved path: CreateProcessW's own search never runs.
@@ -140,8 +142,8 @@ Status spawn(Run& run, const WinPlan& plan) {
   std::wstring env = environment_block(plan.env);
   PROCESS_INFORMATION pi{};
   if (!::CreateProcessW(app.empty() ? nullptr : app.c_str(), cmd.data(), nullptr, nullptr, !inherit.empty(),
-                        CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT | EXTENDED_STARTUPINFO_PRESENT, env.data(),
-                        cwd.c_str(), &si.StartupInfo, &pi))
+                        CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT | EXTENDED_STARTUPINFO_PRESENT,
+                        env.data(), cwd.c_str(), &si.StartupInfo, &pi))
     return spawn_failed(::GetLastError(), plan);
   run.process = UniqueHandle(pi.hProcess);
   run.thread = UniqueHandle(pi.hThread);

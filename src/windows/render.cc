@@ -44,16 +44,18 @@ std::string access_of(AclChange::Kind k) {
 
 void container_calls(const WinPlan& plan, std::vector<WinCall>& c) {
   if (plan.container.per_run) {
-    c.push_back(WinCall{"CreateAppContainerProfile",
-                        {{"name", plan.container.name}, {"capabilities", capabilities_of(plan.container)}},
-                        "the run's own package SID " + plan.container.sid +
-                            " (Windows' must match); per user, no administrator; journaled, deleted at exit"});
+    c.push_back(
+        WinCall{"CreateAppContainerProfile",
+                {{"name", plan.container.name}, {"capabilities", capabilities_of(plan.container)}},
+                "the run's own package SID " + plan.container.sid +
+                    " (Windows' must match); per user, no administrator; journaled, deleted at exit"});
     return;
   }
-  c.push_back(WinCall{"CreateAppContainerProfile",
-                      {{"name", plan.container.name}, {"capabilities", capabilities_of(plan.container)}},
-                      "--net: the one container the machine's loopback exemption names (" + plan.container.sid +
-                          "); made on first use (else DeriveAppContainerSidFromAppContainerName), never deleted"});
+  c.push_back(
+      WinCall{"CreateAppContainerProfile",
+              {{"name", plan.container.name}, {"capabilities", capabilities_of(plan.container)}},
+              "--net: the one container the machine's loopback exemption names (" + plan.container.sid +
+                  "); made on first use (else DeriveAppContainerSidFromAppContainerName), never deleted"});
   c.push_back(WinCall{"NetworkIsolationGetAppContainerConfig",
                       {{"require", plan.container.name + " on the loopback-exemption list"}},
                       "else refused: spawn_sandbox_unavailable (run `cage --install-windows-network` once, "
@@ -98,17 +100,20 @@ std::vector<WinCall> calls_of(const WinPlan& plan) {
                         "opened exclusively)"}},
                       "restore journal: each descriptor is saved here before it is changed"});
   for (const auto& a : plan.acl)
-    c.push_back(WinCall{
-        "SetSecurityInfo",
-        {{"path", a.path},
-         {"open", "CreateFileW(FILE_FLAG_OPEN_REPARSE_POINT): a reparse point is refused; the final path "
+    c.push_back(
+        WinCall{"SetSecurityInfo",
+                {{"path", a.path},
+                 {"open",
+                  "CreateFileW(FILE_FLAG_OPEN_REPARSE_POINT): a reparse point is refused; the final path "
                   "(GetFinalPathNameByHandleW) must be this one"},
-         {"info", a.kind == AclChange::Kind::low_label ? "LABEL_SECURITY_INFORMATION" : "DACL_SECURITY_INFORMATION"},
-         {a.kind == AclChange::Kind::low_label ? "set" : "add", a.sddl},
-         {"restore", a.kind == AclChange::Kind::low_label
-                         ? "the saved label, put back at exit (or on the next start after a crash)"
-                         : "remove exactly the ACEs for " + plan.container.sid + " (others' and yours stay)"}},
-        access_of(a.kind) + "; " + a.why});
+                 {"info", a.kind == AclChange::Kind::low_label ? "LABEL_SECURITY_INFORMATION"
+                                                               : "DACL_SECURITY_INFORMATION"},
+                 {a.kind == AclChange::Kind::low_label ? "set" : "add", a.sddl},
+                 {"restore",
+                  a.kind == AclChange::Kind::low_label
+                      ? "the saved label, put back at exit (or on the next start after a crash)"
+                      : "remove exactly the ACEs for " + plan.container.sid + " (others' and yours stay)"}},
+                access_of(a.kind) + "; " + a.why});
   std::string subdirs;
   for (const auto& d : plan.temp.subdirs) subdirs += (subdirs.empty() ? "" : ", ") + d;
   c.push_back(WinCall{"CreateDirectoryW",
@@ -117,17 +122,17 @@ std::vector<WinCall> calls_of(const WinPlan& plan) {
                       "never followed)"});
   container_calls(plan, c);
   job_calls(plan, c);
-  c.push_back(WinCall{"CreateProcessW",
-                      {{"applicationName", plan.application.empty() ? "(resolved on Windows at run time)"
-                                                                    : plan.application},
-                       {"commandLine", plan.command_line},
-                       {"currentDirectory", plan.cwd},
-                       {"desktop", plan.desktop},
-                       {"flags", "CREATE_SUSPENDED|CREATE_UNICODE_ENVIRONMENT|EXTENDED_STARTUPINFO_PRESENT"},
-                       {"attributes", "SECURITY_CAPABILITIES (" + plan.container.name +
-                                          "), HANDLE_LIST (the standard handles only)"},
-                       {"environment", std::to_string(plan.env.size()) + " variables"}},
-                      "started suspended, in the AppContainer"});
+  c.push_back(WinCall{
+      "CreateProcessW",
+      {{"applicationName", plan.application.empty() ? "(resolved on Windows at run time)" : plan.application},
+       {"commandLine", plan.command_line},
+       {"currentDirectory", plan.cwd},
+       {"desktop", plan.desktop},
+       {"flags", "CREATE_SUSPENDED|CREATE_UNICODE_ENVIRONMENT|EXTENDED_STARTUPINFO_PRESENT"},
+       {"attributes",
+        "SECURITY_CAPABILITIES (" + plan.container.name + "), HANDLE_LIST (the standard handles only)"},
+       {"environment", std::to_string(plan.env.size()) + " variables"}},
+      "started suspended, in the AppContainer"});
   c.push_back(WinCall{"AssignProcessToJobObject", {}, "before it runs a single instruction"});
   c.push_back(WinCall{"ResumeThread", {}, ""});
   c.push_back(WinCall{"WaitForMultipleObjects",
@@ -161,9 +166,10 @@ std::string render_summary(const WinPlan& plan, const policy::Policy& policy) {
   out += "command:     " + plan.command_line + "  (in " + plan.cwd + ")\n";
   out += policy::summary_grants(policy);
   out += plan.proxy ? "network: cage's proxy on 127.0.0.1:" + std::to_string(plan.proxy_port) +
-                         " (the container is loopback-exempt)\n"
-         : plan.container.capabilities.empty() ? "network: none (the AppContainer has no network capability)\n"
-                                               : "network: the host's\n";
+                          " (the container is loopback-exempt)\n"
+         : plan.container.capabilities.empty()
+             ? "network: none (the AppContainer has no network capability)\n"
+             : "network: the host's\n";
   for (const auto& r : policy.net) out += "  allow " + r.pattern.text + "\n";
   out += policy::summary_environment(plan.env);
   out += "limits:      " + policy::summary_limits(policy.limits) + "\n";

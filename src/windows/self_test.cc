@@ -120,7 +120,8 @@ bool is_file(const std::string& path) {
 // ACEs Windows gives ALL APPLICATION PACKAGES, and a .cmd shim runs through cmd.exe (issue 24).
 void add_programs(selftest::Host& h) {
   const std::string root = env_or(L"SystemRoot", "C:\\Windows");
-  h.programs.push_back({"program starts: a System32 console program (cmd.exe /d /c exit 0)", {},
+  h.programs.push_back({"program starts: a System32 console program (cmd.exe /d /c exit 0)",
+                        {},
                         {root + "\\System32\\cmd.exe", "/d", "/c", "exit 0"}});
   const std::string pf = env_or(L"ProgramFiles", "C:\\Program Files");
   const std::vector<std::vector<std::string>> candidates = {
@@ -136,7 +137,8 @@ void add_programs(selftest::Host& h) {
   if (FILE* f = _wfopen(wide(shim).c_str(), L"wb")) {
     std::fputs("@echo off\r\nif \"%~2\"==\"two words\" exit /b 0\r\nexit /b 1\r\n", f);
     std::fclose(f);
-    h.programs.push_back({"program starts: a .cmd shim through cmd.exe, its arguments intact", {"--ro", h.scratch},
+    h.programs.push_back({"program starts: a .cmd shim through cmd.exe, its arguments intact",
+                          {"--ro", h.scratch},
                           {shim, "one", "two words"}});
   }
 }

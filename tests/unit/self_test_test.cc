@@ -128,7 +128,8 @@ TEST(SelfTest, ProgramsRunThemselvesConfined) {
   EXPECT_EQ(count(out, "PASS  program starts: shim"), 1u) << out;
   auto dash = std::find(seen.begin(), seen.end(), std::string("--"));
   ASSERT_NE(dash, seen.end());
-  EXPECT_EQ(std::vector<std::string>(dash + 1, seen.end()), (std::vector<std::string>{s.dir + "/shim.cmd", "two words"}));
+  EXPECT_EQ(std::vector<std::string>(dash + 1, seen.end()),
+            (std::vector<std::string>{s.dir + "/shim.cmd", "two words"}));
   EXPECT_NE(std::find(seen.begin(), dash, s.dir), dash) << "the check's own --ro";
   EXPECT_EQ(std::find(seen.begin(), seen.end(), std::string(kProbeFlag)), seen.end());
   h.run = [](const std::vector<std::string>&, const EnvList&, std::string&) { return 1; };

@@ -100,13 +100,15 @@ TEST(WindowsPlan, ContainerIsTheRunsOwnWithoutCapabilities) {
   EXPECT_NE(win::package_sid_of("cage.net"), plan->container.sid);
   auto calls = win::calls_of(*plan);
   EXPECT_EQ(arg(call(calls, "CreateAppContainerProfile"), "name"), "cage.run-7-00000abc00000012");
-  EXPECT_EQ(arg(call(calls, "CreateAppContainerProfile"), "capabilities"), "none (no network, loopback included)");
+  EXPECT_EQ(arg(call(calls, "CreateAppContainerProfile"), "capabilities"),
+            "none (no network, loopback included)");
   for (const auto& c : calls) {
     EXPECT_EQ(c.api.rfind("Fwpm", 0), std::string::npos) << c.api;
     EXPECT_NE(c.api, "CreateRestrictedToken");
   }
-  EXPECT_NE(win::render_summary(*plan, policy::Policy{}).find("network: none (the AppContainer has no network"),
-            std::string::npos);
+  EXPECT_NE(
+      win::render_summary(*plan, policy::Policy{}).find("network: none (the AppContainer has no network"),
+      std::string::npos);
 }
 
 TEST(WindowsPlan, JobKillsOnCloseAndNeverBreaksAway) {
@@ -146,8 +148,8 @@ TEST(WindowsPlan, LimitsMapOntoTheJob) {
 // integrity), --hide a deny of everything, --ro beneath --rw a deny of the write rights (point 4).
 TEST(WindowsPlan, GrantsAreAcesForThePackageSid) {
   using K = win::AclChange::Kind;
-  auto plan = plan_of({"--rw", "out", "--ro", "C:\\tools", "--ro", "out/keep", "--hide", "secret.txt", "--",
-                       "cmd.exe"});
+  auto plan = plan_of(
+      {"--rw", "out", "--ro", "C:\\tools", "--ro", "out/keep", "--hide", "secret.txt", "--", "cmd.exe"});
   ASSERT_TRUE(plan) << plan.error().reason;
   ASSERT_EQ(plan->acl.size(), 7u);
   const std::string sid = plan->container.sid;
@@ -538,8 +540,9 @@ TEST(WindowsCommand, BatchFilesRunThroughCmdWithSafeArgumentsOnly) {
   EXPECT_EQ(win::quote_cmd_argument("a^b"), std::optional<std::string>("\"a^b\""));
   EXPECT_EQ(win::quote_cmd_argument("50%"), std::nullopt);
   // Without ComSpec: SystemRoot's cmd.exe, never a cmd.exe found on PATH or in the working directory.
-  auto no_comspec = plan_of({"--", "npm"}, facts,
-                            {{"Path", "C:\\Program Files\\nodejs"}, {"PATHEXT", ".CMD"}, {"SystemRoot", "D:\\Win"}});
+  auto no_comspec =
+      plan_of({"--", "npm"}, facts,
+              {{"Path", "C:\\Program Files\\nodejs"}, {"PATHEXT", ".CMD"}, {"SystemRoot", "D:\\Win"}});
   ASSERT_TRUE(no_comspec);
   EXPECT_EQ(no_comspec->application, "D:\\Win\\System32\\cmd.exe");
 }
@@ -548,22 +551,25 @@ TEST(WindowsCommand, BatchFilesRunThroughCmdWithSafeArgumentsOnly) {
 // (APPDATA, LOCALAPPDATA) and derived from the profile (HOMEDRIVE, HOMEPATH).
 TEST(WindowsEnv, OrdinaryVariablesArePresent) {
   auto env = kEnv;
-  for (auto kv : std::vector<std::pair<std::string, std::string>>{{"ProgramFiles", "C:\\Program Files"},
-                                                                  {"ProgramFiles(x86)", "C:\\Program Files (x86)"},
-                                                                  {"ProgramData", "C:\\ProgramData"},
-                                                                  {"COMPUTERNAME", "BOX"},
-                                                                  {"PSModulePath", "C:\\ps"},
-                                                                  {"APPDATA", "C:\\Users\\ann\\AppData\\Roaming"},
-                                                                  {"LOCALAPPDATA", "C:\\Users\\ann\\AppData\\Local"},
-                                                                  {"AWS_SECRET_ACCESS_KEY", "s"}})
+  for (auto kv :
+       std::vector<std::pair<std::string, std::string>>{{"ProgramFiles", "C:\\Program Files"},
+                                                        {"ProgramFiles(x86)", "C:\\Program Files (x86)"},
+                                                        {"ProgramData", "C:\\ProgramData"},
+                                                        {"COMPUTERNAME", "BOX"},
+                                                        {"PSModulePath", "C:\\ps"},
+                                                        {"APPDATA", "C:\\Users\\ann\\AppData\\Roaming"},
+                                                        {"LOCALAPPDATA", "C:\\Users\\ann\\AppData\\Local"},
+                                                        {"AWS_SECRET_ACCESS_KEY", "s"}})
     env.push_back(kv);
   auto plan = plan_of({"--", "cmd.exe"}, {}, env);
   ASSERT_TRUE(plan) << plan.error().reason;
-  auto has = [&](const std::string& e) { return std::find(plan->env.begin(), plan->env.end(), e) != plan->env.end(); };
+  auto has = [&](const std::string& e) {
+    return std::find(plan->env.begin(), plan->env.end(), e) != plan->env.end();
+  };
   for (const char* e : {"ProgramFiles=C:\\Program Files", "ProgramFiles(x86)=C:\\Program Files (x86)",
                         "ProgramData=C:\\ProgramData", "COMPUTERNAME=BOX", "PSModulePath=C:\\ps",
-                        "PATHEXT=.COM;.EXE;.BAT;.CMD", "SystemRoot=C:\\Windows", "HOMEDRIVE=C:",
-                        "HOMEPATH=\\Users\\ann", "USERPROFILE=C:\\Users\\ann"})
+                        "PATHEXT=.COM;.EXE;.BAT;.CMD", "SystemRoot=C:\\Windows",
+                        "HOMEDRIVE=C:", "HOMEPATH=\\Users\\ann", "USERPROFILE=C:\\Users\\ann"})
     EXPECT_TRUE(has(e)) << e;
   EXPECT_TRUE(has("APPDATA=" + plan->temp.path + "\\AppData\\Roaming"));
   EXPECT_TRUE(has("LOCALAPPDATA=" + plan->temp.path + "\\AppData\\Local"));
@@ -584,8 +590,8 @@ TEST(WindowsPlan, GoldenDryRun) {
   facts.cpu_count = 4;
   auto env = kEnv;
   env.push_back({"ProgramFiles", "C:\\Program Files"});
-  auto plan = plan_of({"--rw", "out", "--ro", "out/keep", "--ro", "C:/tools", "--hide", "secret.txt", "--pids", "64",
-                       "--cpu", "1", "--timeout", "30s", "--", "npm", "run", "build"},
+  auto plan = plan_of({"--rw", "out", "--ro", "out/keep", "--ro", "C:/tools", "--hide", "secret.txt",
+                       "--pids", "64", "--cpu", "1", "--timeout", "30s", "--", "npm", "run", "build"},
                       facts, env);
   ASSERT_TRUE(plan) << plan.error().reason;
   expect_golden(win::render_text(*plan), "windows_plan.txt");
@@ -602,9 +608,9 @@ namespace {
 TEST(WindowsPlan, SystemDirectoriesNeedNoAce) {
   auto env = kEnv;
   env.push_back({"ProgramFiles", "C:\\Program Files"});
-  auto plan = plan_of({"--ro", "C:/Windows/System32", "--ro", "C:/Program Files/Git", "--ro", "C:/tools", "--",
-                       "cmd.exe"},
-                      {}, env);
+  auto plan = plan_of(
+      {"--ro", "C:/Windows/System32", "--ro", "C:/Program Files/Git", "--ro", "C:/tools", "--", "cmd.exe"},
+      {}, env);
   ASSERT_TRUE(plan) << plan.error().reason;
   ASSERT_EQ(plan->acl.size(), 2u);
   EXPECT_EQ(plan->acl[0].path, "C:\\tools");
