@@ -1,4 +1,4 @@
-// The Windows backend behind src/main.cc: a restricted token, a job object and WFP (src/windows/).
+// The Windows backend behind src/main.cc: an AppContainer per run and a job object (src/windows/).
 // Process facts come from the wide-character originals (GetCommandLineW, GetEnvironmentStringsW),
 // converted to UTF-8 once here.
 #include <windows.h>

@@ -21,6 +21,14 @@ struct Host {
   // (stdout and stderr) is captured. Returns the exit status (128+N for signal N), or -1.
   std::function<int(const std::vector<std::string>& argv, const EnvList& extra, std::string& output)> run;
   uint16_t listen_port = 0;  // a TCP listener on the host's 127.0.0.1 that accepts (kept open by the caller)
+  // Programs that must start confined and exit 0, after the probe checks: Windows lists a System32
+  // console program, one from Program Files and a .cmd shim (issue 24: the loader's and cmd.exe's
+  // needs); empty elsewhere.
+  struct Program {
+    std::string name;
+    std::vector<std::string> flags, command;
+  };
+  std::vector<Program> programs;
 };
 
 // Runs every check, prints PASS/FAIL lines (or one JSON object), returns 0 if all passed, else 1.

@@ -1,7 +1,9 @@
 // acl.cc: the security-descriptor changes for grants and the run's TEMP (parent side), each written
 // to the restore journal before it is made, undone in reverse when the run ends, and undone by the
-// next cage after a crash (restore_orphaned_journals). The journal format: journal.cc and its test;
-// denied and allowed writes on a real host: `cage --self-test`.
+// next cage after a crash (restore_orphaned_journals). Grants are opened without following a
+// reparse point and changed through that handle, so a junction cannot redirect them; undoing an ACE
+// removes exactly the run's package SID's explicit ACEs. The journal format: journal.cc and its
+// test; denied and allowed access on a real host: `cage --self-test`.
 
 #include <algorithm>
 
@@ -36,11 +38,47 @@ SECURITY_INFORMATION info_of(JournalEntry::Kind k) {
   return k == JournalEntry::Kind::label ? LABEL_SECURITY_INFORMATION : DACL_SECURITY_INFORMATION;
 }
 
-Result<std::string> read_descriptor(const std::string& path, JournalEntry::Kind kind) {
+bool same_path(std::string a, std::string b) {
+  for (auto* s : {&a, &b})
+    while (s->size() > 3 && s->back() == '\\') s->pop_back();
+  return ::CompareStringOrdinal(wide(a).c_str(), -1, wide(b).c_str(), -1, TRUE) == CSTR_EQUAL;
+}
+
+// `path` itself, never what a reparse point at it names, and only if its final name is `path`: a
+// junction planted in a parent (by an earlier run in its --rw grant) would otherwise redirect the ACE.
+Result<UniqueHandle> open_exact(const std::string& path, DWORD access, const std::string& why) {
+  const DWORD share = FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE;
+  const DWORD flags = FILE_FLAG_BACKUP_SEMANTICS | FILE_FLAG_OPEN_REPARSE_POINT;
+  UniqueHandle h(::CreateFileW(wide(path).c_str(), access, share, nullptr, OPEN_EXISTING, flags, nullptr));
+  if (!h) return call_failed("CreateFileW", ::GetLastError(), why.empty() ? path : why, kRemedy);
+  BY_HANDLE_FILE_INFORMATION info{};
+  if (!::GetFileInformationByHandle(h.get(), &info))
+    return call_failed("GetFileInformationByHandle", ::GetLastError(), path, kRemedy);
+  if (info.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT)
+    return Error{ErrorClass::invalid_policy, path + " is a junction, symbolic link or mount point",
+                 "grant the directory it leads to, by its own path", why, 0};
+  std::wstring buf(32768, L'\0');
+  DWORD n = ::GetFinalPathNameByHandleW(h.get(), buf.data(), static_cast<DWORD>(buf.size()),
+                                        FILE_NAME_NORMALIZED | VOLUME_NAME_DOS);
+  if (n == 0 || n >= buf.size())
+    return call_failed("GetFinalPathNameByHandleW", ::GetLastError(), path, kRemedy);
+  buf.resize(n);
+  std::string final_path = narrow(buf);
+  if (final_path.rfind("\\\\?\\UNC\\", 0) == 0)
+    final_path = "\\\\" + final_path.substr(8);
+  else if (final_path.rfind("\\\\?\\", 0) == 0)
+    final_path = final_path.substr(4);
+  if (!same_path(final_path, path))
+    return Error{ErrorClass::invalid_policy,
+                 path + " leads to " + final_path + " (through a junction, a link or a short name)",
+                 "grant " + final_path + " by that path", why, 0};
+  return h;
+}
+
+Result<std::string> read_descriptor(HANDLE h, JournalEntry::Kind kind, const std::string& path) {
   PSECURITY_DESCRIPTOR sd = nullptr;
-  DWORD rc = ::GetNamedSecurityInfoW(wide(path).c_str(), SE_FILE_OBJECT, info_of(kind), nullptr, nullptr,
-                                     nullptr, nullptr, &sd);
-  if (rc != ERROR_SUCCESS) return call_failed("GetNamedSecurityInfoW", rc, path, kRemedy);
+  DWORD rc = ::GetSecurityInfo(h, SE_FILE_OBJECT, info_of(kind), nullptr, nullptr, nullptr, nullptr, &sd);
+  if (rc != ERROR_SUCCESS) return call_failed("GetSecurityInfo", rc, path, kRemedy);
   LocalFreer free_sd(sd);
   wchar_t* text = nullptr;
   if (!::ConvertSecurityDescriptorToStringSecurityDescriptorW(sd, SDDL_REVISION_1, info_of(kind), &text,
@@ -51,8 +89,8 @@ Result<std::string> read_descriptor(const std::string& path, JournalEntry::Kind 
   return narrow(text);
 }
 
-// Sets the DACL or the label of `path` to what `sddl` holds ("" for the label: none, i.e. Medium).
-Status write_descriptor(const std::string& path, JournalEntry::Kind kind, const std::string& sddl) {
+// Sets the DACL or the label of `h` to what `sddl` holds ("" for the label: none, i.e. Medium).
+Status write_descriptor(HANDLE h, JournalEntry::Kind kind, const std::string& sddl, const std::string& path) {
   PSECURITY_DESCRIPTOR sd = nullptr;
   std::string text = sddl.empty() ? std::string(kind == JournalEntry::Kind::label ? "S:" : "D:") : sddl;
   if (!::ConvertStringSecurityDescriptorToSecurityDescriptorW(wide(text).c_str(), SDDL_REVISION_1, &sd,
@@ -78,25 +116,71 @@ Status write_descriptor(const std::string& path, JournalEntry::Kind kind, const 
     info |= (control & SE_DACL_PROTECTED) ? PROTECTED_DACL_SECURITY_INFORMATION
                                           : UNPROTECTED_DACL_SECURITY_INFORMATION;
   }
-  std::wstring wpath = wide(path);
-  DWORD rc = ::SetNamedSecurityInfoW(wpath.data(), SE_FILE_OBJECT, info, nullptr, nullptr,
-                                     kind == JournalEntry::Kind::label ? nullptr : acl,
-                                     kind == JournalEntry::Kind::label ? acl : nullptr);
-  if (rc != ERROR_SUCCESS) return call_failed("SetNamedSecurityInfoW", rc, path, kRemedy);
+  DWORD rc = ::SetSecurityInfo(h, SE_FILE_OBJECT, info, nullptr, nullptr,
+                               kind == JournalEntry::Kind::label ? nullptr : acl,
+                               kind == JournalEntry::Kind::label ? acl : nullptr);
+  if (rc != ERROR_SUCCESS) return call_failed("SetSecurityInfo", rc, path, kRemedy);
   return Ok{};
+}
+
+// Removes the explicit ACEs for `sid_text` from the DACL of `h`; inherited copies go with them, as
+// SetSecurityInfo re-propagates. Everything else in the DACL stays as it is now.
+bool remove_aces(HANDLE h, const std::string& sid_text) {
+  PSID sid = nullptr;
+  if (!::ConvertStringSidToSidW(wide(sid_text).c_str(), &sid)) return false;
+  LocalFreer free_sid(sid);
+  PSECURITY_DESCRIPTOR sd = nullptr;
+  PACL dacl = nullptr;
+  if (::GetSecurityInfo(h, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION, nullptr, nullptr, &dacl, nullptr,
+                        &sd) != ERROR_SUCCESS)
+    return false;
+  LocalFreer free_sd(sd);
+  if (!dacl) return true;
+  bool changed = false;
+  for (DWORD i = dacl->AceCount; i-- > 0;) {
+    void* ace = nullptr;
+    if (!::GetAce(dacl, i, &ace)) return false;
+    auto* header = static_cast<ACE_HEADER*>(ace);
+    if ((header->AceType != ACCESS_ALLOWED_ACE_TYPE && header->AceType != ACCESS_DENIED_ACE_TYPE) ||
+        (header->AceFlags & INHERITED_ACE))
+      continue;
+    // Allowed and denied ACEs share their layout: the SID starts at SidStart.
+    if (::EqualSid(&static_cast<ACCESS_ALLOWED_ACE*>(ace)->SidStart, sid) && ::DeleteAce(dacl, i))
+      changed = true;
+  }
+  if (!changed) return true;
+  SECURITY_DESCRIPTOR_CONTROL control = 0;
+  DWORD revision = 0;
+  ::GetSecurityDescriptorControl(sd, &control, &revision);
+  SECURITY_INFORMATION info =
+      DACL_SECURITY_INFORMATION | ((control & SE_DACL_PROTECTED) ? PROTECTED_DACL_SECURITY_INFORMATION
+                                                                 : UNPROTECTED_DACL_SECURITY_INFORMATION);
+  return ::SetSecurityInfo(h, SE_FILE_OBJECT, info, nullptr, nullptr, dacl, nullptr) == ERROR_SUCCESS;
+}
+
+// Only a run's own profile is ever deleted: a journal cannot name another program's AppContainer.
+bool is_run_profile(const std::string& name) {
+  return name.rfind("cage.run-", 0) == 0 && name.find_first_of("\\/") == std::string::npos;
 }
 
 // Puts one journal entry back; false if it could not.
 bool undo_entry(const JournalEntry& e) {
   switch (e.kind) {
     case JournalEntry::Kind::dacl:
-    case JournalEntry::Kind::label: {
+    case JournalEntry::Kind::label:
+    case JournalEntry::Kind::remove_aces: {
       if (::GetFileAttributesW(wide(e.path).c_str()) == INVALID_FILE_ATTRIBUTES)
         return true;  // gone: nothing to restore
-      return static_cast<bool>(write_descriptor(e.path, e.kind, e.saved));
+      const bool label = e.kind == JournalEntry::Kind::label;
+      auto h = open_exact(e.path, READ_CONTROL | (label ? WRITE_OWNER : WRITE_DAC), "");
+      if (!h) return false;  // now a link, or elsewhere: left for a look by hand (the journal stays)
+      if (e.kind == JournalEntry::Kind::remove_aces) return remove_aces(h->get(), e.saved);
+      return static_cast<bool>(write_descriptor(h->get(), e.kind, e.saved, e.path));
     }
     case JournalEntry::Kind::remove_tree:
       return remove_tree(wide(e.path));
+    case JournalEntry::Kind::delete_profile:
+      return is_run_profile(e.path) && delete_container_profile(e.path);
   }
   return false;
 }
@@ -180,21 +264,36 @@ Status AclSession::record(const JournalEntry& e) {
   return Ok{};
 }
 
-Status AclSession::apply(const AclChange& change) {
-  const bool dacl = change.kind == AclChange::Kind::allow_user;
-  const auto kind = dacl ? JournalEntry::Kind::dacl : JournalEntry::Kind::label;
-  auto saved = read_descriptor(change.path, kind);
-  if (!saved) return saved.error();
-  if (auto s = record(JournalEntry{kind, change.path, *saved}); !s) return s;
-  std::string wanted = replace_user(change.sddl, user_sid_);
-  // The plan gives one ACE as "D:(A;...)": it joins the existing DACL; a label replaces the old one.
-  std::string next = dacl ? insert_ace(*saved, wanted.substr(2)) : wanted;
-  if (auto s = write_descriptor(change.path, kind, next); !s) {
-    Error e = s.error();
+Status AclSession::apply(const AclChange& change, const std::string& package_sid) {
+  const bool label = change.kind == AclChange::Kind::low_label;
+  auto h = open_exact(change.path, READ_CONTROL | (label ? WRITE_OWNER : WRITE_DAC), change.why);
+  if (!h) return h.error();
+  Status done = Ok{};
+  if (label) {
+    auto saved = read_descriptor(h->get(), JournalEntry::Kind::label, change.path);
+    if (!saved) return saved.error();
+    if (auto s = record(JournalEntry{JournalEntry::Kind::label, change.path, *saved}); !s) return s;
+    done = write_descriptor(h->get(), JournalEntry::Kind::label, change.sddl, change.path);
+  } else {
+    // Journaled as "remove this SID's ACEs": what is restored is the absence of ours, not an old copy.
+    if (auto s = record(JournalEntry{JournalEntry::Kind::remove_aces, change.path, package_sid}); !s)
+      return s;
+    auto saved = read_descriptor(h->get(), JournalEntry::Kind::dacl, change.path);
+    if (!saved) return saved.error();
+    // The plan gives one ACE as "D:(...)": it joins the existing DACL in canonical order.
+    done = write_descriptor(h->get(), JournalEntry::Kind::dacl, insert_ace(*saved, change.sddl.substr(2)),
+                            change.path);
+  }
+  if (!done) {
+    Error e = done.error();
     e.input = change.why;
     return e;
   }
   return Ok{};
+}
+
+Status AclSession::record_profile(const std::string& name) {
+  return record(JournalEntry{JournalEntry::Kind::delete_profile, name, ""});
 }
 
 Status AclSession::make_temp(const TempPlan& plan) {
@@ -212,6 +311,9 @@ Status AclSession::make_temp(const TempPlan& plan) {
   if (!::CreateDirectoryW(wide(plan.path).c_str(), &sa))
     return call_failed("CreateDirectoryW", ::GetLastError(), plan.path,
                        "check that %LOCALAPPDATA% is writable");
+  for (const auto& sub : plan.subdirs)  // inherit the run directory's descriptor
+    if (!create_dirs(plan.path + "\\" + sub))
+      return call_failed("CreateDirectoryW", ::GetLastError(), plan.path + "\\" + sub, "");
   return Ok{};
 }
 
@@ -251,6 +353,9 @@ std::vector<std::string> restore_orphaned_journals(const std::string& dir) {
       if (it->kind == JournalEntry::Kind::remove_tree && !is_run_temp(it->path, dir)) {
         ok = false;  // only ever a run's TEMP: anything else is not cage's to delete
         problems.push_back(path + ": refusing to remove " + it->path + " (not a run's TEMP)");
+      } else if (it->kind == JournalEntry::Kind::delete_profile && !is_run_profile(it->path)) {
+        ok = false;
+        problems.push_back(path + ": refusing to delete the AppContainer " + it->path + " (not a run's)");
       } else if (!undo_entry(*it)) {
         ok = false;
         problems.push_back(path + ": could not restore " + it->path);

@@ -1,7 +1,8 @@
 // check.cc: `cage --check` on Windows. Tries each mechanism a run needs, as a run would, and undoes
-// it at once: a restricted Low token, a job object with limits, a dynamic WFP session with cage's
-// sublayer (the same rights as adding filters). Exit 0 only if a run without --share-net can start.
-// Under Wine (tests/cross/wine_smoke.sh) WFP is reported missing.
+// it at once: an AppContainer profile (made and deleted), a job object with limits; and says whether
+// --net can run (the cage.net container on the loopback-exemption list; docs/windows.md). Exit 0
+// only if a run without --net can start. Under Wine (tests/cross/wine_smoke.sh) the AppContainer is
+// reported missing.
 #include <iostream>
 #include <string>
 #include <vector>
@@ -22,25 +23,33 @@ int check(bool json) {
   std::vector<Probe> probes;
   WinHostFacts facts;
   facts.pid = ::GetCurrentProcessId();
-  TokenPlan token;
-  token.run_sid = run_sid_of(facts);
-  auto t = make_restricted_token(token);
-  probes.push_back(
-      {"token", static_cast<bool>(t), t ? "restricted token at Low integrity: created" : t.error().reason});
+  facts.nonce[0] = ::GetTickCount();
+  ContainerPlan plan;
+  plan.name = container_name_of(facts);
+  plan.sid = package_sid_of(plan.name);
+  auto c = AppContainer::open(plan);
+  const bool deleted = delete_container_profile(plan.name);
+  probes.push_back({"appcontainer", c && deleted,
+                    c ? (deleted ? "AppContainer profile " + plan.name + ": created and deleted"
+                                 : "AppContainer profile " + plan.name + ": created, but not deleted")
+                      : c.error().reason + " (" + c.error().remedy + ")"});
   JobPlan job;
   job.limit_flags |= kJobLimitActiveProcess;
   job.active_processes = 8;
   auto j = make_job(job);
   probes.push_back({"job", static_cast<bool>(j),
                     j ? "job object with kill-on-close and limits: created" : j.error().reason});
-  WfpPlan wfp;
-  wfp.enabled = true;
-  auto w = WfpSession::open(wfp);
-  probes.push_back({"wfp", static_cast<bool>(w),
-                    w ? "dynamic WFP session and sublayer: added (and removed)"
-                      : w.error().reason + " (" + w.error().remedy + ")"});
   bool all = true;
   for (const auto& p : probes) all = all && p.ok;
+  // --net is optional: reported, not counted in "full confinement".
+  ContainerPlan net;
+  net.name = kNetContainerName;
+  net.sid = package_sid_of(net.name);
+  net.per_run = false;
+  net.loopback_exemption = true;
+  auto n = AppContainer::open(net);
+  probes.push_back({"net", static_cast<bool>(n),
+                    n ? "--net: the cage.net container is loopback-exempt" : n.error().reason});
   const bool wine = under_wine();
   if (json) {
     toml::table mechs;
@@ -54,7 +63,7 @@ int check(bool json) {
     if (wine)
       std::cout << "note    wine: Wine runs these calls but enforces none of them; use a Windows host\n";
     std::cout << (all ? "full confinement: available (enforcement: run cage --self-test)\n"
-                      : "full confinement: NOT available (cage will refuse runs without --share-net)\n");
+                      : "full confinement: NOT available (cage will refuse every run)\n");
   }
   return all ? 0 : exit_status::kCageError;
 }

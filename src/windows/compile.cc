@@ -1,13 +1,15 @@
-// win::compile: decides a whole Windows run. Writes are scoped by integrity (a Low token cannot write
-// Medium objects; --rw paths get a Low label, --hide paths a Medium no-read-up label), processes by a
-// job object, the network by WFP filters; reads are NOT scoped beyond that (see gaps and
-// man/sections/platforms.roff). Tested by tests/unit/windows_plan_test.cc.
+// win::compile: decides a whole Windows run (docs/windows.md). The workload runs in an AppContainer
+// made for this run: it reads and writes only what the ACEs cage adds for the run's package SID
+// grant (and what Windows grants ALL APPLICATION PACKAGES: the system directories), and has no
+// network unless the container is given capabilities. Processes are held by a job object. The
+// command is resolved here, never by CreateProcess's search. Tested by tests/unit/windows_plan_test.cc.
 #include "windows/compile.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
 
+#include "common/sha256.h"
 #include "proxy/env.h"
 
 namespace cage::win {
@@ -16,17 +18,33 @@ namespace {
 
 using policy::is_beneath;
 
-// Passed through when set: what Windows programs need to start (SystemRoot for DLL loading, ComSpec,
-// PATHEXT) and the terminal/locale set of the Linux build.
+// Passed through when set: what Windows programs expect to find (SystemRoot for DLL loading, ComSpec,
+// PATHEXT, the Program Files and ProgramData locations, PowerShell's module path) and the
+// terminal/locale set of the Linux build. The profile-shaped ones (APPDATA, LOCALAPPDATA, TEMP,
+// HOMEDRIVE/HOMEPATH) are set by compile, not passed.
 const char* const kPassedEnv[] = {"PATH",
                                   "PATHEXT",
                                   "SYSTEMROOT",
                                   "SYSTEMDRIVE",
                                   "WINDIR",
                                   "COMSPEC",
+                                  "PROGRAMFILES",
+                                  "PROGRAMFILES(X86)",
+                                  "PROGRAMW6432",
+                                  "COMMONPROGRAMFILES",
+                                  "COMMONPROGRAMFILES(X86)",
+                                  "COMMONPROGRAMW6432",
+                                  "PROGRAMDATA",
+                                  "ALLUSERSPROFILE",
+                                  "PUBLIC",
+                                  "COMPUTERNAME",
+                                  "USERDOMAIN",
+                                  "PSMODULEPATH",
                                   "NUMBER_OF_PROCESSORS",
                                   "PROCESSOR_ARCHITECTURE",
                                   "PROCESSOR_IDENTIFIER",
+                                  "PROCESSOR_LEVEL",
+                                  "PROCESSOR_REVISION",
                                   "OS",
                                   "USERNAME",
                                   "TERM",
@@ -43,77 +61,67 @@ std::string upper(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return s;
 }
+std::string ace(const char* type, bool dir, uint32_t mask) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "D:(%s;%s;0x%x;;;<PACKAGE>)", type, dir ? "OICI" : "", mask);
+  return buf;
+}
+
 Status add_grant(WinPlan& plan, const policy::Grant& g, AclChange::Kind kind, const WinHostFacts& facts) {
   auto path = to_windows_path(g.path, facts, g.origin);
   if (!path) return path.error();
   char k = facts.kind ? facts.kind(*path) : 'd';
-  if (k == 0 && kind != AclChange::Kind::no_read_up)
+  if (k == 0 && kind != AclChange::Kind::deny_all)
     return invalid(g.origin, "no such file or directory (" + *path + ")",
                    "create it first, or check the path");
   if (k == 0) return Ok{};  // nothing to hide
   const bool dir = k == 'd';
-  const char* inherit = dir ? "OICI" : "";
   switch (kind) {
+    case AclChange::Kind::allow_modify:
+      // AppContainers run at Low integrity: without the Low label the no-write-up rule refuses what
+      // the ACE grants.
+      plan.acl.push_back(AclChange{AclChange::Kind::low_label, *path, dir,
+                                   std::string("S:(ML;") + (dir ? "OICI" : "") + ";NW;;;LW)", g.origin});
+      plan.acl.push_back(AclChange{kind, *path, dir, ace("A", dir, kModifyMask), g.origin});
+      break;
+    case AclChange::Kind::allow_read:
+      plan.acl.push_back(AclChange{kind, *path, dir, ace("A", dir, kReadMask), g.origin});
+      break;
+    case AclChange::Kind::deny_write:
+      plan.acl.push_back(AclChange{kind, *path, dir, ace("D", dir, kDenyWriteMask), g.origin});
+      break;
+    case AclChange::Kind::deny_all:
+      plan.acl.push_back(AclChange{kind, *path, dir, ace("D", dir, kDenyAllMask), g.origin});
+      break;
     case AclChange::Kind::low_label:
-      // The Low label lets the Low token write; the explicit ACE covers grants only reachable through
-      // a group, which the token holds deny-only.
-      plan.acl.push_back(
-          AclChange{kind, *path, dir, std::string("S:(ML;") + inherit + ";NW;;;LW)", g.origin});
-      plan.acl.push_back(AclChange{AclChange::Kind::allow_user, *path, dir,
-                                   std::string("D:(A;") + inherit + ";0x1301bf;;;<USER>)", g.origin});
-      break;
-    case AclChange::Kind::allow_user:
-      plan.acl.push_back(
-          AclChange{kind, *path, dir, std::string("D:(A;") + inherit + ";0x1200a9;;;<USER>)", g.origin});
-      break;
-    case AclChange::Kind::no_read_up:
-      plan.acl.push_back(
-          AclChange{kind, *path, dir, std::string("S:(ML;") + inherit + ";NWNRNX;;;ME)", g.origin});
-      break;
+      break;  // only as part of allow_modify
   }
   return Ok{};
 }
 
-// WFP cannot match "this process tree", but ALE_USER_ID runs an access check of the connecting token
-// against a security descriptor. The run's token carries run_sid as a restricting SID, and a deny ACE
-// for a restricting SID fails the token's second (restricted) access check: so "D:(D;;CC;;;run)(A;;CC;;;WD)"
-// grants every token except the run's. Every other process is permitted by the weight-15 filter in
-// cage's sublayer (other sublayers still decide for it as before); the run falls through to the proxy
-// permit and the blocks below it.
-void network(WinPlan& plan, const policy::Policy& p, uint16_t port) {
-  using F = WfpFilter;
-  using C = WfpCondition;
+// An AppContainer without capabilities has no network at all, loopback included: no WFP, no
+// administrator. --share-net gives it the client and server capabilities; --net a fixed container
+// that an elevated `cage --install-windows-network` put on the loopback-exemption list once.
+void network(WinPlan& plan, const policy::Policy& p) {
   if (p.share_net) {
-    plan.gaps.push_back("--share-net: the host network, unfiltered");
+    plan.container.capabilities = {{kInternetClientSid, "internetClient"},
+                                   {kInternetClientServerSid, "internetClientServer"},
+                                   {kPrivateNetworkSid, "privateNetworkClientServer"}};
+    plan.gaps.push_back("--share-net: the host network, unfiltered; loopback stays blocked (AppContainer)");
     return;
   }
-  plan.wfp.enabled = true;
-  if (!p.net.empty() && p.net_mode == policy::Policy::NetMode::both)
+  if (!plan.proxy) return;
+  plan.container.name = kNetContainerName;
+  plan.container.per_run = false;
+  plan.container.loopback_exemption = true;
+  if (p.net_mode == policy::Policy::NetMode::both)
     plan.gaps.push_back(
         "--net: proxy only; programs that ignore HTTPS_PROXY get no network (no transparent "
         "mode on Windows)");
-  // Owner and group too: an access check refuses a descriptor without them.
-  const std::string not_this_run = "O:SYG:SYD:(D;;CC;;;" + plan.token.run_sid + ")(A;;CC;;;WD)";
-  for (auto layer : {F::Layer::ale_auth_connect_v4, F::Layer::ale_auth_connect_v6})
-    plan.wfp.filters.push_back(F{layer,
-                                 F::Action::permit,
-                                 15,
-                                 {C{C::Field::ale_user_id, 0, not_this_run}},
-                                 "any other process: not cage's business"});
-  if (plan.proxy)
-    plan.wfp.filters.push_back(
-        F{F::Layer::ale_auth_connect_v4,
-          F::Action::permit,
-          14,
-          {C{C::Field::ip_protocol, 6, ""}, C{C::Field::ip_remote_address_v4, 0x7f000001, ""},
-           C{C::Field::ip_remote_port, port, ""}},
-          "--net: TCP to cage's proxy on 127.0.0.1:" + std::to_string(port)});
-  for (auto layer : {F::Layer::ale_auth_connect_v4, F::Layer::ale_auth_connect_v6})
-    plan.wfp.filters.push_back(
-        F{layer, F::Action::block, 0, {}, "the run: no network but the proxy", kFilterFlagClearActionRight});
   plan.gaps.push_back(
-      "network: on a real Windows host only --self-test shows that WFP tells the run's "
-      "connections apart from the rest of the machine's");
+      "--net: every listener on the host's loopback is reachable, not only cage's proxy; concurrent "
+      "--net runs share one container SID: they can read each other's grants, and the first to end "
+      "removes the entries of a path both grant");
 }
 
 void limits(WinPlan& plan, const policy::Limits& l, const WinHostFacts& facts) {
@@ -149,11 +157,143 @@ std::string run_id(const WinHostFacts& facts) {
   return buf;
 }
 
+// An argument of a .cmd/.bat is safe to quote when cmd.exe cannot expand or split it inside quotes.
+bool cmd_safe(const std::string& arg) {
+  return arg.find_first_of(std::string("%!\"\r\n\0", 6)) == std::string::npos;
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find(';', start);
+    if (end == std::string::npos) end = text.size();
+    std::string item = text.substr(start, end - start);
+    item.erase(std::remove(item.begin(), item.end(), '"'), item.end());  // "C:\Program Files\x";...
+    if (!item.empty()) out.push_back(item);
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string env_get(const std::vector<std::string>& env, const std::string& name) {
+  for (const auto& e : env) {
+    size_t eq = e.find('=');
+    if (eq != std::string::npos && upper(e.substr(0, eq)) == upper(name)) return e.substr(eq + 1);
+  }
+  return {};
+}
+
+// "C:\a\.\b\..\c" -> "C:\a\c", as GetFullPathNameW does it: by the text, never above the root.
+std::string lexical_full_path(const std::string& path) {
+  const size_t root = path.rfind("\\\\", 0) == 0 ? path.find('\\', path.find('\\', 2) + 1) : 2;
+  if (root == std::string::npos || root >= path.size()) return path;
+  std::vector<std::string> parts;
+  size_t start = root + 1;
+  while (start <= path.size()) {
+    size_t end = path.find('\\', start);
+    if (end == std::string::npos) end = path.size();
+    std::string part = path.substr(start, end - start);
+    if (part == "..") {
+      if (!parts.empty()) parts.pop_back();
+    } else if (!part.empty() && part != ".") {
+      parts.push_back(part);
+    }
+    start = end + 1;
+  }
+  std::string out = path.substr(0, root);
+  for (const auto& part : parts) out += "\\" + part;
+  return parts.empty() ? out + "\\" : out;
+}
+
+std::string extension_of(const std::string& path) {
+  size_t slash = path.find_last_of("\\/"), dot = path.rfind('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return {};
+  return upper(path.substr(dot));
+}
+
+// The ACEs and labels for the grants, in the order that keeps each one right: --rw, --ro, then the
+// deny ACEs (nested --ro, --hide) that must win over what a grant above them allows.
+Status grants(WinPlan& plan, const policy::Policy& p, const WinHostFacts& facts, const std::string& local,
+              const std::string& profile, const std::vector<std::string>& system_roots) {
+  for (const auto& g : p.rw)
+    if (auto s = add_grant(plan, g, AclChange::Kind::allow_modify, facts); !s) return s;
+  // A workload that could write the restore journals could make the next cage change any descriptor
+  // or delete any tree of the user's: no write grant may cover cage's own directory.
+  const std::string own = local + "\\cage";
+  std::vector<std::string> writable;
+  for (const auto& a : plan.acl) {
+    if (a.kind != AclChange::Kind::allow_modify) continue;
+    if (windows_beneath(own, a.path) || windows_beneath(a.path, own))
+      return invalid(a.why, "would make cage's restore journals (" + own + ") writable by the sandbox",
+                     "grant a directory that does not contain " + own);
+    writable.push_back(a.path);
+  }
+  for (const auto& g : p.ro) {
+    // Windows already grants every AppContainer read and execute there (ALL APPLICATION PACKAGES),
+    // and the user may not change those ACLs: a --ro grant there needs nothing (a profile's --ro
+    // of the Windows directory would otherwise fail for want of WRITE_DAC).
+    auto path = to_windows_path(g.path, facts, g.origin);
+    if (!path) return path.error();
+    if (std::any_of(system_roots.begin(), system_roots.end(),
+                    [&](const std::string& root) { return windows_beneath(*path, root); }))
+      continue;
+    if (auto s = add_grant(plan, g, AclChange::Kind::allow_read, facts); !s) return s;
+  }
+  // --ro beneath --rw: the inherited modify ACE would make it writable; an explicit deny of the
+  // write rights for the same SID comes first in the access check and keeps it read-only.
+  for (const auto& g : p.ro) {
+    auto path = to_windows_path(g.path, facts, g.origin);
+    if (!path) return path.error();
+    for (const auto& w : writable)
+      if (windows_beneath(*path, w) && upper(*path) != upper(w)) {
+        if (auto s = add_grant(plan, g, AclChange::Kind::deny_write, facts); !s) return s;
+        break;
+      }
+  }
+  for (const auto& g : p.hide)
+    if (auto s = add_grant(plan, g, AclChange::Kind::deny_all, facts); !s) return s;
+  // The working directory is readable, as on Linux, unless that would show far more than a project:
+  // a drive's root, the profile or a directory holding it.
+  auto granted = [&](const std::string& path) {
+    return std::any_of(plan.acl.begin(), plan.acl.end(), [&](const AclChange& a) {
+      return (a.kind == AclChange::Kind::allow_read || a.kind == AclChange::Kind::allow_modify) &&
+             windows_beneath(path, a.path);
+    });
+  };
+  const bool too_wide = plan.cwd.size() <= 3 || windows_beneath(profile, plan.cwd);
+  if (p.cwd_visible && !granted(plan.cwd)) {
+    if (too_wide)
+      plan.gaps.push_back("the working directory " + plan.cwd +
+                          " is not granted (it is a drive's root or holds your profile): the run cannot "
+                          "read it; grant a project directory, or start in one");
+    else
+      plan.acl.push_back(AclChange{AclChange::Kind::allow_read, plan.cwd, true, ace("A", true, kReadMask),
+                                   "current directory (read-only)"});
+  }
+  return Ok{};
+}
+
 }  // namespace
 
-std::string run_sid_of(const WinHostFacts& facts) {
-  return "S-1-9-" + std::to_string(facts.nonce[0]) + "-" + std::to_string(facts.nonce[1]) + "-" +
-         std::to_string(facts.pid);
+std::string container_name_of(const WinHostFacts& facts) {
+  return "cage.run-" + run_id(facts);
+}
+
+std::string package_sid_of(const std::string& name) {
+  std::string utf16;  // names are ASCII (cage makes them): each character and a zero byte
+  for (char c : name) {
+    utf16 += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    utf16 += '\0';
+  }
+  const std::string hex = sha256_hex(utf16);
+  std::string sid = "S-1-15-2";
+  for (int i = 0; i < 7; ++i) {
+    uint32_t rid = 0;
+    for (int b = 3; b >= 0; --b) rid = (rid << 8) | std::stoul(hex.substr((i * 4 + b) * 2, 2), nullptr, 16);
+    sid += "-" + std::to_string(rid);
+  }
+  return sid;
 }
 
 std::string insert_ace(const std::string& dacl, const std::string& ace) {
@@ -233,6 +373,90 @@ std::string quote_argument(const std::string& arg) {
   return out + "\"";
 }
 
+std::optional<std::string> quote_cmd_argument(const std::string& arg) {
+  if (!cmd_safe(arg)) return std::nullopt;
+  // Inside quotes cmd.exe takes & | < > ^ ( ) @ and the separators , ; = as text.
+  if (!arg.empty() && arg.find_first_of(" \t&|<>^()@,;=") == std::string::npos) return arg;
+  return "\"" + arg + "\"";
+}
+
+Result<ResolvedCommand> resolve_command(const std::vector<std::string>& argv, const std::string& cwd,
+                                        const std::vector<std::string>& env, const WinHostFacts& facts) {
+  ResolvedCommand r;
+  if (argv.empty()) return r;
+  if (!facts.kind) {  // a dry-run that cannot ask the host: the rules below run on Windows
+    for (const auto& a : argv) r.command_line += (r.command_line.empty() ? "" : " ") + quote_argument(a);
+    return r;
+  }
+  std::vector<std::string> exts;
+  for (const auto& e : split_list(env_get(env, "PATHEXT"))) exts.push_back(upper(e));
+  if (exts.empty()) exts = {".COM", ".EXE", ".BAT", ".CMD"};
+  auto is_file = [&](const std::string& path) { return facts.kind(path) == 'f'; };
+  // The name as given when its extension is an executable one, else with each PATHEXT extension.
+  auto try_base = [&](const std::string& base) -> std::string {
+    const std::string ext = extension_of(base);
+    if (!ext.empty() && std::find(exts.begin(), exts.end(), ext) != exts.end() && is_file(base)) return base;
+    for (const auto& e : exts)
+      if (is_file(base + e)) return base + e;
+    return {};
+  };
+  auto absolute = [](const std::string& path) {
+    return (path.size() >= 3 && path[1] == ':' && path[2] == '\\') || path.rfind("\\\\", 0) == 0;
+  };
+  std::string name = argv[0], found;
+  std::replace(name.begin(), name.end(), '/', '\\');
+  if (name.find_first_of("\\:") != std::string::npos) {
+    // "\dir\x" is rooted on the working directory's drive, anything else relative to the directory.
+    found = try_base(lexical_full_path(absolute(name)         ? name
+                                       : name.front() == '\\' ? cwd.substr(0, 2) + name
+                                                              : cwd + "\\" + name));
+  } else {
+    // The sandbox's PATH only, absolute entries only: "." or a relative entry would search the
+    // untrusted working directory, which is exactly what cage resolves the command itself to avoid.
+    for (const auto& dir : split_list(env_get(env, "PATH"))) {
+      if (!absolute(dir)) continue;
+      std::string d = dir;
+      while (d.size() > 3 && d.back() == '\\') d.pop_back();
+      if (!(found = try_base(d + (d.back() == '\\' ? "" : "\\") + name)).empty()) break;
+    }
+  }
+  if (found.empty())
+    return Error{ErrorClass::not_found, argv[0] + ": command not found",
+                 "check the name and the sandbox's PATH and PATHEXT (the working directory is not searched)",
+                 argv[0], 0};
+  const std::string ext = extension_of(found);
+  if (ext != ".BAT" && ext != ".CMD") {
+    r.application = found;
+    for (const auto& a : argv) r.command_line += (r.command_line.empty() ? "" : " ") + quote_argument(a);
+    return r;
+  }
+  // A batch file runs in cmd.exe, which re-parses its whole command line: /d skips AutoRun commands,
+  // /v:off delayed expansion, /s /c runs what lies between the outer quotes.
+  std::string comspec = env_get(env, "COMSPEC");
+  if (!absolute(comspec)) {
+    std::string root = env_get(env, "SYSTEMROOT");
+    comspec = (absolute(root) ? root : std::string("C:\\Windows")) + "\\System32\\cmd.exe";
+  }
+  if (!cmd_safe(found))
+    return invalid(argv[0], "the batch file's path holds a character cmd.exe would expand (" + found + ")",
+                   "move it, or run it with cmd.exe /c yourself");
+  std::string line = "\"" + found + "\"";
+  for (size_t i = 1; i < argv.size(); ++i) {
+    auto q = quote_cmd_argument(argv[i]);
+    if (!q)
+      return invalid(argv[i],
+                     "argument " + std::to_string(i) + " of the batch file " + found +
+                         " holds %, !, \", a line break or NUL, which cmd.exe expands or splits even "
+                         "inside quotes",
+                     "pass it through a file or an environment variable (--setenv), or call the program "
+                     "the batch file wraps directly");
+    line += " " + *q;
+  }
+  r.application = comspec;
+  r.command_line = quote_argument(comspec) + " /d /v:off /s /c \"" + line + "\"";
+  return r;
+}
+
 std::vector<std::string> build_environment(const policy::EnvPolicy& env,
                                            const std::vector<std::pair<std::string, std::string>>& host,
                                            const std::vector<std::pair<std::string, std::string>>& forced) {
@@ -255,54 +479,53 @@ Result<WinPlan> compile(const policy::Policy& p, const WinHostFacts& facts,
   plan.argv = p.argv;
   plan.proxy_port = facts.proxy_port ? facts.proxy_port : 3128;
   plan.proxy = !p.net.empty() && !p.share_net;
-  plan.token.run_sid = run_sid_of(facts);
+  plan.container.name = container_name_of(facts);
   const std::string local =
       facts.localappdata.empty() ? facts.userprofile + "\\AppData\\Local" : facts.localappdata;
   const std::string id = run_id(facts);
   plan.journal.dir = local + "\\cage\\restore";
   plan.journal.file = plan.journal.dir + "\\run-" + id + ".journal";
-  // Only the caller and SYSTEM, not inherited from LOCALAPPDATA, labelled Low so the run can write it.
+  // The caller, SYSTEM and the run's container, not inherited from LOCALAPPDATA, labelled Low so
+  // the run (at Low integrity) can write it.
   plan.temp.path = local + "\\cage\\tmp\\run-" + id;
-  plan.temp.sddl = "D:P(A;OICI;FA;;;<USER>)(A;OICI;FA;;;SY)S:(ML;OICI;NW;;;LW)";
-  for (const auto& a : p.argv)
-    plan.command_line += (plan.command_line.empty() ? "" : " ") + quote_argument(a);
+  plan.temp.sddl = "D:P(A;OICI;FA;;;<USER>)(A;OICI;FA;;;SY)(A;OICI;0x1301bf;;;<PACKAGE>)S:(ML;OICI;NW;;;LW)";
+  plan.temp.subdirs = {"AppData\\Roaming", "AppData\\Local"};
   auto cwd = to_windows_path(p.cwd, facts, "--chdir " + p.cwd);
   if (!cwd) return cwd.error();
   plan.cwd = *cwd;
-  for (const auto& g : p.ro)
-    if (auto s = add_grant(plan, g, AclChange::Kind::allow_user, facts); !s) return s.error();
-  for (const auto& g : p.rw)
-    if (auto s = add_grant(plan, g, AclChange::Kind::low_label, facts); !s) return s.error();
-  // A workload that could write the restore journals could make the next cage change any descriptor
-  // or delete any tree of the user's: no write grant may cover cage's own directory.
-  const std::string own = local + "\\cage";
-  for (const auto& a : plan.acl)
-    if (a.kind == AclChange::Kind::low_label &&
-        (windows_beneath(own, a.path) || windows_beneath(a.path, own)))
-      return invalid(a.why, "would make cage's restore journals (" + own + ") writable by the sandbox",
-                     "grant a directory that does not contain " + own);
-  for (const auto& g : p.hide)
-    if (auto s = add_grant(plan, g, AclChange::Kind::no_read_up, facts); !s) return s.error();
-  plan.gaps.push_back(
-      "reads: the Low-integrity token reads whatever your account can read (the home "
-      "included) and the registry, except --hide paths");
-  plan.gaps.push_back(
-      "writes: what Windows labels Low (AppData\\LocalLow) stays writable; other Low-integrity "
-      "processes of yours can write the --rw paths during the run");
-  if (!p.system_view) plan.gaps.push_back("--no-system: Windows system directories stay readable");
-  network(plan, p, plan.proxy_port);
+  std::string profile = facts.userprofile;
+  if (!p.home.empty())
+    if (auto h = to_windows_path(p.home, facts, "HOME"); h) profile = *h;
+  std::vector<std::string> system_roots;  // what ALL APPLICATION PACKAGES reads by Windows' own ACLs
+  for (const auto& [k, v] : caller_env)
+    for (const char* name : {"SYSTEMROOT", "PROGRAMFILES", "PROGRAMFILES(X86)", "PROGRAMW6432"})
+      if (upper(k) == name && v.size() > 3 && v[1] == ':') system_roots.push_back(v);
+  if (auto s = grants(plan, p, facts, local, profile, system_roots); !s) return s.error();
+  if (!p.system_view)
+    plan.gaps.push_back(
+        "--no-system: Windows system directories stay readable (Windows grants them to every "
+        "AppContainer)");
+  if (!p.rw.empty())
+    plan.gaps.push_back(
+        "writes: other Low-integrity processes of yours can write the --rw paths during the run (they "
+        "carry a Low label), and two runs at once on one --rw path can leave that label behind");
+  network(plan, p);
   limits(plan, p.limits, facts);
   if (p.limits.strict && !p.limits.rlimits.empty())
     return unavailable(p.limits.rlimits.front().origin, "Windows has no resource limits of this kind",
                        "drop the limit or --strict-limits");
-  std::string profile = facts.userprofile;
-  if (!p.home.empty())
-    if (auto h = to_windows_path(p.home, facts, "HOME"); h) profile = *h;
   std::vector<std::pair<std::string, std::string>> forced = {{"USERPROFILE", profile},
                                                               {policy::kInsideMarker, "1"}};
+  if (profile.size() >= 2 && profile[1] == ':') {
+    forced.emplace_back("HOMEDRIVE", profile.substr(0, 2));
+    forced.emplace_back("HOMEPATH", profile.size() > 2 ? profile.substr(2) : "\\");
+  }
   if (!p.run_id.empty()) forced.emplace_back(policy::kRunIdVariable, p.run_id);
   forced.emplace_back("TEMP", plan.temp.path);
   forced.emplace_back("TMP", plan.temp.path);
+  // The real ones are not granted: programs that keep state there get the run's private copies.
+  forced.emplace_back("APPDATA", plan.temp.path + "\\" + plan.temp.subdirs[0]);
+  forced.emplace_back("LOCALAPPDATA", plan.temp.path + "\\" + plan.temp.subdirs[1]);
   if (plan.proxy)
     // cage's proxy listens on the host's loopback, where any local process could reach it: with a
     // secret it serves only clients that present it (the URLs carry it).
@@ -312,6 +535,19 @@ Result<WinPlan> compile(const policy::Policy& p, const WinHostFacts& facts,
                                                                facts.proxy_secret, p.net))
       forced.push_back(std::move(kv));
   plan.env = win::build_environment(p.env, caller_env, forced);
+  auto cmd = resolve_command(p.argv, plan.cwd, plan.env, facts);
+  if (!cmd) return cmd.error();
+  plan.application = cmd->application;
+  plan.command_line = cmd->command_line;
+  // Every ACE names the container's package SID, known now that the container is chosen.
+  plan.container.sid = package_sid_of(plan.container.name);
+  auto with_sid = [&](std::string sddl) {
+    for (size_t at; (at = sddl.find("<PACKAGE>")) != std::string::npos;)
+      sddl.replace(at, 9, plan.container.sid);
+    return sddl;
+  };
+  for (auto& a : plan.acl) a.sddl = with_sid(a.sddl);
+  plan.temp.sddl = with_sid(plan.temp.sddl);
   return plan;
 }
 

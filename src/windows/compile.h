@@ -1,7 +1,8 @@
 // win::compile: Policy + WinHostFacts -> WinPlan, every Windows call a run makes and its arguments:
-// a restricted Low-integrity token, a job object with limits, the label/ACL changes for grants
-// (recorded, restored afterwards), WFP filters in a dynamic session. Pure; tested on Linux by
-// tests/unit/windows_plan_test.cc. Policy paths on Windows are "/C:/dir" (posix_form, paths.cc).
+// an AppContainer profile for the run (no capabilities: no network), a job object with limits, the
+// ACEs for the run's package SID and labels for grants (journaled, removed afterwards), the resolved
+// command. Pure; tested on Linux by tests/unit/windows_plan_test.cc. Design: docs/windows.md.
+// Policy paths on Windows are "/C:/dir" (posix_form, paths.cc).
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -17,17 +18,27 @@
 namespace cage::win {
 
 // winnt.h / winbase.h values, spelled out so the plan is the same on every build host.
-inline constexpr uint32_t kDisableMaxPrivilege = 0x1, kLuaToken = 0x4;
 inline constexpr uint32_t kJobLimitActiveProcess = 0x8, kJobLimitJobMemory = 0x200,
                           kJobLimitDieOnUnhandledException = 0x400, kJobLimitBreakawayOk = 0x800,
                           kJobLimitSilentBreakawayOk = 0x1000, kJobLimitKillOnJobClose = 0x2000;
 inline constexpr uint32_t kUiLimitAll = 0xFF;  // handles, clipboard r/w, system parameters, display
                                                // settings, global atoms, desktop, exit windows
-inline constexpr uint32_t kFilterFlagClearActionRight = 0x8;  // FWPM_FILTER_FLAG_CLEAR_ACTION_RIGHT
 inline constexpr uint32_t kCpuRateEnable = 0x1, kCpuRateHardCap = 0x4;
+// File access masks of the ACEs cage adds for the run's package SID.
+inline constexpr uint32_t kReadMask = 0x1200a9;      // FILE_GENERIC_READ | FILE_GENERIC_EXECUTE
+inline constexpr uint32_t kModifyMask = 0x1301bf;    // read, execute, write, DELETE; no FILE_DELETE_CHILD
+inline constexpr uint32_t kDenyWriteMask = 0x10156;  // write data/EA/attributes, append, delete child, DELETE
+inline constexpr uint32_t kDenyAllMask = 0x1f01ff;   // FILE_ALL_ACCESS
 inline constexpr const char* kLowIntegritySid = "S-1-16-4096";
-inline constexpr const char* kMediumIntegritySid = "S-1-16-8192";
-inline constexpr const char* kEveryoneSid = "S-1-1-0";
+// Capability SIDs (well-known, winnt.h SECURITY_CAPABILITY_*).
+inline constexpr const char* kInternetClientSid = "S-1-15-3-1";
+inline constexpr const char* kInternetClientServerSid = "S-1-15-3-2";
+inline constexpr const char* kPrivateNetworkSid = "S-1-15-3-3";
+inline constexpr const char* kAllAppPackagesSid = "S-1-15-2-1";
+// The AppContainer profile every --net run uses: a per-run SID cannot be put on the machine's
+// loopback-exemption list without an administrator on every run (docs/windows.md).
+inline constexpr const char* kNetContainerName = "cage.net";
+inline constexpr const char* kDefaultDesktop = "winsta0\\default";
 
 struct WinHostFacts {
   bool on_windows = false;  // false: a cross-target dry-run; paths map as Wine maps them (Z:)
@@ -37,20 +48,23 @@ struct WinHostFacts {
   unsigned cpu_count = 1;
   uint16_t proxy_port = 0;   // 0: not known yet (dry-run; 3128 shown)
   std::string proxy_secret;  // the run's proxy secret (the *_PROXY URLs carry it); "" in tests
-  // This run's identity: names its journal and temp directory and the marker SID its token carries.
+  // This run's identity: names its journal, temp directory and AppContainer profile.
   uint32_t pid = 0;
   uint32_t nonce[2] = {0, 0};  // random on a real run
-  // Kind of a Windows path: 'd' directory, 'f' file, 0 missing; empty function: everything exists as a dir.
+  // Kind of a Windows path: 'd' directory, 'f' file, 0 missing; empty function: the host cannot be
+  // asked (a dry-run elsewhere): every grant exists as a directory and the command is resolved at run time.
   std::function<char(const std::string&)> kind;
 };
 
-struct TokenPlan {
-  uint32_t flags = kDisableMaxPrivilege | kLuaToken;
-  bool deny_only_groups_except_everyone = true;  // every group SID deny-only, Everyone kept enabled
-  // Restricting SIDs: the caller's user and groups (so the second access check grants what the first
-  // one does) plus `run_sid`, a SID no other token holds. WFP tells the run's connections apart by it.
-  std::string run_sid;
-  std::string integrity_sid = kLowIntegritySid;
+// The AppContainer (LowBox) the workload runs in. Windows derives its package SID from `name`; the
+// plan derives the same SID (package_sid_of) so that every ACE is known before anything is changed,
+// and the executor refuses the run if Windows' SID differs.
+struct ContainerPlan {
+  std::string name;     // "cage.run-<pid>-<nonce>", or kNetContainerName
+  std::string sid;      // package_sid_of(name)
+  bool per_run = true;  // created by this run (CreateAppContainerProfile), deleted at its end
+  std::vector<std::pair<std::string, std::string>> capabilities;  // {SID, name}: none = no network
+  bool loopback_exemption = false;  // --net: the profile must be exempt (cage --install-windows-network)
 };
 
 struct JobPlan {
@@ -62,14 +76,14 @@ struct JobPlan {
   uint32_t cpu_rate = 0;        // 1/100 percent of the whole machine (10000 = all CPUs)
 };
 
-// A change to one path's security descriptor. The old descriptor is written to the restore journal
-// (JournalPlan) before the change and put back when the run ends, or on cage's next start after a crash.
+// A change to one path's security descriptor, made on the path's final name (the executor opens it
+// without following a reparse point and refuses one). ACEs are for the run's package SID (<PACKAGE>)
+// and undone by removing exactly that SID's ACEs; a label is saved to the journal and put back.
 struct AclChange {
-  enum class Kind { low_label, allow_user, no_read_up } kind = Kind::low_label;
+  enum class Kind { allow_read, allow_modify, deny_write, deny_all, low_label } kind = Kind::allow_read;
   std::string path;  // Windows form
   bool is_dir = true;
-  std::string
-      sddl;  // the ACE added ("D:(A;...)") or the label set ("S:(ML;...)"), <USER> for the caller's SID
+  std::string sddl;  // the ACE added ("D:(A;OICI;0x1200a9;;;S-1-15-2-...)") or the label set ("S:(ML;...)")
   std::string why;
 };
 
@@ -80,32 +94,12 @@ struct JournalPlan {
   std::string file;  // dir\run-<pid>-<nonce>.journal
 };
 
-// The run's own TEMP, created Low-labelled (the token can write nothing Medium) and removed at the end.
+// The run's own TEMP, created Low-labelled (AppContainers run at Low integrity) with an ACE for the
+// package SID, and removed at the end. APPDATA and LOCALAPPDATA point at `subdirs` inside it.
 struct TempPlan {
   std::string path;  // %LOCALAPPDATA%\cage\tmp\run-<pid>-<nonce>
   std::string sddl;  // its whole descriptor, <USER> for the caller's SID
-};
-
-struct WfpCondition {
-  enum class Field { ale_user_id, ip_protocol, ip_remote_address_v4, ip_remote_port } field;
-  uint32_t value = 0;  // protocol number, IPv4 address (host order) or port
-  std::string sddl;    // ale_user_id: the connecting token must be granted FWP_ACTRL_MATCH_FILTER (CC)
-};
-
-struct WfpFilter {
-  enum class Layer { ale_auth_connect_v4, ale_auth_connect_v6 } layer = Layer::ale_auth_connect_v4;
-  enum class Action { permit, block } action = Action::block;
-  uint8_t weight = 0;                    // within cage's own sublayer: the highest matching weight decides
-  std::vector<WfpCondition> conditions;  // all must match
-  std::string why;
-  uint32_t flags = 0;  // kFilterFlagClearActionRight: no other sublayer can turn this block into a permit
-};
-
-struct WfpPlan {
-  bool enabled = false;  // open a dynamic session, add a sublayer and `filters` in one transaction
-  uint16_t sublayer_weight = 0xFFFF;  // cage's sublayer is arbitrated first
-  uint32_t session_flags = 0x1;       // FWPM_SESSION_FLAG_DYNAMIC: everything goes when the session closes
-  std::vector<WfpFilter> filters;
+  std::vector<std::string> subdirs;  // relative: AppData\Roaming, AppData\Local
 };
 
 struct WinCall {
@@ -115,15 +109,19 @@ struct WinCall {
 };
 
 struct WinPlan {
-  TokenPlan token;
+  ContainerPlan container;
   JobPlan job;
   JournalPlan journal;
   TempPlan temp;
   std::vector<AclChange> acl;
-  WfpPlan wfp;
   std::vector<std::string> env;  // NAME=VALUE
   std::vector<std::string> argv;
-  std::string command_line;  // argv quoted for CreateProcessAsUserW (CommandLineToArgvW rules)
+  // CreateProcessW: `application` is the resolved absolute path (lpApplicationName), so Windows'
+  // own search (cage's directory, the current directory, then PATH) never runs; empty only in a
+  // dry-run that cannot ask the host (resolved at run time, with the same rules).
+  std::string application;
+  std::string command_line;  // CommandLineToArgvW quoting; for .cmd/.bat: %ComSpec% /d /v:off /s /c "..."
+  std::string desktop = kDefaultDesktop;  // STARTUPINFO.lpDesktop: user32 needs a desktop it may open
   std::string cwd;           // Windows form
   uint64_t timeout_ms = 0;   // walltime: TerminateJobObject, exit 124
   uint16_t proxy_port = 0;
@@ -141,6 +139,17 @@ std::string posix_form(const std::string& text);
 void normalize_input(policy::PolicyInput& in);
 // CommandLineToArgvW quoting of one argument.
 std::string quote_argument(const std::string& arg);
+// One argument of a .cmd/.bat for cmd.exe: quoted when it holds a space or a cmd.exe metacharacter;
+// nullopt when no quoting is safe (%, !, ", a line break or NUL: cmd.exe expands or splits them
+// even inside quotes: the BatBadBut class).
+std::optional<std::string> quote_cmd_argument(const std::string& arg);
+// The command as CreateProcessW gets it: argv[0] resolved with the sandbox's PATH and PATHEXT (never
+// the working directory or cage's own directory), batch files run through %ComSpec%.
+struct ResolvedCommand {
+  std::string application, command_line;
+};
+Result<ResolvedCommand> resolve_command(const std::vector<std::string>& argv, const std::string& cwd,
+                                        const std::vector<std::string>& env, const WinHostFacts& facts);
 // The environment, names compared case-insensitively as Windows does.
 std::vector<std::string> build_environment(const policy::EnvPolicy& env,
                                            const std::vector<std::pair<std::string, std::string>>& host,
@@ -151,8 +160,12 @@ Result<WinPlan> compile(const policy::Policy& policy, const WinHostFacts& facts,
 
 // The ordered list of calls the executor makes, with their arguments (what --dry-run prints).
 std::vector<WinCall> calls_of(const WinPlan& plan);
-// "S-1-9-<a>-<b>": the run's marker SID (resource-manager authority; no account has it).
-std::string run_sid_of(const WinHostFacts& facts);
+// "cage.run-<pid>-<nonce>": the run's AppContainer profile name.
+std::string container_name_of(const WinHostFacts& facts);
+// The package SID Windows derives from an AppContainer name (DeriveAppContainerSidFromAppContainerName):
+// "S-1-15-2-" and seven RIDs, the first 28 bytes (little-endian) of the SHA-256 of the lower-cased
+// name in UTF-16LE. The executor compares it with what Windows returns.
+std::string package_sid_of(const std::string& name);
 // The DACL SDDL with `ace` ("(A;OICI;0x1301bf;;;S-1-5-...)") inserted in canonical order: after the
 // explicit deny ACEs, before the explicit allows and everything inherited. A NULL DACL is left alone.
 std::string insert_ace(const std::string& dacl_sddl, const std::string& ace);

@@ -1,7 +1,8 @@
 // execute.cc: carries out a WinPlan in the order calls_of() lists (parent side; the workload never
-// runs cage code). Every failure undoes what was done: the job is killed first, then the WFP
-// session closed, TEMP removed and descriptors restored; the error is spawn_sandbox_unavailable
-// (exit 125) unless the command itself is missing (127) or not executable (126).
+// runs cage code). Every failure undoes what was done: the job is killed first, then the journal
+// in reverse (the AppContainer profile deleted, TEMP removed, the run's ACEs removed, labels
+// restored); the error is spawn_sandbox_unavailable (exit 125) unless the command itself is
+// missing (127) or not executable (126).
 // Verified: the plan by windows_plan_test.cc, the refusal under Wine by tests/cross/wine_smoke.sh,
 // the enforcement on a real host by `cage --self-test`.
 #include "common/exit_status.h"
@@ -53,8 +54,8 @@ std::wstring environment_block(std::vector<std::string> env) {
 // Everything a run holds, released in the one safe order whatever happened.
 struct Run {
   std::unique_ptr<AclSession> acl;
-  UniqueHandle token, job, process, thread;
-  std::unique_ptr<WfpSession> wfp;
+  std::unique_ptr<AppContainer> container;
+  UniqueHandle job, process, thread;
 
   ~Run() { finish(); }
   void finish() {
@@ -73,7 +74,7 @@ struct Run {
     }
     process.reset();
     thread.reset();
-    wfp.reset();
+    container.reset();
     if (acl) {
       for (const auto& path : acl->undo())
         std::cerr << "cage: warning: could not restore the security descriptor of " << path
@@ -90,8 +91,10 @@ Error spawn_failed(DWORD code, const WinPlan& plan) {
                  0};
   if (code == ERROR_ACCESS_DENIED || code == ERROR_BAD_EXE_FORMAT)
     return Error{ErrorClass::exec_failed, program + ": cannot execute (" + describe(code) + ")",
-                 "check that it is a Windows program the restricted token may read", program, 0};
-  return call_failed("CreateProcessAsUserW", code, program, "report this with `cage --self-test`");
+                 "check that it is a Windows program the sandbox may read: one outside Windows' and "
+                 "Program Files' directories needs --ro on its directory",
+                 program, 0};
+  return call_failed("CreateProcessW", code, program, "report this with `cage --self-test`");
 }
 
 Status spawn(Run& run, const WinPlan& plan) {
@@ -110,11 +113,13 @@ Status spawn(Run& run, const WinPlan& plan) {
     *slots[i] = h;
     if (std::find(inherit.begin(), inherit.end(), h) == inherit.end()) inherit.push_back(h);
   }
+  std::wstring desktop = wide(plan.desktop);
+  si.StartupInfo.lpDesktop = desktop.data();
   SIZE_T size = 0;
-  ::InitializeProcThreadAttributeList(nullptr, 1, 0, &size);
+  ::InitializeProcThreadAttributeList(nullptr, 2, 0, &size);
   std::vector<unsigned char> attrs(size);
   si.lpAttributeList = reinterpret_cast<LPPROC_THREAD_ATTRIBUTE_LIST>(attrs.data());
-  if (!::InitializeProcThreadAttributeList(si.lpAttributeList, 1, 0, &size))
+  if (!::InitializeProcThreadAttributeList(si.lpAttributeList, 2, 0, &size))
     return call_failed("InitializeProcThreadAttributeList", ::GetLastError(), "spawn", "");
   struct Deleter {
     LPPROC_THREAD_ATTRIBUTE_LIST l;
@@ -124,14 +129,21 @@ Status spawn(Run& run, const WinPlan& plan) {
       !::UpdateProcThreadAttribute(si.lpAttributeList, 0, PROC_THREAD_ATTRIBUTE_HANDLE_LIST, inherit.data(),
                                    inherit.size() * sizeof(HANDLE), nullptr, nullptr))
     return call_failed("UpdateProcThreadAttribute(HANDLE_LIST)", ::GetLastError(), "spawn", "");
+  // The process gets a LowBox token for the container: its package SID and capabilities.
+  if (!::UpdateProcThreadAttribute(si.lpAttributeList, 0, PROC_THREAD_ATTRIBUTE_SECURITY_CAPABILITIES,
+                                   run.container->security(), sizeof(SECURITY_CAPABILITIES), nullptr,
+                                   nullptr))
+    return call_failed("UpdateProcThreadAttribute(SECURITY_CAPABILITIES)", ::GetLastError(), "spawn", "");
 
+  // lpApplicationName is the resolved path: CreateProcessW's own search never runs.
+  std::wstring app = wide(plan.application);
   std::wstring cmd = wide(plan.command_line);
   std::wstring cwd = wide(plan.cwd);
   std::wstring env = environment_block(plan.env);
   PROCESS_INFORMATION pi{};
-  if (!::CreateProcessAsUserW(run.token.get(), nullptr, cmd.data(), nullptr, nullptr, !inherit.empty(),
-                              CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT | EXTENDED_STARTUPINFO_PRESENT,
-                              env.data(), cwd.c_str(), &si.StartupInfo, &pi))
+  if (!::CreateProcessW(app.empty() ? nullptr : app.c_str(), cmd.data(), nullptr, nullptr, !inherit.empty(),
+                        CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT | EXTENDED_STARTUPINFO_PRESENT,
+                        env.data(), cwd.c_str(), &si.StartupInfo, &pi))
     return spawn_failed(::GetLastError(), plan);
   run.process = UniqueHandle(pi.hProcess);
   run.thread = UniqueHandle(pi.hThread);
@@ -179,19 +191,16 @@ Result<int> execute(const WinPlan& plan) {
   if (!acl) return acl.error();
   run.acl = std::move(*acl);
   for (const auto& change : plan.acl)
-    if (auto s = run.acl->apply(change); !s) return s.error();
+    if (auto s = run.acl->apply(change, plan.container.sid); !s) return s.error();
   if (auto s = run.acl->make_temp(plan.temp); !s) return s.error();
-  auto token = make_restricted_token(plan.token);
-  if (!token) return token.error();
-  run.token = std::move(*token);
+  if (plan.container.per_run)
+    if (auto s = run.acl->record_profile(plan.container.name); !s) return s.error();
+  auto container = AppContainer::open(plan.container);
+  if (!container) return container.error();
+  run.container = std::move(*container);
   auto job = make_job(plan.job);
   if (!job) return job.error();
   run.job = std::move(*job);
-  if (plan.wfp.enabled) {
-    auto wfp = WfpSession::open(plan.wfp);
-    if (!wfp) return wfp.error();
-    run.wfp = std::move(*wfp);
-  }
   g_stop = ::CreateEventW(nullptr, TRUE, FALSE, nullptr);
   g_cleaned = ::CreateEventW(nullptr, TRUE, FALSE, nullptr);
   if (!g_stop || !g_cleaned) return call_failed("CreateEventW", ::GetLastError(), "Ctrl-C", "");

@@ -14,12 +14,17 @@ const char* name_of(JournalEntry::Kind k) {
       return "label";
     case JournalEntry::Kind::remove_tree:
       return "remove_tree";
+    case JournalEntry::Kind::remove_aces:
+      return "remove_aces";
+    case JournalEntry::Kind::delete_profile:
+      return "delete_profile";
   }
   return "?";
 }
 
 bool kind_of(const std::string& s, JournalEntry::Kind& k) {
-  for (auto c : {JournalEntry::Kind::dacl, JournalEntry::Kind::label, JournalEntry::Kind::remove_tree})
+  for (auto c : {JournalEntry::Kind::dacl, JournalEntry::Kind::label, JournalEntry::Kind::remove_tree,
+                 JournalEntry::Kind::remove_aces, JournalEntry::Kind::delete_profile})
     if (s == name_of(c)) {
       k = c;
       return true;

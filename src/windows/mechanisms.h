@@ -1,5 +1,5 @@
 // The Windows executor's mechanisms, one file each (Windows builds only). Each carries out its part
-// of a WinPlan and nothing else: token.cc, job.cc, acl.cc (+ the restore journal), wfp.cc.
+// of a WinPlan and nothing else: container.cc, job.cc, acl.cc (+ the restore journal).
 #pragma once
 #include <memory>
 #include <string>
@@ -11,8 +11,23 @@
 
 namespace cage::win {
 
-// token.cc: CreateRestrictedToken + Low integrity, as TokenPlan says.
-Result<UniqueHandle> make_restricted_token(const TokenPlan& plan);
+// container.cc: the AppContainer as ContainerPlan says; SECURITY_CAPABILITIES for CreateProcessW.
+class AppContainer {
+ public:
+  static Result<std::unique_ptr<AppContainer>> open(const ContainerPlan& plan);
+  ~AppContainer();
+  SECURITY_CAPABILITIES* security() { return &security_; }
+
+ private:
+  AppContainer() = default;
+  std::string name_;
+  PSID sid_ = nullptr;
+  std::vector<PSID> caps_;
+  std::vector<SID_AND_ATTRIBUTES> attrs_;
+  SECURITY_CAPABILITIES security_{};
+};
+// DeleteAppContainerProfile; true if it is gone (or the API is missing: none can exist).
+bool delete_container_profile(const std::string& name);
 // The caller's user SID as a string ("S-1-5-21-..."), for <USER> in the plan's SDDL.
 Result<std::string> caller_user_sid();
 
@@ -25,8 +40,11 @@ class AclSession {
  public:
   static Result<std::unique_ptr<AclSession>> open(const JournalPlan& plan, std::string user_sid);
   ~AclSession();
-  Status apply(const AclChange& change);
+  // The change, on the path's final name (a reparse point, or a final path that differs, is refused).
+  Status apply(const AclChange& change, const std::string& package_sid);
   Status make_temp(const TempPlan& plan);
+  // Journals the profile before it is made, so that a crashed run's profile is deleted too.
+  Status record_profile(const std::string& name);
   // Restores everything; returns the paths it could not restore (the journal then stays for the next start).
   std::vector<std::string> undo();
 
@@ -43,16 +61,5 @@ class AclSession {
 std::vector<std::string> restore_orphaned_journals(const std::string& dir);
 // Deletes a directory tree without following links or junctions inside it.
 bool remove_tree(const std::wstring& path);
-
-// wfp.cc: a dynamic WFP session with cage's sublayer and filters; closing it removes them all.
-class WfpSession {
- public:
-  static Result<std::unique_ptr<WfpSession>> open(const WfpPlan& plan);
-  ~WfpSession();
-
- private:
-  WfpSession() = default;
-  HANDLE engine_ = nullptr;
-};
 
 }  // namespace cage::win

@@ -19,48 +19,50 @@ std::string hex(uint64_t v) {
   return buf;
 }
 
-std::string to_string(WfpFilter::Layer l) {
-  switch (l) {
-    case WfpFilter::Layer::ale_auth_connect_v4:
-      return "FWPM_LAYER_ALE_AUTH_CONNECT_V4";
-    case WfpFilter::Layer::ale_auth_connect_v6:
-      return "FWPM_LAYER_ALE_AUTH_CONNECT_V6";
-  }
-  return "?";
-}
-
-std::string to_string(const WfpCondition& c) {
-  switch (c.field) {
-    case WfpCondition::Field::ale_user_id:
-      return "ALE_USER_ID matches " + c.sddl;
-    case WfpCondition::Field::ip_protocol:
-      return "IP_PROTOCOL=" + std::to_string(c.value);
-    case WfpCondition::Field::ip_remote_address_v4:
-      return "IP_REMOTE_ADDRESS=" + std::to_string(c.value >> 24) + "." +
-             std::to_string((c.value >> 16) & 0xff) + "." + std::to_string((c.value >> 8) & 0xff) + "." +
-             std::to_string(c.value & 0xff);
-    case WfpCondition::Field::ip_remote_port:
-      return "IP_REMOTE_PORT=" + std::to_string(c.value);
-  }
-  return "?";
-}
-
-std::string conditions_of(const WfpFilter& f) {
+std::string capabilities_of(const ContainerPlan& c) {
+  if (c.capabilities.empty()) return "none (no network, loopback included)";
   std::string out;
-  for (const auto& c : f.conditions) out += (out.empty() ? "" : "; ") + to_string(c);
-  return out.empty() ? "(none: every connection that gets this far)" : out;
+  for (const auto& [sid, name] : c.capabilities) out += (out.empty() ? "" : ", ") + name + " (" + sid + ")";
+  return out;
 }
 
-void token_and_job_calls(const WinPlan& plan, std::vector<WinCall>& c) {
-  c.push_back(WinCall{"CreateRestrictedToken",
-                      {{"flags", "DISABLE_MAX_PRIVILEGE|LUA_TOKEN (" + hex(plan.token.flags) + ")"},
-                       {"SidsToDisable", "every group of the caller's token except Everyone (" +
-                                             std::string(kEveryoneSid) + ")"},
-                       {"SidsToRestrict", "the caller's user and groups, and " + plan.token.run_sid}},
-                      "no privileges, groups deny-only; the run SID marks the run's connections for WFP"});
-  c.push_back(WinCall{"SetTokenInformation",
-                      {{"class", "TokenIntegrityLevel"}, {"sid", plan.token.integrity_sid}},
-                      "Low integrity: no writes to Medium objects"});
+std::string access_of(AclChange::Kind k) {
+  switch (k) {
+    case AclChange::Kind::allow_read:
+      return "add ACE: read and execute";
+    case AclChange::Kind::allow_modify:
+      return "add ACE: read, write, execute, delete";
+    case AclChange::Kind::deny_write:
+      return "add ACE: deny every write right";
+    case AclChange::Kind::deny_all:
+      return "add ACE: deny all access";
+    case AclChange::Kind::low_label:
+      return "set label: Low, no-write-up";
+  }
+  return "?";
+}
+
+void container_calls(const WinPlan& plan, std::vector<WinCall>& c) {
+  if (plan.container.per_run) {
+    c.push_back(
+        WinCall{"CreateAppContainerProfile",
+                {{"name", plan.container.name}, {"capabilities", capabilities_of(plan.container)}},
+                "the run's own package SID " + plan.container.sid +
+                    " (Windows' must match); per user, no administrator; journaled, deleted at exit"});
+    return;
+  }
+  c.push_back(
+      WinCall{"CreateAppContainerProfile",
+              {{"name", plan.container.name}, {"capabilities", capabilities_of(plan.container)}},
+              "--net: the one container the machine's loopback exemption names (" + plan.container.sid +
+                  "); made on first use (else DeriveAppContainerSidFromAppContainerName), never deleted"});
+  c.push_back(WinCall{"NetworkIsolationGetAppContainerConfig",
+                      {{"require", plan.container.name + " on the loopback-exemption list"}},
+                      "else refused: spawn_sandbox_unavailable (run `cage --install-windows-network` once, "
+                      "elevated)"});
+}
+
+void job_calls(const WinPlan& plan, std::vector<WinCall>& c) {
   c.push_back(WinCall{"CreateJobObjectW", {{"name", "(unnamed)"}}, "the run's processes"});
   c.push_back(WinCall{"SetInformationJobObject",
                       {{"class", "JobObjectExtendedLimitInformation"},
@@ -78,28 +80,6 @@ void token_and_job_calls(const WinPlan& plan, std::vector<WinCall>& c) {
                          {"ControlFlags", "ENABLE|HARD_CAP (" + hex(plan.job.cpu_rate_flags) + ")"},
                          {"CpuRate", std::to_string(plan.job.cpu_rate)}},
                         "--cpu"});
-}
-
-void wfp_calls(const WinPlan& plan, std::vector<WinCall>& c) {
-  if (!plan.wfp.enabled) return;
-  c.push_back(
-      WinCall{"FwpmEngineOpen0",
-              {{"session.flags", "FWPM_SESSION_FLAG_DYNAMIC (" + hex(plan.wfp.session_flags) + ")"}},
-              "filters vanish with the session, also if cage dies; failure: spawn_sandbox_unavailable"});
-  c.push_back(WinCall{"FwpmTransactionBegin0", {}, "all filters or none"});
-  c.push_back(WinCall{"FwpmSubLayerAdd0",
-                      {{"subLayerKey", "(fresh GUID)"}, {"weight", hex(plan.wfp.sublayer_weight)}},
-                      "cage's own sublayer"});
-  for (const auto& f : plan.wfp.filters)
-    c.push_back(
-        WinCall{"FwpmFilterAdd0",
-                {{"layer", to_string(f.layer)},
-                 {"action", f.action == WfpFilter::Action::permit ? "FWP_ACTION_PERMIT" : "FWP_ACTION_BLOCK"},
-                 {"weight", std::to_string(f.weight)},
-                 {"conditions", conditions_of(f)},
-                 {"flags", f.flags & kFilterFlagClearActionRight ? "CLEAR_ACTION_RIGHT (hard)" : "0"}},
-                f.why});
-  c.push_back(WinCall{"FwpmTransactionCommit0", {}, ""});
 }
 
 }  // namespace
@@ -121,24 +101,38 @@ std::vector<WinCall> calls_of(const WinPlan& plan) {
                       "restore journal: each descriptor is saved here before it is changed"});
   for (const auto& a : plan.acl)
     c.push_back(
-        WinCall{"SetNamedSecurityInfoW",
+        WinCall{"SetSecurityInfo",
                 {{"path", a.path},
-                 {"info", a.kind == AclChange::Kind::allow_user ? "DACL_SECURITY_INFORMATION"
-                                                                : "LABEL_SECURITY_INFORMATION"},
-                 {a.kind == AclChange::Kind::allow_user ? "add" : "set", a.sddl},
-                 {"restore", "saved descriptor, put back at exit (or on the next start after a crash)"}},
-                a.why});
+                 {"open",
+                  "CreateFileW(FILE_FLAG_OPEN_REPARSE_POINT): a reparse point is refused; the final path "
+                  "(GetFinalPathNameByHandleW) must be this one"},
+                 {"info", a.kind == AclChange::Kind::low_label ? "LABEL_SECURITY_INFORMATION"
+                                                               : "DACL_SECURITY_INFORMATION"},
+                 {a.kind == AclChange::Kind::low_label ? "set" : "add", a.sddl},
+                 {"restore",
+                  a.kind == AclChange::Kind::low_label
+                      ? "the saved label, put back at exit (or on the next start after a crash)"
+                      : "remove exactly the ACEs for " + plan.container.sid + " (others' and yours stay)"}},
+                access_of(a.kind) + "; " + a.why});
+  std::string subdirs;
+  for (const auto& d : plan.temp.subdirs) subdirs += (subdirs.empty() ? "" : ", ") + d;
   c.push_back(WinCall{"CreateDirectoryW",
-                      {{"path", plan.temp.path}, {"sddl", plan.temp.sddl}},
-                      "the run's TEMP; removed at exit (links inside are removed, never followed)"});
-  token_and_job_calls(plan, c);
-  wfp_calls(plan, c);
-  c.push_back(WinCall{"CreateProcessAsUserW",
-                      {{"commandLine", plan.command_line},
-                       {"currentDirectory", plan.cwd},
-                       {"flags", "CREATE_SUSPENDED|CREATE_UNICODE_ENVIRONMENT"},
-                       {"environment", std::to_string(plan.env.size()) + " variables"}},
-                      "started suspended"});
+                      {{"path", plan.temp.path}, {"sddl", plan.temp.sddl}, {"subdirs", subdirs}},
+                      "the run's TEMP, APPDATA and LOCALAPPDATA; removed at exit (links inside are removed, "
+                      "never followed)"});
+  container_calls(plan, c);
+  job_calls(plan, c);
+  c.push_back(WinCall{
+      "CreateProcessW",
+      {{"applicationName", plan.application.empty() ? "(resolved on Windows at run time)" : plan.application},
+       {"commandLine", plan.command_line},
+       {"currentDirectory", plan.cwd},
+       {"desktop", plan.desktop},
+       {"flags", "CREATE_SUSPENDED|CREATE_UNICODE_ENVIRONMENT|EXTENDED_STARTUPINFO_PRESENT"},
+       {"attributes",
+        "SECURITY_CAPABILITIES (" + plan.container.name + "), HANDLE_LIST (the standard handles only)"},
+       {"environment", std::to_string(plan.env.size()) + " variables"}},
+      "started suspended, in the AppContainer"});
   c.push_back(WinCall{"AssignProcessToJobObject", {}, "before it runs a single instruction"});
   c.push_back(WinCall{"ResumeThread", {}, ""});
   c.push_back(WinCall{"WaitForMultipleObjects",
@@ -147,8 +141,8 @@ std::vector<WinCall> calls_of(const WinPlan& plan) {
                       "walltime: TerminateJobObject, exit 124; Ctrl-C/close: TerminateJobObject, exit 130"});
   c.push_back(WinCall{"Cleanup",
                       {{"order",
-                        "close job, close WFP session, remove TEMP, restore descriptors "
-                        "(reverse order), delete journal"}},
+                        "close job; then the journal in reverse: delete the AppContainer profile, remove "
+                        "TEMP, remove the run's ACEs and restore labels; delete journal"}},
                       "also after any failure above"});
   return c;
 }
@@ -168,13 +162,14 @@ std::string render_text(const WinPlan& plan) {
 }
 
 std::string render_summary(const WinPlan& plan, const policy::Policy& policy) {
-  std::string out = "platform: windows (a restricted token at Low integrity, a job object";
-  out += std::string(plan.wfp.enabled ? ", WFP filters" : "") + ")\n";
+  std::string out = "platform: windows (an AppContainer: " + plan.container.name + ", a job object)\n";
   out += "command:     " + plan.command_line + "  (in " + plan.cwd + ")\n";
   out += policy::summary_grants(policy);
-  out += plan.proxy ? "network: cage's proxy on 127.0.0.1:" + std::to_string(plan.proxy_port) + "\n"
-                    : std::string(plan.wfp.enabled ? "network: none (WFP blocks every connection)\n"
-                                                   : "network: the host's\n");
+  out += plan.proxy ? "network: cage's proxy on 127.0.0.1:" + std::to_string(plan.proxy_port) +
+                          " (the container is loopback-exempt)\n"
+         : plan.container.capabilities.empty()
+             ? "network: none (the AppContainer has no network capability)\n"
+             : "network: the host's\n";
   for (const auto& r : policy.net) out += "  allow " + r.pattern.text + "\n";
   out += policy::summary_environment(plan.env);
   out += "limits:      " + policy::summary_limits(policy.limits) + "\n";

@@ -1,6 +1,6 @@
 // run.cc: one Windows run from a validated Policy (parent side): the proxy first (its port is part
 // of the plan), then this host's facts, compile, execute. The proxy runs on a thread of cage's own
-// process, which the WFP filters do not restrict.
+// process, outside the AppContainer.
 #include <memory>
 #include <string>
 
@@ -12,7 +12,8 @@ namespace cage::win {
 namespace {
 
 // The same LoopbackProxy as on macOS and Linux's Landlock-only mechanism: 127.0.0.1 at an ephemeral
-// port, which the WFP permit filter names, with the run's secret in the *_PROXY URLs.
+// port, with the run's secret in the *_PROXY URLs; the run reaches it only from the loopback-exempt
+// cage.net container (docs/windows.md).
 Result<std::unique_ptr<proxy::LoopbackProxy>> start_proxy(const policy::Policy& pol) {
   proxy::ServerOptions opt;
   opt.max_connections = proxy::connection_limit(pol.limits.memory_bytes);

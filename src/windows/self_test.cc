@@ -106,6 +106,43 @@ struct Listener {
   }
 };
 
+std::string env_or(const wchar_t* name, const std::string& fallback) {
+  const wchar_t* v = _wgetenv(name);
+  return v && *v ? narrow(v) : fallback;
+}
+
+bool is_file(const std::string& path) {
+  DWORD a = ::GetFileAttributesW(wide(path).c_str());
+  return a != INVALID_FILE_ATTRIBUTES && !(a & FILE_ATTRIBUTE_DIRECTORY);
+}
+
+// Programs start in the AppContainer: the loader reads System32 and Program Files through the
+// ACEs Windows gives ALL APPLICATION PACKAGES, and a .cmd shim runs through cmd.exe (issue 24).
+void add_programs(selftest::Host& h) {
+  const std::string root = env_or(L"SystemRoot", "C:\\Windows");
+  h.programs.push_back({"program starts: a System32 console program (cmd.exe /d /c exit 0)",
+                        {},
+                        {root + "\\System32\\cmd.exe", "/d", "/c", "exit 0"}});
+  const std::string pf = env_or(L"ProgramFiles", "C:\\Program Files");
+  const std::vector<std::vector<std::string>> candidates = {
+      {pf + "\\Git\\cmd\\git.exe", "--version"},
+      {pf + "\\PowerShell\\7\\pwsh.exe", "-NoProfile", "-NonInteractive", "-Command", "exit 0"},
+      {pf + "\\nodejs\\node.exe", "-e", "0"}};
+  for (const auto& c : candidates)
+    if (is_file(c[0])) {
+      h.programs.push_back({"program starts: one from Program Files (" + c[0] + ")", {}, c});
+      break;
+    }
+  const std::string shim = h.scratch + "\\shim.cmd";
+  if (FILE* f = _wfopen(wide(shim).c_str(), L"wb")) {
+    std::fputs("@echo off\r\nif \"%~2\"==\"two words\" exit /b 0\r\nexit /b 1\r\n", f);
+    std::fclose(f);
+    h.programs.push_back({"program starts: a .cmd shim through cmd.exe, its arguments intact",
+                          {"--ro", h.scratch},
+                          {shim, "one", "two words"}});
+  }
+}
+
 }  // namespace
 
 int self_test(bool json) {
@@ -131,10 +168,11 @@ int self_test(bool json) {
   } else {
     if (under_wine() && !json)
       std::printf(
-          "NOTE  running under Wine: it enforces no token restrictions, labels or job limits and has no "
-          "WFP, so checks fail here; run this on Windows\n");
+          "NOTE  running under Wine: it has no AppContainer and enforces no access entries, labels or job "
+          "limits, so checks fail here; run this on Windows\n");
     h.listen_port = listener.port;
     h.run = run_captured;
+    add_programs(h);
     status = selftest::run(h, json);
   }
   remove_tree(wide(h.scratch));

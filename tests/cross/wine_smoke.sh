@@ -1,21 +1,21 @@
 #!/usr/bin/env bash
 # Wine smoke test of the cross-built Windows cage.exe: usage: wine_smoke.sh PATH/TO/cage.exe
 #
-# What Wine CAN show (checked here): argument parsing, --help/--version, exit statuses, the
-# --dry-run --target windows plan, and the executor's plumbing: the restore journal and the run's
-# TEMP are made and removed, CreateRestrictedToken and CreateProcessAsUserW run, the job object
-# kills on --timeout, the workload's exit status comes back, an orphaned journal from a "crashed"
-# run is restored and deleted on the next start, and a run that needs WFP is refused with
-# spawn_sandbox_unavailable (exit 125), because Wine has no filtering engine (FwpmEngineOpen0 0x6E4).
+# What Wine CAN show (checked here): argument parsing, --help/--version, exit statuses of cage's
+# own errors, the --dry-run --target windows plan (with command resolution against Wine's PATH),
+# and the executor's plumbing up to the AppContainer: the restore journal and the run's TEMP are
+# made, grants' ACEs are added through a handle that does not follow reparse points and removed
+# again, an orphaned journal from a "crashed" run is restored and deleted on the next start, a
+# forged journal is not obeyed, and every run is then refused with spawn_sandbox_unavailable
+# (exit 125), because Wine 8 has no AppContainer API (userenv exports no CreateAppContainerProfile).
+# A missing command is not_found (127) before anything is changed: cage resolves it itself.
 # The --net proxy's Windows event loop (WSAPoll with emulated edges, Winsock errors) runs for real:
 # cage_proxy_wine_test.exe, built beside cage.exe, drives the same LoopbackProxy with real sockets
 # (CONNECT, plain HTTP, SOCKS5, 407/403/502, 8 MiB intact through a tunnel, 200 tunnels at once).
 #
-# What Wine CANNOT show (a real Windows host, via `cage --self-test`): Wine enforces no token
-# restrictions, integrity levels or mandatory labels (a Low token writes anywhere), no job limits
-# beyond kill-on-close/terminate (--pids, --memory, --cpu, UI restrictions), and no WFP filtering.
-# So every "denied" result of the sandbox is unverified here; only refusals and plumbing are.
-#
+# What Wine CANNOT show (a real Windows host, via `cage --self-test`): a workload running in the
+# AppContainer at all (so its exit status and --timeout), and every denial: Wine enforces no
+# AppContainer, DACL for a package SID, integrity level or job limit beyond kill-on-close.
 # Exit: 0 all passed, 1 a check failed, 77 skipped (no Wine and no way to install it).
 set -uo pipefail
 exe=${1:?usage: wine_smoke.sh PATH/TO/cage.exe}
@@ -41,6 +41,7 @@ timeout 300 wine wineboot -i >/dev/null 2>&1 || { echo "SKIP: wineboot failed (a
 # winetricks does after wineboot).
 timeout 120 wineserver -w || true
 
+exe_win=$(winepath -w "$exe" 2>/dev/null)  # Z:\...: cage resolves commands as Windows paths
 mkdir -p "$WINEPREFIX/drive_c/smoke"
 cd "$WINEPREFIX/drive_c/smoke"  # C:\smoke for the runs below
 failures=0 n=0
@@ -61,10 +62,11 @@ user_dir=${local_dir%/AppData/Local}                                           #
 mkdir -p "$WINEPREFIX/drive_c/cage-smoke/out" "$user_dir/proj"
 # On Windows --dry-run checks the grants exist (a missing --rw path is invalid_policy), so they do.
 cage --dry-run --verbose --target windows --rw 'C:/cage-smoke/out' --pids 16 --memory 256M -- cmd.exe /c echo hi
-if [ $rc = 0 ] && grep -q 'CreateRestrictedToken' "$work/out" && grep -q 'LimitFlags = 0x2608' "$work/out" &&
-   grep -q 'S:(ML;OICI;NW;;;LW)' "$work/out"; then pass "--dry-run --target windows"; else fail "--dry-run --target windows (exit $rc)" "$work/err"; fi
+if [ $rc = 0 ] && grep -q 'CreateAppContainerProfile' "$work/out" && grep -q 'LimitFlags = 0x2608' "$work/out" &&
+   grep -q 'S:(ML;OICI;NW;;;LW)' "$work/out" && grep -qi 'applicationName = C:\\windows\\system32\\cmd.exe' "$work/out" &&
+   grep -q 'desktop = winsta0\\default' "$work/out"; then pass "--dry-run --target windows"; else fail "--dry-run --target windows (exit $rc)" "$work/out"; fi
 cage --dry-run --json --rw '~/proj' -- cmd.exe
-[ $rc = 0 ] && grep -q '"api" : "FwpmEngineOpen0"' "$work/out" && grep -q 'C:\\\\users\\\\' "$work/out" &&
+[ $rc = 0 ] && grep -q '"api" : "CreateAppContainerProfile"' "$work/out" && grep -q 'C:\\\\users\\\\' "$work/out" &&
   pass "--dry-run on the host: ~ is %USERPROFILE%" || fail "--dry-run --json (exit $rc)" "$work/out"
 
 # A path with no Windows equivalent (a Linux profile's /usr/lib) is refused, naming the flag.
@@ -75,52 +77,64 @@ cage --dry-run --verbose --rw 'C:\cage-smoke\out' --ro 'c:/cage-smoke' -- cmd.ex
 [ $rc = 0 ] && grep -q 'path = C:\\cage-smoke\\out' "$work/out" && pass "backslash and lower-case drive paths" ||
   fail "backslash paths (exit $rc)" "$work/err"
 
-# A real run needs WFP, which Wine lacks: refused, nothing left behind.
+# A real run needs an AppContainer, which Wine lacks: refused after the journal, the working
+# directory's ACE and TEMP were made, and all of it undone.
 cage -- cmd.exe /c exit 0
-if [ $rc = 125 ] && grep -q 'spawn_sandbox_unavailable' "$work/err" && grep -q 'FwpmEngineOpen0' "$work/err"; then
-  pass "run without --share-net: refused (no WFP under Wine), exit 125"
-else fail "run without --share-net should be refused with exit 125 (exit $rc)" "$work/err"; fi
+if [ $rc = 125 ] && grep -q 'spawn_sandbox_unavailable' "$work/err" && grep -q 'CreateAppContainerProfile' "$work/err"; then
+  pass "run: refused (no AppContainer under Wine), exit 125"
+else fail "run should be refused with exit 125 (exit $rc)" "$work/err"; fi
 cage --json-errors -- cmd.exe /c exit 0
 [ $rc = 125 ] && grep -q '"class" *: *"spawn_sandbox_unavailable"' "$work/err" && pass "--json-errors: the class" ||
   fail "--json-errors (exit $rc)" "$work/err"
 leftover=$(find "$local_dir/cage" -mindepth 2 2>/dev/null | head -5)
 [ -z "$leftover" ] && pass "refused run: journal and TEMP undone" || { echo "$leftover" >"$work/left"; fail "refused run left files" "$work/left"; }
 
-# --net: the proxy starts first (its port is what the WFP permit names), then the run is refused at
-# WFP like any other; the proxy's thread ends with it.
+# --net: the proxy starts first (its port is in the plan), then the run is refused at the cage.net
+# container like any other; the proxy's thread ends with it.
 cage --net "127.0.0.1:9" -- cmd.exe /c exit 0
-if [ $rc = 125 ] && grep -q 'FwpmEngineOpen0' "$work/err" && ! grep -q 'no proxy' "$work/err"; then
-  pass "--net run: proxy started, run refused at WFP (exit 125)"
-else fail "--net run should be refused at WFP with exit 125 (exit $rc)" "$work/err"; fi
+if [ $rc = 125 ] && grep -q 'CreateAppContainerProfile' "$work/err" && ! grep -q 'no proxy' "$work/err"; then
+  pass "--net run: proxy started, run refused at the AppContainer (exit 125)"
+else fail "--net run should be refused at the AppContainer with exit 125 (exit $rc)" "$work/err"; fi
 
-# --share-net skips WFP: the rest of the executor runs (token, job, journal, TEMP, spawn).
 cage --share-net -- cmd.exe /c exit 7
-[ $rc = 7 ] && pass "--share-net run: the workload's exit status (7)" || fail "--share-net exit status (exit $rc)" "$work/err"
+[ $rc = 125 ] && grep -q 'CreateAppContainerProfile' "$work/err" && pass "--share-net run: refused likewise (exit 125)" ||
+  fail "--share-net run (exit $rc)" "$work/err"
+# cage resolves the command itself (PATH, PATHEXT; never the working directory): a missing one is
+# not_found before anything is changed; one in the working directory only is not found either.
 cage --share-net -- no-such-program-cage.exe
 [ $rc = 127 ] && grep -q not_found "$work/err" && pass "missing command: not_found, exit 127" || fail "missing command (exit $rc)" "$work/err"
-start=$(date +%s)
-cage --share-net --timeout 2s -- ping.exe -n 60 127.0.0.1
-took=$(( $(date +%s) - start ))
-[ $rc = 124 ] && [ $took -lt 30 ] && pass "--timeout: the job is terminated, exit 124 (${took}s)" ||
-  fail "--timeout (exit $rc after ${took}s)" "$work/err"
+cp "$WINEPREFIX/drive_c/windows/system32/whoami.exe" "$WINEPREFIX/drive_c/smoke/cage-cwd-only.exe" 2>/dev/null ||
+  cp "$WINEPREFIX/drive_c/windows/system32/cmd.exe" "$WINEPREFIX/drive_c/smoke/cage-cwd-only.exe"
+cage --dry-run -- cage-cwd-only
+[ $rc = 127 ] && grep -q 'working directory is not searched' "$work/err" && pass "the working directory is not searched" ||
+  fail "a program in the working directory was found (exit $rc)" "$work/err"
+cage --dry-run --verbose -- ./cage-cwd-only
+[ $rc = 0 ] && grep -qi 'applicationName = C:\\smoke\\cage-cwd-only.EXE' "$work/out" &&
+  pass "a path with a directory part: relative to the working directory, PATHEXT applied" ||
+  fail "./cage-cwd-only (exit $rc)" "$work/out"
+printf '@echo off\r\necho %%1\r\n' >"$WINEPREFIX/drive_c/smoke/shim.cmd"
+cage --dry-run --verbose -- ./shim '50%'
+[ $rc = 125 ] && grep -q "invalid_policy: 50%: argument 1 of the batch file" "$work/err" &&
+  pass ".cmd argument cmd.exe would expand: refused (BatBadBut)" || fail ".cmd with % (exit $rc)" "$work/err"
 
 mkdir -p "$WINEPREFIX/drive_c/smoke/out"
 echo data >"$WINEPREFIX/drive_c/smoke/out/r.txt"
-# --ro adds an access entry (DACL): journaled, made, restored, journal deleted.
-cage --share-net --ro 'C:/smoke/out' -- "$exe" --self-test-probe read 'C:\smoke\out\r.txt'
-[ $rc = 0 ] && pass "--ro run: access entry journaled and restored" || fail "--ro run (exit $rc)" "$work/err"
+# --ro adds an ACE (through a handle, final path checked): journaled, made, removed, journal deleted.
+cage --share-net --ro 'C:/smoke/out' -- "$exe_win" --self-test-probe read 'C:\smoke\out\r.txt'
+[ $rc = 125 ] && grep -q 'CreateAppContainerProfile' "$work/err" && pass "--ro run: ACE added and removed, refused at the AppContainer" ||
+  fail "--ro run (exit $rc)" "$work/err"
 [ -z "$(find "$local_dir/cage" -mindepth 2 2>/dev/null | head -1)" ] && pass "--ro run: journal deleted, TEMP removed" ||
   fail "--ro run left its journal or TEMP behind"
 # A non-ASCII grant and path: arguments are taken as UTF-16 and files opened through the wide API.
 mkdir -p "$WINEPREFIX/drive_c/smoke/héllo ü"
 echo data >"$WINEPREFIX/drive_c/smoke/héllo ü/r.txt"
-cage --share-net --ro 'C:/smoke/héllo ü' -- "$exe" --self-test-probe read 'C:\smoke\héllo ü\r.txt'
-[ $rc = 0 ] && pass "non-ASCII --ro path: granted and read" || fail "non-ASCII --ro path (exit $rc)" "$work/err"
-# --rw sets a Low label. Wine 8 refuses to read labels (GetNamedSecurityInfoW: access denied), so the
-# run must be refused cleanly; a Wine that can, must grant the write.
-cage --share-net --rw 'C:/smoke/out' -- "$exe" --self-test-probe write 'C:\smoke\out\f.txt'
-if [ $rc = 0 ] && [ -f "$WINEPREFIX/drive_c/smoke/out/f.txt" ]; then pass "--rw run: label set, write granted, restored"
-elif [ $rc = 125 ] && grep -q 'GetNamedSecurityInfoW' "$work/err"; then pass "--rw run: refused, as Wine cannot read labels (exit 125)"
+cage --share-net --ro 'C:/smoke/héllo ü' -- "$exe_win" --self-test-probe read 'C:\smoke\héllo ü\r.txt'
+[ $rc = 125 ] && grep -q 'CreateAppContainerProfile' "$work/err" && pass "non-ASCII --ro path: granted (then refused at the AppContainer)" ||
+  fail "non-ASCII --ro path (exit $rc)" "$work/err"
+# --rw sets a Low label. Wine 8 refuses to read labels (access denied): refused either there or at
+# the AppContainer, and nothing is left behind.
+cage --share-net --rw 'C:/smoke/out' -- "$exe_win" --self-test-probe write 'C:\smoke\out\f.txt'
+if [ $rc = 125 ] && grep -Eq 'GetSecurityInfo|CreateAppContainerProfile' "$work/err"; then pass "--rw run: refused cleanly under Wine (exit 125)"
 else fail "--rw run (exit $rc)" "$work/err"; fi
 [ -z "$(find "$local_dir/cage" -mindepth 2 2>/dev/null | head -1)" ] && pass "--rw run: nothing left behind" ||
   fail "--rw run left its journal or TEMP behind"
@@ -130,23 +144,24 @@ mkdir -p "$local_dir/cage/restore" "$local_dir/cage/tmp/run-1-dead/sub"
 printf 'cage-restore-journal 1\nremove_tree\tC:\\users\\%s\\AppData\\Local\\cage\\tmp\\run-1-dead\t\n' \
   "$(basename "$user_dir")" >"$local_dir/cage/restore/run-1-dead.journal"
 cage --share-net -- cmd.exe /c exit 0
-if [ $rc = 0 ] && [ ! -e "$local_dir/cage/restore/run-1-dead.journal" ] && [ ! -e "$local_dir/cage/tmp/run-1-dead" ]; then
+if [ $rc = 125 ] && [ ! -e "$local_dir/cage/restore/run-1-dead.journal" ] && [ ! -e "$local_dir/cage/tmp/run-1-dead" ]; then
   pass "orphaned journal: restored and deleted on the next start"
 else fail "orphaned journal not restored (exit $rc)" "$work/err"; fi
 
 # A journal naming something other than a run's TEMP is not obeyed: the tree stays, the journal too.
 mkdir -p "$WINEPREFIX/drive_c/keepme"
-printf 'cage-restore-journal 1\nremove_tree\tC:\\keepme\t\n' >"$local_dir/cage/restore/run-2-evil.journal"
+printf 'cage-restore-journal 1\nremove_tree\tC:\\keepme\t\ndelete_profile\tMicrosoft.Other\t\n' >"$local_dir/cage/restore/run-2-evil.journal"
 cage --share-net -- cmd.exe /c exit 0
-if [ $rc = 0 ] && [ -d "$WINEPREFIX/drive_c/keepme" ] && grep -q 'refusing to remove C:\\keepme' "$work/err"; then
+if [ $rc = 125 ] && [ -d "$WINEPREFIX/drive_c/keepme" ] && grep -q 'refusing to remove C:\\keepme' "$work/err" &&
+   grep -q 'refusing to delete the AppContainer Microsoft.Other' "$work/err"; then
   pass "forged journal: a tree outside the run TEMPs is not removed"
 else fail "forged journal (exit $rc)" "$work/err"; fi
 rm -f "$local_dir/cage/restore/run-2-evil.journal"
 
-# --check tries each mechanism: token and job are created; WFP is missing under Wine.
+# --check tries each mechanism: the job is created; the AppContainer (and so --net) is missing under Wine.
 cage --check
-if [ $rc = 125 ] && grep -q '^ok      token' "$work/out" && grep -q '^ok      job' "$work/out" &&
-   grep -q '^MISSING wfp' "$work/out"; then pass "--check: token and job ok, WFP missing, exit 125"
+if [ $rc = 125 ] && grep -q '^MISSING appcontainer' "$work/out" && grep -q '^ok      job' "$work/out" &&
+   grep -q '^MISSING net' "$work/out"; then pass "--check: job ok, AppContainer missing, exit 125"
 else fail "--check (exit $rc)" "$work/out"; fi
 
 # The self-test runs, says it is under Wine, and fails (Wine enforces none of it): nonzero exit.

@@ -49,7 +49,7 @@ size_t count(const std::string& s, const std::string& needle) {
 
 TEST(SelfTest, AnUnconfinedRunFailsEveryDenial) {
   Scratch s;
-  Host h{"/usr/bin/cage", s.dir, nullptr, 4000};
+  Host h{"/usr/bin/cage", s.dir, nullptr, 4000, {}};
   h.run = [](const std::vector<std::string>& argv, const EnvList&, std::string&) {
     auto p = probe_of(argv);
     if (p[0] == "write") std::ofstream(p[1]) << "x";  // everything succeeds
@@ -66,7 +66,7 @@ TEST(SelfTest, AnUnconfinedRunFailsEveryDenial) {
 
 TEST(SelfTest, CagesOwnErrorIsNeverADenial) {
   Scratch s;
-  Host h{"/usr/bin/cage", s.dir, nullptr, 4000};
+  Host h{"/usr/bin/cage", s.dir, nullptr, 4000, {}};
   h.run = [](const std::vector<std::string>&, const EnvList&, std::string& out) {
     out = "cage: spawn_sandbox_unavailable: ...\n";
     return 125;
@@ -80,7 +80,7 @@ TEST(SelfTest, CagesOwnErrorIsNeverADenial) {
 
 TEST(SelfTest, AFaithfulSandboxPassesAllAndEveryRunIsConfinedToTheProbe) {
   Scratch s;
-  Host h{"/usr/bin/cage", s.dir, nullptr, 4000};
+  Host h{"/usr/bin/cage", s.dir, nullptr, 4000, {}};
   std::vector<std::vector<std::string>> runs;
   h.run = [&](const std::vector<std::string>& argv, const EnvList& env, std::string&) {
     runs.push_back(argv);
@@ -106,4 +106,33 @@ TEST(SelfTest, AFaithfulSandboxPassesAllAndEveryRunIsConfinedToTheProbe) {
     EXPECT_EQ(argv[1], "--no-cwd");  // the caller's directory (maybe $HOME) is never granted implicitly
     EXPECT_EQ(std::count(argv.begin(), argv.end(), "--share-net"), 0);
   }
+}
+
+// A platform's program checks (Windows: System32, Program Files, a .cmd shim) run the program itself
+// confined, with the check's flags, and pass only on exit 0.
+TEST(SelfTest, ProgramsRunThemselvesConfined) {
+  Scratch s;
+  Host h{"/usr/bin/cage", s.dir, nullptr, 4000, {}};
+  h.programs.push_back({"program starts: shim", {"--ro", s.dir}, {s.dir + "/shim.cmd", "two words"}});
+  std::vector<std::string> seen;
+  h.run = [&seen, &s](const std::vector<std::string>& argv, const EnvList&, std::string&) {
+    if (std::find(argv.begin(), argv.end(), s.dir + "/shim.cmd") == argv.end()) {
+      auto p = probe_of(argv);
+      return p[0] == "read" && argv.size() > 5 && argv[4] == "--ro" ? 0 : p[0] == "env" ? 0 : 1;
+    }
+    seen = argv;
+    return 0;
+  };
+  int st;
+  std::string out = report(h, st);
+  EXPECT_EQ(count(out, "PASS  program starts: shim"), 1u) << out;
+  auto dash = std::find(seen.begin(), seen.end(), std::string("--"));
+  ASSERT_NE(dash, seen.end());
+  EXPECT_EQ(std::vector<std::string>(dash + 1, seen.end()),
+            (std::vector<std::string>{s.dir + "/shim.cmd", "two words"}));
+  EXPECT_NE(std::find(seen.begin(), dash, s.dir), dash) << "the check's own --ro";
+  EXPECT_EQ(std::find(seen.begin(), seen.end(), std::string(kProbeFlag)), seen.end());
+  h.run = [](const std::vector<std::string>&, const EnvList&, std::string&) { return 1; };
+  out = report(h, st);
+  EXPECT_EQ(count(out, "FAIL  program starts: shim"), 1u) << out;
 }

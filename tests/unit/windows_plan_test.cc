@@ -1,10 +1,11 @@
-// win::compile: the token/job/WFP plan as data (which calls, with which arguments), path mapping,
-// argument quoting and the case-insensitive environment, all on Linux.
+// win::compile: the AppContainer/job plan as data (which calls, with which arguments), path mapping,
+// command resolution, argument quoting and the case-insensitive environment, all on Linux.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
 #include "cli/options.h"
+#include "golden.h"
 #include "windows/compile.h"
 
 namespace cage::testing {
@@ -29,6 +30,11 @@ Result<win::WinPlan> plan_of(std::vector<std::string> words, win::WinHostFacts f
   }
   if (!facts.kind)
     facts.kind = [](const std::string& path) { return path.find('.') == std::string::npos ? 'd' : 'f'; };
+  if (env.empty())
+    env = {{"Path", "C:\\Windows\\system32;C:\\Windows"},
+           {"PATHEXT", ".COM;.EXE;.BAT;.CMD"},
+           {"SystemRoot", "C:\\Windows"},
+           {"ComSpec", "C:\\Windows\\system32\\cmd.exe"}};
   return win::compile(*p, facts, env);
 }
 
@@ -75,17 +81,34 @@ TEST(WindowsPlan, RefusesUidAndScratch) {
   }
 }
 
-TEST(WindowsPlan, TokenIsRestrictedAndLow) {
+// Issue 24, point 1: a run without --net needs no administrator: its own AppContainer, without
+// capabilities, has no network; no WFP call anywhere in the plan.
+TEST(WindowsPlan, ContainerIsTheRunsOwnWithoutCapabilities) {
   auto plan = plan_of({"--", "cmd.exe"});
   ASSERT_TRUE(plan) << plan.error().reason;
-  EXPECT_EQ(plan->token.flags, win::kDisableMaxPrivilege | win::kLuaToken);
-  EXPECT_TRUE(plan->token.deny_only_groups_except_everyone);
+  EXPECT_EQ(plan->container.name, "cage.run-7-00000abc00000012");
+  EXPECT_TRUE(plan->container.per_run);
+  EXPECT_TRUE(plan->container.capabilities.empty());
+  EXPECT_FALSE(plan->container.loopback_exemption);
+  // S-1-15-2 and seven RIDs: the shape of every package SID.
+  EXPECT_EQ(plan->container.sid.rfind("S-1-15-2-", 0), 0u);
+  EXPECT_EQ(std::count(plan->container.sid.begin(), plan->container.sid.end(), '-'), 10);
+  EXPECT_EQ(win::package_sid_of("CAGE.NET"), win::package_sid_of("cage.net")) << "names are case-insensitive";
+  // A pair Windows itself made: the legacy Edge's package family name and its AppContainer SID.
+  EXPECT_EQ(win::package_sid_of("Microsoft.MicrosoftEdge_8wekyb3d8bbwe"),
+            "S-1-15-2-3624051433-2125758914-1423191267-1740899205-1073925389-3782572162-737981194");
+  EXPECT_NE(win::package_sid_of("cage.net"), plan->container.sid);
   auto calls = win::calls_of(*plan);
-  EXPECT_EQ(arg(call(calls, "CreateRestrictedToken"), "flags"), "DISABLE_MAX_PRIVILEGE|LUA_TOKEN (0x5)");
-  EXPECT_EQ(arg(call(calls, "SetTokenInformation"), "sid"), "S-1-16-4096");
-  EXPECT_EQ(plan->token.run_sid, "S-1-9-2748-18-7");
-  EXPECT_EQ(arg(call(calls, "CreateRestrictedToken"), "SidsToRestrict"),
-            "the caller's user and groups, and S-1-9-2748-18-7");
+  EXPECT_EQ(arg(call(calls, "CreateAppContainerProfile"), "name"), "cage.run-7-00000abc00000012");
+  EXPECT_EQ(arg(call(calls, "CreateAppContainerProfile"), "capabilities"),
+            "none (no network, loopback included)");
+  for (const auto& c : calls) {
+    EXPECT_EQ(c.api.rfind("Fwpm", 0), std::string::npos) << c.api;
+    EXPECT_NE(c.api, "CreateRestrictedToken");
+  }
+  EXPECT_NE(
+      win::render_summary(*plan, policy::Policy{}).find("network: none (the AppContainer has no network"),
+      std::string::npos);
 }
 
 TEST(WindowsPlan, JobKillsOnCloseAndNeverBreaksAway) {
@@ -99,9 +122,10 @@ TEST(WindowsPlan, JobKillsOnCloseAndNeverBreaksAway) {
   auto calls = win::calls_of(*plan);
   EXPECT_EQ(arg(call(calls, "SetInformationJobObject"), "LimitFlags"), "0x2400");
   // Suspended, in the job, then resumed: the workload never runs outside the job.
-  EXPECT_LT(index_of(calls, "CreateProcessAsUserW"), index_of(calls, "AssignProcessToJobObject"));
+  EXPECT_LT(index_of(calls, "CreateProcessW"), index_of(calls, "AssignProcessToJobObject"));
   EXPECT_LT(index_of(calls, "AssignProcessToJobObject"), index_of(calls, "ResumeThread"));
-  EXPECT_EQ(arg(call(calls, "CreateProcessAsUserW"), "flags"), "CREATE_SUSPENDED|CREATE_UNICODE_ENVIRONMENT");
+  EXPECT_EQ(arg(call(calls, "CreateProcessW"), "flags"),
+            "CREATE_SUSPENDED|CREATE_UNICODE_ENVIRONMENT|EXTENDED_STARTUPINFO_PRESENT");
 }
 
 TEST(WindowsPlan, LimitsMapOntoTheJob) {
@@ -120,72 +144,99 @@ TEST(WindowsPlan, LimitsMapOntoTheJob) {
   EXPECT_EQ(plan->timeout_ms, 30000u);
 }
 
-TEST(WindowsPlan, RwGetsLowLabelAndUserAceHideGetsNoReadUp) {
-  auto plan = plan_of({"--rw", "out", "--ro", "C:\\tools", "--hide", "secret.txt", "--", "cmd.exe"});
+// Grants are ACEs for the run's package SID: --rw also a Low label (AppContainers run at Low
+// integrity), --hide a deny of everything, --ro beneath --rw a deny of the write rights (point 4).
+TEST(WindowsPlan, GrantsAreAcesForThePackageSid) {
+  using K = win::AclChange::Kind;
+  auto plan = plan_of(
+      {"--rw", "out", "--ro", "C:\\tools", "--ro", "out/keep", "--hide", "secret.txt", "--", "cmd.exe"});
   ASSERT_TRUE(plan) << plan.error().reason;
-  ASSERT_EQ(plan->acl.size(), 4u);
-  EXPECT_EQ(plan->acl[0].path, "C:\\tools");
-  EXPECT_EQ(plan->acl[0].kind, win::AclChange::Kind::allow_user);
-  EXPECT_EQ(plan->acl[1].path, "C:\\Users\\ann\\proj\\out");
-  EXPECT_EQ(plan->acl[1].sddl, "S:(ML;OICI;NW;;;LW)");
-  EXPECT_EQ(plan->acl[2].sddl, "D:(A;OICI;0x1301bf;;;<USER>)");
-  EXPECT_EQ(plan->acl[3].path, "C:\\Users\\ann\\proj\\secret.txt");
-  EXPECT_EQ(plan->acl[3].sddl, "S:(ML;;NWNRNX;;;ME)");
+  ASSERT_EQ(plan->acl.size(), 7u);
+  const std::string sid = plan->container.sid;
+  EXPECT_EQ(sid, win::package_sid_of("cage.run-7-00000abc00000012"));
+  EXPECT_EQ(plan->acl[0].kind, K::low_label);
+  EXPECT_EQ(plan->acl[0].path, "C:\\Users\\ann\\proj\\out");
+  EXPECT_EQ(plan->acl[0].sddl, "S:(ML;OICI;NW;;;LW)");
+  EXPECT_EQ(plan->acl[1].kind, K::allow_modify);
+  EXPECT_EQ(plan->acl[1].sddl, "D:(A;OICI;0x1301bf;;;" + sid + ")");
+  EXPECT_EQ(plan->acl[2].path, "C:\\tools");
+  EXPECT_EQ(plan->acl[2].sddl, "D:(A;OICI;0x1200a9;;;" + sid + ")");
+  EXPECT_EQ(plan->acl[3].path, "C:\\Users\\ann\\proj\\out\\keep");
+  EXPECT_EQ(plan->acl[3].kind, K::allow_read);
+  EXPECT_EQ(plan->acl[4].path, "C:\\Users\\ann\\proj\\out\\keep");
+  EXPECT_EQ(plan->acl[4].kind, K::deny_write) << "--ro beneath --rw stays read-only";
+  EXPECT_EQ(plan->acl[4].sddl, "D:(D;OICI;0x10156;;;" + sid + ")");
+  EXPECT_EQ(plan->acl[5].path, "C:\\Users\\ann\\proj\\secret.txt");
+  EXPECT_EQ(plan->acl[5].sddl, "D:(D;;0x1f01ff;;;" + sid + ")");
+  EXPECT_EQ(plan->acl[6].path, "C:\\Users\\ann\\proj");
+  EXPECT_EQ(plan->acl[6].why, "current directory (read-only)");
+  EXPECT_EQ(plan->acl[6].sddl, "D:(A;OICI;0x1200a9;;;" + sid + ")");
+  EXPECT_EQ(win::kModifyMask & 0x40u, 0u) << "no FILE_DELETE_CHILD: a nested --ro cannot be renamed away";
   auto calls = win::calls_of(*plan);
-  EXPECT_LT(index_of(calls, "SetNamedSecurityInfoW"), index_of(calls, "CreateProcessAsUserW"));
+  auto* first = call(calls, "SetSecurityInfo");
+  EXPECT_NE(arg(first, "open").find("FILE_FLAG_OPEN_REPARSE_POINT"), std::string::npos);
+  EXPECT_NE(arg(first, "open").find("GetFinalPathNameByHandleW"), std::string::npos);
+  EXPECT_EQ(arg(call(calls, "SetSecurityInfo", 1), "restore"),
+            "remove exactly the ACEs for " + sid + " (others' and yours stay)");
+  // The SID is known before anything changes; the profile is made last, before the job and spawn.
+  EXPECT_LT(index_of(calls, "SetSecurityInfo"), index_of(calls, "CreateAppContainerProfile"));
+  EXPECT_LT(index_of(calls, "CreateAppContainerProfile"), index_of(calls, "CreateJobObjectW"));
+  EXPECT_LT(index_of(calls, "SetSecurityInfo"), index_of(calls, "CreateProcessW"));
 }
 
-TEST(WindowsPlan, WfpBlocksAllButTheProxy) {
-  using F = win::WfpFilter;
-  using C = win::WfpCondition;
+// The working directory is readable as on Linux, but not a drive's root or the profile.
+TEST(WindowsPlan, WorkingDirectoryReadableUnlessTooWide) {
+  auto granted = plan_of({"--rw", ".", "--", "cmd.exe"});
+  ASSERT_TRUE(granted);
+  EXPECT_EQ(granted->acl.size(), 2u) << "already granted: no read ACE of its own";
+  auto root = plan_of({"--chdir", "C:/", "--", "cmd.exe"});
+  ASSERT_TRUE(root) << root.error().reason;
+  EXPECT_TRUE(root->acl.empty());
+  bool noted = false;
+  for (const auto& g : root->gaps) noted |= g.find("the working directory C:\\ is not granted") == 0;
+  EXPECT_TRUE(noted);
+  auto home = plan_of({"--chdir", "C:/Users/ann", "--", "cmd.exe"});
+  ASSERT_TRUE(home);
+  EXPECT_TRUE(home->acl.empty());
+  auto hidden = plan_of({"--no-cwd", "--", "cmd.exe"});
+  ASSERT_TRUE(hidden) << hidden.error().reason;
+  EXPECT_TRUE(hidden->acl.empty());
+}
+
+// --share-net: the client and server capabilities; --net: the one loopback-exempt container, so
+// the proxy is reachable, and nothing else (no internet capability).
+TEST(WindowsPlan, NetworkIsTheContainersCapabilities) {
+  auto shared = plan_of({"--share-net", "--", "curl.exe"});
+  ASSERT_TRUE(shared);
+  ASSERT_EQ(shared->container.capabilities.size(), 3u);
+  EXPECT_EQ(shared->container.capabilities[0].first, "S-1-15-3-1");
+  EXPECT_TRUE(shared->container.per_run);
+  EXPECT_FALSE(shared->proxy);
+
   win::WinHostFacts facts;
   facts.proxy_port = 50123;
-  auto none = plan_of({"--", "curl.exe"}, facts);
-  ASSERT_TRUE(none);
-  ASSERT_TRUE(none->wfp.enabled);
-  EXPECT_FALSE(none->proxy);
-  EXPECT_EQ(none->wfp.session_flags, 0x1u);  // FWPM_SESSION_FLAG_DYNAMIC
-  EXPECT_EQ(none->wfp.sublayer_weight, 0xFFFF);
-  ASSERT_EQ(none->wfp.filters.size(), 4u);  // not-the-run permit and block, v4 and v6
-  for (const auto& f : none->wfp.filters)
-    if (f.action == F::Action::permit) {
-      ASSERT_EQ(f.conditions.size(), 1u);
-      EXPECT_EQ(f.conditions[0].field, C::Field::ale_user_id);
-      EXPECT_EQ(f.conditions[0].sddl, "O:SYG:SYD:(D;;CC;;;S-1-9-2748-18-7)(A;;CC;;;WD)");
-    } else {
-      EXPECT_TRUE(f.conditions.empty());
-      EXPECT_EQ(f.weight, 0);
-      EXPECT_EQ(f.flags, win::kFilterFlagClearActionRight) << "a hard block: no other sublayer overrides it";
-    }
-
   auto net = plan_of({"--net", "example.com:443", "--", "curl.exe"}, facts);
-  ASSERT_TRUE(net);
+  ASSERT_TRUE(net) << net.error().reason;
   EXPECT_TRUE(net->proxy);
+  EXPECT_EQ(net->container.name, "cage.net");
+  EXPECT_FALSE(net->container.per_run);
+  EXPECT_TRUE(net->container.loopback_exemption);
+  EXPECT_TRUE(net->container.capabilities.empty());
   auto calls = win::calls_of(*net);
-  EXPECT_EQ(arg(call(calls, "FwpmEngineOpen0"), "session.flags"), "FWPM_SESSION_FLAG_DYNAMIC (0x1)");
-  EXPECT_LT(index_of(calls, "FwpmTransactionBegin0"), index_of(calls, "FwpmFilterAdd0"));
-  EXPECT_LT(index_of(calls, "FwpmFilterAdd0"), index_of(calls, "FwpmTransactionCommit0"));
-  EXPECT_LT(index_of(calls, "StartProxy"), index_of(calls, "CreateProcessAsUserW"));
-  EXPECT_LT(index_of(calls, "FwpmTransactionCommit0"), index_of(calls, "CreateProcessAsUserW"));
-  auto* others = call(calls, "FwpmFilterAdd0", 0);
-  EXPECT_EQ(arg(others, "action"), "FWP_ACTION_PERMIT");
-  EXPECT_EQ(arg(others, "weight"), "15");
-  auto* proxy = call(calls, "FwpmFilterAdd0", 2);
-  EXPECT_EQ(arg(proxy, "action"), "FWP_ACTION_PERMIT");
-  EXPECT_EQ(arg(proxy, "layer"), "FWPM_LAYER_ALE_AUTH_CONNECT_V4");
-  EXPECT_EQ(arg(proxy, "conditions"), "IP_PROTOCOL=6; IP_REMOTE_ADDRESS=127.0.0.1; IP_REMOTE_PORT=50123");
-  EXPECT_EQ(arg(proxy, "weight"), "14");
-  auto* block4 = call(calls, "FwpmFilterAdd0", 3);
-  auto* block6 = call(calls, "FwpmFilterAdd0", 4);
-  EXPECT_EQ(arg(block4, "action"), "FWP_ACTION_BLOCK");
-  EXPECT_EQ(arg(block6, "action"), "FWP_ACTION_BLOCK");
-  EXPECT_EQ(arg(block6, "layer"), "FWPM_LAYER_ALE_AUTH_CONNECT_V6");
-  EXPECT_EQ(arg(block4, "weight"), "0");
-  EXPECT_EQ(arg(block4, "flags"), "CLEAR_ACTION_RIGHT (hard)");
-  EXPECT_EQ(arg(proxy, "flags"), "0");
+  EXPECT_NE(call(calls, "CreateAppContainerProfile")->why.find("never deleted"), std::string::npos)
+      << "the exemption names cage.net's SID: the profile is kept";
+  EXPECT_NE(arg(call(calls, "NetworkIsolationGetAppContainerConfig"), "require").find("cage.net"),
+            std::string::npos);
+  EXPECT_NE(call(calls, "NetworkIsolationGetAppContainerConfig")->why.find("--install-windows-network"),
+            std::string::npos);
+  EXPECT_LT(index_of(calls, "StartProxy"), index_of(calls, "CreateProcessW"));
+  EXPECT_LT(index_of(calls, "NetworkIsolationGetAppContainerConfig"), index_of(calls, "CreateProcessW"));
   bool proxy_env = false;
   for (const auto& e : net->env) proxy_env |= e == "HTTPS_PROXY=http://127.0.0.1:50123";
   EXPECT_TRUE(proxy_env);
+  bool gap = false;
+  for (const auto& g : net->gaps) gap |= g.find("every listener on the host's loopback") != std::string::npos;
+  EXPECT_TRUE(gap) << "what the exemption leaves open is said";
 
   facts.proxy_secret = "0123456789abcdef0123456789abcdef";
   auto secret = plan_of({"--net", "example.com:443", "--", "curl.exe"}, facts);
@@ -194,11 +245,19 @@ TEST(WindowsPlan, WfpBlocksAllButTheProxy) {
   for (const auto& e : secret->env)
     carried |= e == "HTTPS_PROXY=http://cage:0123456789abcdef0123456789abcdef@127.0.0.1:50123";
   EXPECT_TRUE(carried) << "the proxy on the host's loopback serves only clients with the run's secret";
+}
 
-  auto shared = plan_of({"--share-net", "--", "curl.exe"});
-  ASSERT_TRUE(shared);
-  EXPECT_FALSE(shared->wfp.enabled);
-  EXPECT_EQ(index_of(win::calls_of(*shared), "FwpmEngineOpen0"), win::calls_of(*shared).size());
+// Point 2: an explicit desktop; the command is the resolved path, never found by CreateProcess.
+TEST(WindowsPlan, ProcessGetsDesktopAndResolvedApplication) {
+  auto plan = plan_of({"--", "cmd.exe", "/c", "echo a b"});
+  ASSERT_TRUE(plan) << plan.error().reason;
+  auto calls = win::calls_of(*plan);
+  auto* spawn = call(calls, "CreateProcessW");
+  EXPECT_EQ(arg(spawn, "desktop"), "winsta0\\default");
+  EXPECT_EQ(arg(spawn, "applicationName"), "C:\\Windows\\system32\\cmd.exe");
+  EXPECT_EQ(arg(spawn, "commandLine"), "cmd.exe /c \"echo a b\"");
+  EXPECT_NE(arg(spawn, "attributes").find("SECURITY_CAPABILITIES (cage.run-7-00000abc00000012)"),
+            std::string::npos);
 }
 
 TEST(WindowsPlan, JournalAndTempAreTheRunsOwn) {
@@ -208,6 +267,7 @@ TEST(WindowsPlan, JournalAndTempAreTheRunsOwn) {
   EXPECT_EQ(plan->journal.file, plan->journal.dir + "\\run-7-00000abc00000012.journal");
   EXPECT_EQ(plan->temp.path, "C:\\Users\\ann\\AppData\\Local\\cage\\tmp\\run-7-00000abc00000012");
   EXPECT_NE(plan->temp.sddl.find("S:(ML;OICI;NW;;;LW)"), std::string::npos);
+  EXPECT_NE(plan->temp.sddl.find("(A;OICI;0x1301bf;;;" + plan->container.sid + ")"), std::string::npos);
   EXPECT_EQ(plan->temp.sddl.rfind("D:P(", 0), 0u) << "not inherited from LOCALAPPDATA";
   auto has = [&](const std::string& e) {
     return std::find(plan->env.begin(), plan->env.end(), e) != plan->env.end();
@@ -217,7 +277,8 @@ TEST(WindowsPlan, JournalAndTempAreTheRunsOwn) {
   auto calls = win::calls_of(*plan);
   // Orphans first, then the journal, and only then the first descriptor change.
   EXPECT_EQ(index_of(calls, "RestoreOrphanedJournals"), 0u);  // no --net: no proxy before it
-  EXPECT_LT(index_of(calls, "CreateFileW"), index_of(calls, "SetNamedSecurityInfoW"));
+  EXPECT_LT(index_of(calls, "CreateFileW"), index_of(calls, "SetSecurityInfo"));
+  EXPECT_LT(index_of(calls, "CreateFileW"), index_of(calls, "CreateAppContainerProfile"));
   EXPECT_EQ(calls.back().api, "Cleanup");
   win::WinHostFacts facts;
   facts.localappdata = "D:\\Local";
@@ -236,20 +297,20 @@ TEST(WindowsPlan, CallOrderIsFailClosed) {
       facts);
   ASSERT_TRUE(plan) << plan.error().reason;
   auto calls = win::calls_of(*plan);
-  const size_t journal = index_of(calls, "CreateFileW"), spawn = index_of(calls, "CreateProcessAsUserW");
-  for (const char* api : {"SetNamedSecurityInfoW", "CreateDirectoryW"})
+  const size_t journal = index_of(calls, "CreateFileW"), spawn = index_of(calls, "CreateProcessW");
+  for (const char* api : {"SetSecurityInfo", "CreateDirectoryW", "CreateAppContainerProfile"})
     EXPECT_LT(journal, index_of(calls, api)) << api;
   for (const char* api :
-       {"SetNamedSecurityInfoW", "CreateDirectoryW", "CreateRestrictedToken", "SetTokenInformation",
-        "CreateJobObjectW", "SetInformationJobObject", "FwpmTransactionCommit0", "StartProxy"})
+       {"SetSecurityInfo", "CreateDirectoryW", "CreateAppContainerProfile",
+        "NetworkIsolationGetAppContainerConfig", "CreateJobObjectW", "SetInformationJobObject", "StartProxy"})
     EXPECT_LT(index_of(calls, api), spawn) << api;
   EXPECT_LT(index_of(calls, "ResumeThread"), index_of(calls, "WaitForMultipleObjects"));
   EXPECT_EQ(arg(call(calls, "SetInformationJobObject", 2), "ControlFlags"), "ENABLE|HARD_CAP (0x5)");
   EXPECT_NE(arg(call(calls, "WaitForMultipleObjects"), "").find("<no arg"), std::string::npos);
   EXPECT_NE(call(calls, "WaitForMultipleObjects")->why.find("exit 124"), std::string::npos);
   EXPECT_NE(call(calls, "WaitForMultipleObjects")->why.find("exit 130"), std::string::npos);
-  // Two label changes (out, secret.txt) and the access entry for out: three journaled changes.
-  EXPECT_EQ(plan->acl.size(), 3u);
+  // out: its label and ACE; secret.txt: a deny ACE; the working directory: a read ACE.
+  EXPECT_EQ(plan->acl.size(), 4u);
 }
 
 TEST(WindowsAcl, InsertAceKeepsCanonicalOrder) {
@@ -269,8 +330,8 @@ TEST(WindowsPaths, TildeSlashesAndUnmappable) {
   EXPECT_EQ(win::posix_form("~\\proj"), "~/proj");
   auto plan = plan_of({"--rw", "~/out", "--ro", "D:/data", "--", "cmd.exe"});
   ASSERT_TRUE(plan) << plan.error().reason;
-  EXPECT_EQ(plan->acl[0].path, "D:\\data");
-  EXPECT_EQ(plan->acl[1].path, "C:\\Users\\ann\\out");
+  EXPECT_EQ(plan->acl[0].path, "C:\\Users\\ann\\out");
+  EXPECT_EQ(plan->acl[2].path, "D:\\data");
   auto bad = plan_of({"--ro", "/usr/lib", "--", "cmd.exe"});
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().cls, ErrorClass::invalid_policy);
@@ -374,9 +435,9 @@ TEST(WindowsPlan, RenderedTextNamesTheGaps) {
   auto plan = plan_of({"--rw", "out", "--", "cmd.exe"});
   ASSERT_TRUE(plan);
   std::string text = win::render_text(*plan);
-  EXPECT_NE(text.find("CreateRestrictedToken"), std::string::npos);
-  EXPECT_NE(text.find("not enforced on Windows:\n  reads:"), std::string::npos);
-  EXPECT_NE(win::render_json(*plan).find("\"api\" : \"CreateProcessAsUserW\""), std::string::npos);
+  EXPECT_NE(text.find("CreateAppContainerProfile"), std::string::npos);
+  EXPECT_NE(text.find("not enforced on Windows:\n  writes:"), std::string::npos);
+  EXPECT_NE(win::render_json(*plan).find("\"api\" : \"CreateProcessW\""), std::string::npos);
 }
 
 }  // namespace
@@ -396,10 +457,164 @@ TEST(WindowsPlan, SummaryNamesGrantsWithTheirFlagsAndTheGaps) {
   auto text = win::render_dry_run(p, {{"UserProfile", "D:\\Users\\bob"}}, false, false);
   ASSERT_TRUE(text) << text.error().reason;
   EXPECT_NE(text->find("read-write:\n  /work/out    # --rw out\n"), std::string::npos) << *text;
-  EXPECT_NE(text->find("not enforced on Windows: reads:"), std::string::npos) << *text;
+  EXPECT_NE(text->find("not enforced on Windows: writes:"), std::string::npos) << *text;
   EXPECT_NE(text->find("limits:      timeout 5000 ms\n"), std::string::npos) << *text;
-  EXPECT_EQ(text->find("CreateRestrictedToken"), std::string::npos) << *text;
+  EXPECT_EQ(text->find("CreateAppContainerProfile"), std::string::npos) << *text;
   EXPECT_EQ(text->find("USERPROFILE=D:"), std::string::npos) << "values only with --verbose";
+}
+
+}  // namespace
+}  // namespace cage::testing
+
+namespace cage::testing {
+namespace {
+
+// A host that has exactly `files` (any case), and every other path as a directory or missing.
+win::WinHostFacts host_with(std::vector<std::string> files) {
+  win::WinHostFacts facts;
+  facts.kind = [files](const std::string& path) -> char {
+    auto up = [](std::string s) {
+      for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      return s;
+    };
+    for (const auto& f : files)
+      if (up(f) == up(path)) return 'f';
+    return path.find('.') == std::string::npos ? 'd' : '\0';
+  };
+  return facts;
+}
+
+const std::vector<std::pair<std::string, std::string>> kEnv = {
+    {"Path", "C:\\Windows\\system32;.;bin;\"C:\\Program Files\\nodejs\";C:\\Windows"},
+    {"PATHEXT", ".COM;.EXE;.BAT;.CMD"},
+    {"SystemRoot", "C:\\Windows"},
+    {"ComSpec", "C:\\Windows\\system32\\cmd.exe"}};
+
+// Point 5: the sandbox's PATH and PATHEXT, absolute entries only; the working directory (where
+// tool.exe lies here) is never searched, neither as "." nor implicitly as CreateProcess would.
+TEST(WindowsCommand, ResolvedWithPathAndPathextNeverTheWorkingDirectory) {
+  auto facts = host_with({"C:\\Users\\ann\\proj\\tool.exe", "C:\\Users\\ann\\proj\\bin\\tool.exe",
+                          "C:\\Windows\\system32\\where.exe", "C:\\Program Files\\nodejs\\node.exe"});
+  auto missing = plan_of({"--", "tool"}, facts, kEnv);
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().cls, ErrorClass::not_found);
+  EXPECT_EQ(missing.error().input, "tool");
+  auto node = plan_of({"--", "node", "-e", "1"}, facts, kEnv);
+  ASSERT_TRUE(node) << node.error().reason;
+  EXPECT_EQ(node->application, "C:\\Program Files\\nodejs\\node.EXE") << "quoted PATH entry, PATHEXT .EXE";
+  EXPECT_EQ(node->command_line, "node -e 1");
+  auto where = plan_of({"--", "WHERE.EXE"}, facts, kEnv);
+  ASSERT_TRUE(where);
+  EXPECT_EQ(where->application, "C:\\Windows\\system32\\WHERE.EXE");
+  // A name with a directory part is taken relative to the working directory, as the user wrote it.
+  auto local = plan_of({"--", ".\\tool"}, facts, kEnv);
+  ASSERT_TRUE(local) << local.error().reason;
+  EXPECT_EQ(local->application, "C:\\Users\\ann\\proj\\tool.EXE");
+  auto up = plan_of({"--", "..\\proj\\bin\\..\\tool.exe"}, facts, kEnv);
+  ASSERT_TRUE(up) << up.error().reason;
+  EXPECT_EQ(up->application, "C:\\Users\\ann\\proj\\tool.exe") << "as GetFullPathNameW: by the text";
+  auto unix_style = plan_of({"--", "bin/tool.exe"}, facts, kEnv);
+  ASSERT_TRUE(unix_style);
+  EXPECT_EQ(unix_style->application, "C:\\Users\\ann\\proj\\bin\\tool.exe");
+}
+
+// npm/npx-style .cmd shims run through %ComSpec% with /d /v:off /s /c and every argument escaped;
+// an argument cmd.exe would expand or split even inside quotes is refused (the BatBadBut class).
+TEST(WindowsCommand, BatchFilesRunThroughCmdWithSafeArgumentsOnly) {
+  auto facts = host_with({"C:\\Program Files\\nodejs\\npm.cmd"});
+  auto npm = plan_of({"--", "npm", "install", "a b", "x&y", "--save=dev", "plain"}, facts, kEnv);
+  ASSERT_TRUE(npm) << npm.error().reason;
+  EXPECT_EQ(npm->application, "C:\\Windows\\system32\\cmd.exe");
+  EXPECT_EQ(npm->command_line,
+            "C:\\Windows\\system32\\cmd.exe /d /v:off /s /c \"\"C:\\Program Files\\nodejs\\npm.CMD\" install "
+            "\"a b\" \"x&y\" \"--save=dev\" plain\"");
+  for (const char* bad : {"%PATH%", "say \"hi\"", "line\nbreak", "!x!", "cr\r"}) {
+    auto p = plan_of({"--", "npm", "run", bad}, facts, kEnv);
+    ASSERT_FALSE(p) << bad;
+    EXPECT_EQ(p.error().cls, ErrorClass::invalid_policy) << bad;
+    EXPECT_EQ(p.error().input, bad);
+    EXPECT_NE(p.error().reason.find("argument 2 of the batch file"), std::string::npos);
+  }
+  EXPECT_EQ(win::quote_cmd_argument("plain"), std::optional<std::string>("plain"));
+  EXPECT_EQ(win::quote_cmd_argument(""), std::optional<std::string>("\"\""));
+  EXPECT_EQ(win::quote_cmd_argument("a^b"), std::optional<std::string>("\"a^b\""));
+  EXPECT_EQ(win::quote_cmd_argument("50%"), std::nullopt);
+  // Without ComSpec: SystemRoot's cmd.exe, never a cmd.exe found on PATH or in the working directory.
+  auto no_comspec =
+      plan_of({"--", "npm"}, facts,
+              {{"Path", "C:\\Program Files\\nodejs"}, {"PATHEXT", ".CMD"}, {"SystemRoot", "D:\\Win"}});
+  ASSERT_TRUE(no_comspec);
+  EXPECT_EQ(no_comspec->application, "D:\\Win\\System32\\cmd.exe");
+}
+
+// The variables programs expect: passed from the caller, or pointed into the run's own TEMP tree
+// (APPDATA, LOCALAPPDATA) and derived from the profile (HOMEDRIVE, HOMEPATH).
+TEST(WindowsEnv, OrdinaryVariablesArePresent) {
+  auto env = kEnv;
+  for (auto kv :
+       std::vector<std::pair<std::string, std::string>>{{"ProgramFiles", "C:\\Program Files"},
+                                                        {"ProgramFiles(x86)", "C:\\Program Files (x86)"},
+                                                        {"ProgramData", "C:\\ProgramData"},
+                                                        {"COMPUTERNAME", "BOX"},
+                                                        {"PSModulePath", "C:\\ps"},
+                                                        {"APPDATA", "C:\\Users\\ann\\AppData\\Roaming"},
+                                                        {"LOCALAPPDATA", "C:\\Users\\ann\\AppData\\Local"},
+                                                        {"AWS_SECRET_ACCESS_KEY", "s"}})
+    env.push_back(kv);
+  auto plan = plan_of({"--", "cmd.exe"}, {}, env);
+  ASSERT_TRUE(plan) << plan.error().reason;
+  auto has = [&](const std::string& e) {
+    return std::find(plan->env.begin(), plan->env.end(), e) != plan->env.end();
+  };
+  for (const char* e : {"ProgramFiles=C:\\Program Files", "ProgramFiles(x86)=C:\\Program Files (x86)",
+                        "ProgramData=C:\\ProgramData", "COMPUTERNAME=BOX", "PSModulePath=C:\\ps",
+                        "PATHEXT=.COM;.EXE;.BAT;.CMD", "SystemRoot=C:\\Windows",
+                        "HOMEDRIVE=C:", "HOMEPATH=\\Users\\ann", "USERPROFILE=C:\\Users\\ann"})
+    EXPECT_TRUE(has(e)) << e;
+  EXPECT_TRUE(has("APPDATA=" + plan->temp.path + "\\AppData\\Roaming"));
+  EXPECT_TRUE(has("LOCALAPPDATA=" + plan->temp.path + "\\AppData\\Local"));
+  EXPECT_FALSE(has("APPDATA=C:\\Users\\ann\\AppData\\Roaming")) << "the real one is not granted";
+  EXPECT_FALSE(has("AWS_SECRET_ACCESS_KEY=s"));
+}
+
+}  // namespace
+}  // namespace cage::testing
+
+namespace cage::testing {
+namespace {
+
+// The whole --dry-run --target windows text of a run with every kind of grant, a .cmd command and
+// limits: the calls in order with their arguments (review the diff when it changes).
+TEST(WindowsPlan, GoldenDryRun) {
+  auto facts = host_with({"C:\\Program Files\\nodejs\\npm.cmd", "C:\\Users\\ann\\proj\\secret.txt"});
+  facts.cpu_count = 4;
+  auto env = kEnv;
+  env.push_back({"ProgramFiles", "C:\\Program Files"});
+  auto plan = plan_of({"--rw", "out", "--ro", "out/keep", "--ro", "C:/tools", "--hide", "secret.txt",
+                       "--pids", "64", "--cpu", "1", "--timeout", "30s", "--", "npm", "run", "build"},
+                      facts, env);
+  ASSERT_TRUE(plan) << plan.error().reason;
+  expect_golden(win::render_text(*plan), "windows_plan.txt");
+}
+
+}  // namespace
+}  // namespace cage::testing
+
+namespace cage::testing {
+namespace {
+
+// --ro beneath the Windows directory or Program Files adds nothing: every AppContainer reads there by
+// Windows' own ACLs, and the user could not change them anyway.
+TEST(WindowsPlan, SystemDirectoriesNeedNoAce) {
+  auto env = kEnv;
+  env.push_back({"ProgramFiles", "C:\\Program Files"});
+  auto plan = plan_of(
+      {"--ro", "C:/Windows/System32", "--ro", "C:/Program Files/Git", "--ro", "C:/tools", "--", "cmd.exe"},
+      {}, env);
+  ASSERT_TRUE(plan) << plan.error().reason;
+  ASSERT_EQ(plan->acl.size(), 2u);
+  EXPECT_EQ(plan->acl[0].path, "C:\\tools");
+  EXPECT_EQ(plan->acl[1].why, "current directory (read-only)");
 }
 
 }  // namespace
