@@ -203,6 +203,10 @@ RunHooks Session::make_hooks() {
       n.bytes_up += static_cast<int64_t>(e.bytes_up);
       n.bytes_down += static_cast<int64_t>(e.bytes_down);
     }
+    if (learning_ && e.decision == proxy::Decision::allowed) {
+      std::lock_guard<std::mutex> lock(net_mu_);
+      if (net_used_.size() < explain::kMaxDistinct) net_used_.insert(proxy::host_port_text(e.host, e.port));
+    }
     if (explain_ && e.decision == proxy::Decision::denied) {
       std::lock_guard<std::mutex> lock(net_mu_);
       const explain::Key key{explain::Op::connect, proxy::host_port_text(e.host, e.port)};
@@ -268,7 +272,7 @@ struct HostAnswers {
 }  // namespace
 
 void Session::explain_run(const Plan& plan, const policy::Policy& pol, const RunOutcome& out) {
-  if (!plan.explain) return;
+  if (!plan.explain || learning_) return;  // --learn observes as --explain does, and reports a profile
   explain::Accesses all = out.explained.seen;
   {
     std::lock_guard<std::mutex> lock(net_mu_);
@@ -291,6 +295,39 @@ void Session::explain_run(const Plan& plan, const policy::Policy& pol, const Run
   std::cerr << explain::render_text(found, dropped) << std::flush;
   facts_.explained = std::move(found);
   facts_.explain_dropped = dropped;
+}
+
+Status Session::learn_run(const Plan& plan, const RunOutcome& out) {
+  if (!learning_) return Ok{};
+  explain::Accesses all = out.explained.seen;
+  learn::Observed o;
+  {
+    std::lock_guard<std::mutex> lock(net_mu_);
+    all.insert(net_refused_.begin(), net_refused_.end());
+    o.net_used = net_used_;
+    o.dropped = net_dropped_;
+  }
+  const auto& user = learning_->user;
+  const HostAnswers host;
+  o.findings = explain::classify(
+      learn::with_root(learning_->baseline), all, [&](const std::string& p) { return host.kind(p); },
+      [&](const std::string& p) { return host.canonical(p); }, user.home);
+  o.argv = plan.argv;
+  o.date = learn::utc_now();
+  o.home = user.home;
+  o.cwd = user.cwd;
+  o.dropped += out.explained.dropped;
+  o.exit_status = out.exit_status;
+  o.writable = {user.cwd};
+  for (const auto& g : user.rw) o.writable.push_back(g.path), o.user_rw.push_back(g.path);
+  for (const auto& g : user.ro) o.user_ro.push_back(g.path);
+  o.env_pass = user.env.pass;
+  if (auto s = learn::write_profile(learning_->target, learn::render_profile(o), user.learn_origin); !s)
+    return s;
+  if (!opts_.quiet)
+    std::cerr << "cage: learn: wrote " << printable(learning_->target.path)
+              << (out.exit_status ? " (the command failed: the profile may be incomplete)" : "") << "\n";
+  return Ok{};
 }
 
 RunClass Session::record_exit(const RunOutcome& out) {
@@ -333,10 +370,13 @@ int Session::run(const Plan& plan, const policy::Policy& pol, bool json_errors) 
   auto out = execute_timed(plan, make_hooks());
   if (!out) return fail(out.error(), json_errors);
   explain_run(plan, pol, *out);
+  auto learned = learn_run(plan, *out);
+  if (!learned && !facts_.error) facts_.error = learned.error();
   RunClass cls = record_exit(*out);
   tell_outcome(cls, pol, *out);
   finish(json_errors);
   if (opts_.audit_required && !facts_.audit_ok) return exit_status::kCageError;
+  if (!learned) return exit_status::kCageError;
   return out->exit_status;
 }
 

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# --learn on a Python test run (python3 -m unittest, stdlib modules, a data file outside the
+# project): the profile reruns it with --profile alone; without the data file's line it fails.
+set -u
+. "$(dirname "$0")/learn_lib.bash" python3
+mkdir "$d/data"
+echo '{"answer": 42}' > "$d/data/input.json"
+cat > "$d/proj/test_answer.py" <<PY
+import json, unittest, pathlib
+class Answer(unittest.TestCase):
+    def test_answer(self):
+        self.assertEqual(json.loads(pathlib.Path("$d/data/input.json").read_text())["answer"], 42)
+PY
+chmod -R a+rX "$d"
+cd "$d/proj" || fail "cd"
+
+"$CAGE" --learn cage.toml -- /usr/bin/python3 -m unittest -q test_answer 2>"$d/err" || fail "learning failed: $(cat "$d/err")"
+has "  \"$d/proj\","
+has "  \"$d/data/input.json\","
+
+rm -rf __pycache__
+"$CAGE" --profile "$P" -- /usr/bin/python3 -m unittest -q test_answer 2>"$d/err" ||
+  fail "the learned profile did not rerun: $(cat "$d/err")"
+without "input.json"
+if "$CAGE" --profile "$d/less.toml" -- /usr/bin/python3 -m unittest -q test_answer 2>"$d/err"; then
+  fail "the test passed without the data file's grant"
+fi
+grep -q "No such file or directory: '$d/data/input.json'" "$d/err" || fail "the denial is not the data file's: $(cat "$d/err")"
+exit 0
