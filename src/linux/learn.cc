@@ -232,6 +232,7 @@ std::string render_profile(const Observed& o) {
   out += "# observed: the paths it opened, ran, wrote and listed, and the destinations cage's proxy let\n"
          "# through; paths the default view already shows are left out. Not observed: environment\n"
          "# variables and resource use. Lines commented out were used but are not granted: read why.\n";
+  if (o.offline) out += "# network: none while learning (no --net); name each destination with --net when learning\n";
   if (o.exit_status != 0) out += "# warning: the command failed while learning; this profile may be incomplete\n";
   if (killed) out += "# warning: the seccomp filter killed the command; see --explain\n";
   if (o.dropped)

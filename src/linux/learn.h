@@ -43,6 +43,7 @@ struct Observed {
   std::set<std::string> net_used;          // "host:port" the proxy let through
   uint64_t dropped = 0;                    // accesses past the observer's cap
   int exit_status = 0;
+  bool offline = false;  // no --net while learning: the run had only its own loopback
 };
 
 // The profile, as TOML cage --profile loads: a comment header (command, date, what was observed),

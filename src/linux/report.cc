@@ -322,6 +322,7 @@ Status Session::learn_run(const Plan& plan, const RunOutcome& out) {
   for (const auto& g : user.rw) o.writable.push_back(g.path), o.user_rw.push_back(g.path);
   for (const auto& g : user.ro) o.user_ro.push_back(g.path);
   o.env_pass = user.env.pass;
+  o.offline = user.net.empty() && !user.share_net;
   if (auto s = learn::write_profile(learning_->target, learn::render_profile(o), user.learn_origin); !s)
     return s;
   if (!opts_.quiet)

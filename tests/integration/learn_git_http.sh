@@ -14,6 +14,12 @@ port=$server_port; [ -n "$port" ] || fail "the test's web server did not start"
 url="http://127.0.0.1:$port/repo.git"
 cd "$d/proj" || fail "cd"
 
+# Learning opens no destination the user did not name, and the profile says so.
+timeout 120 "$CAGE" --learn "$d/nonet.toml" -- git clone -q "$url" r 2>"$d/err" && fail "cloned without --net"
+grep -qxF "# network: none while learning (no --net); name each destination with --net when learning" \
+  "$d/nonet.toml" || fail "the profile does not say the run had no network: $(cat "$d/nonet.toml")"
+rm -rf r
+
 timeout 120 "$CAGE" --learn cage.toml --net "127.0.0.1:$port" -- git clone -q "$url" r 2>"$d/err" ||
   fail "learning failed: $(cat "$d/err")"
 [ "$(cat r/file)" = content ] || fail "the learning run did not clone"

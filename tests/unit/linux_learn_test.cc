@@ -122,6 +122,10 @@ TEST(LinuxLearn, NetworkUsedIsAllowedAndRefusedIsCommented) {
   EXPECT_NE(text.find("  # \"other.test:443\",  # refused while learning"), std::string::npos) << text;
   auto parsed = toml::parse(text);
   EXPECT_EQ(parsed["net"]["allow"].as_array()->size(), 1u);
+  EXPECT_EQ(text.find("# network: none"), std::string::npos) << text;
+  o = observed({});
+  o.offline = true;
+  EXPECT_NE(lx::learn::render_profile(o).find("\n# network: none while learning (no --net)"), std::string::npos);
 }
 
 TEST(LinuxLearn, AWorkloadsNameCannotEndACommentOrAString) {
