@@ -59,7 +59,11 @@ int self_test(const std::vector<std::string>&, bool json) { return posix_self_te
 
 int dry_run(const policy::Policy& pol, const Environ& env, bool json, bool verbose, bool json_errors) {
   auto host = lx::make_real_host_view();
-  auto plan = lx::compile(pol, *host, env);
+  // --learn: the plan printed is the learning view's, the one the run is carried out under.
+  auto view = pol.learn.empty() ? Result<policy::Policy>(pol)
+                                : lx::learn::learning_view(pol, lx::learn::present_secrets(pol.home));
+  if (!view) return fail(view.error(), json_errors);
+  auto plan = lx::compile(*view, *host, env);
   if (!plan) return fail(plan.error(), json_errors);
   std::cout << (json ? to_json(lx::render_table(*plan)) + "\n" : verbose ? lx::render_text(*plan) : lx::render_summary(*plan));
   return 0;
