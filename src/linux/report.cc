@@ -323,8 +323,10 @@ Status Session::learn_run(const Plan& plan, const RunOutcome& out) {
   for (const auto& g : user.ro) o.user_ro.push_back(g.path);
   o.env_pass = user.env.pass;
   o.offline = user.net.empty() && !user.share_net;
+  facts_.learned = RunFacts::Learned{learning_->target.path, false};
   if (auto s = learn::write_profile(learning_->target, learn::render_profile(o), user.learn_origin); !s)
     return s;
+  facts_.learned->written = true;
   if (!opts_.quiet)
     std::cerr << "cage: learn: wrote " << printable(learning_->target.path)
               << (out.exit_status ? " (the command failed: the profile may be incomplete)" : "") << "\n";

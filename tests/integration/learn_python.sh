@@ -14,7 +14,12 @@ PY
 chmod -R a+rX "$d"
 cd "$d/proj" || fail "cd"
 
-"$CAGE" --learn cage.toml -- /usr/bin/python3 -m unittest -q test_answer 2>"$d/err" || fail "learning failed: $(cat "$d/err")"
+"$CAGE" --learn cage.toml --result "$d/r.json" -- /usr/bin/python3 -m unittest -q test_answer 2>"$d/err" ||
+  fail "learning failed: $(cat "$d/err")"
+python3 "$CAGE_SOURCE_DIR/tests/integration/limits_schema.py" "$CAGE_SOURCE_DIR/docs/schema/result.schema.json" \
+  "$d/r.json" || fail "the result does not match its schema"
+python3 -c 'import json,sys; l=json.load(open(sys.argv[1]))["learn"]; sys.exit(l != {"file": sys.argv[2], "written": True})' \
+  "$d/r.json" "$P" || fail "the result does not record the profile: $(cat "$d/r.json")"
 has "  \"$d/proj\","
 has "  \"$d/data/input.json\","
 
