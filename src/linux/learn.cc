@@ -83,6 +83,8 @@ std::string note_for(const Observed& o, const std::string& path, bool write) {
   if (is_secret(path, o.home))
     return "a credential store, hidden while learning: grant it only if the command needs it";
   if (too_wide(path, o.home)) return "would grant the root or a whole home directory";
+  if (write && (is_beneath(path, "/tmp") || is_beneath(path, "/var/tmp") || is_beneath(path, "/run")))
+    return "a private tmpfs while learning: the host's directory is not granted";
   if (write && std::none_of(o.writable.begin(), o.writable.end(),
                             [&](const std::string& w) { return is_beneath(path, w); }))
     return "written while learning and refused there (only the working directory and --rw were writable)";

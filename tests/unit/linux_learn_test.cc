@@ -105,7 +105,9 @@ TEST(LinuxLearn, WritesOutsideTheLearningViewAndCageOwnedPathsAreNotGranted) {
       found(Op::read, "/w/proj/sub/f", "--ro /w/proj/sub/f"),
       found(Op::write, "/w/proj/out/a.o", "--rw /w/proj/out", Verdict::read_only),
       found(Op::write, "/w/proj/b.o", "--rw /w/proj", Verdict::read_only),
+      found(Op::create, "/var/tmp/x", "--rw /var/tmp", Verdict::hidden),
   }));
+  EXPECT_NE(text.find("  # \"/var/tmp\",  # a private tmpfs while learning"), std::string::npos) << text;
   EXPECT_NE(text.find("  # \"/home/u/.cache\",  # written while learning and refused"), std::string::npos) << text;
   EXPECT_EQ(text.find("/sys"), std::string::npos) << text;
   EXPECT_EQ(text.find("\"/w/proj/sub/f\""), std::string::npos) << text;  // beneath the rw grant
