@@ -84,8 +84,9 @@ int learn(const policy::Policy& pol, const Environ& env, bool json_errors) {
   if (!plan) return fail(plan.error(), json_errors);
   // Landlock alone cannot hide the secret locations beneath a readable host (a rule only adds).
   if (plan->mechanism == lx::Mechanism::landlock_only)
-    return fail(unavailable(pol.learn_origin, "learning needs the namespaces mechanism: Landlock alone cannot "
-                                              "show the host read-only with its credential stores hidden",
+    return fail(unavailable(pol.learn_origin,
+                            "learning needs the namespaces mechanism: Landlock alone cannot show the host "
+                            "read-only with its credential stores hidden",
                             "learn on a host that allows unprivileged user namespaces"),
                 json_errors);
   plan->explain = true;  // observed as --explain observes; the session reports a profile instead

@@ -118,7 +118,8 @@ void drop_covered(Entries& e, const Entries& by) {
   });
 }
 
-void write_array(std::string& out, const char* key, const Entries& e, const std::vector<std::string>& extra = {}) {
+void write_array(std::string& out, const char* key, const Entries& e,
+                 const std::vector<std::string>& extra = {}) {
   if (e.empty() && extra.empty()) return;
   out += std::string(key) + " = [\n";
   for (const auto& x : extra) out += "  " + x + ",\n";
@@ -147,11 +148,28 @@ std::vector<std::string> hides_for(const Entries& ro, const Entries& rw, const s
 }  // namespace
 
 const std::vector<std::string>& secret_locations() {
-  static const std::vector<std::string> kList = {
-      ".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".kube", ".docker/config.json", ".netrc",
-      ".npmrc", ".pypirc", ".git-credentials", ".config/gh", ".config/hub", ".local/share/keyrings",
-      ".password-store", ".cargo/credentials", ".cargo/credentials.toml", ".vault-token", ".pgpass",
-      ".my.cnf", ".gem/credentials", ".terraform.d/credentials.tfrc.json"};
+  static const std::vector<std::string> kList = {".ssh",
+                                                 ".gnupg",
+                                                 ".aws",
+                                                 ".azure",
+                                                 ".config/gcloud",
+                                                 ".kube",
+                                                 ".docker/config.json",
+                                                 ".netrc",
+                                                 ".npmrc",
+                                                 ".pypirc",
+                                                 ".git-credentials",
+                                                 ".config/gh",
+                                                 ".config/hub",
+                                                 ".local/share/keyrings",
+                                                 ".password-store",
+                                                 ".cargo/credentials",
+                                                 ".cargo/credentials.toml",
+                                                 ".vault-token",
+                                                 ".pgpass",
+                                                 ".my.cnf",
+                                                 ".gem/credentials",
+                                                 ".terraform.d/credentials.tfrc.json"};
   return kList;
 }
 
@@ -163,10 +181,12 @@ bool is_secret(const std::string& path, const std::string& home) {
                      [&](const std::string& rel) { return is_beneath(path, home + "/" + rel); });
 }
 
-Result<policy::Policy> learning_view(const policy::Policy& base, const std::vector<std::string>& present_secrets) {
+Result<policy::Policy> learning_view(const policy::Policy& base,
+                                     const std::vector<std::string>& present_secrets) {
   const std::string& in = base.learn_origin;
   if (base.explain)
-    return usage(in, "--explain judges a run against its policy, --learn runs a wider view", "use one of them");
+    return usage(in, "--explain judges a run against its policy, --learn runs a wider view",
+                 "use one of them");
   if (base.share_net)
     return invalid(in, "with --share-net the destinations the command reaches are not observed",
                    "drop --share-net; grant each destination with --net while learning");
@@ -174,20 +194,25 @@ Result<policy::Policy> learning_view(const policy::Policy& base, const std::vect
     return invalid(in, "--no-system cannot be learned: the learning view starts from the host",
                    "drop --no-system");
   if (!base.exec.empty())
-    return invalid(in, "--exec cannot be learned: the learning view executes from the whole host", "drop --exec");
+    return invalid(in, "--exec cannot be learned: the learning view executes from the whole host",
+                   "drop --exec");
   if (cwd_too_wide(base.cwd, base.home))
-    return invalid(in, "the working directory " + base.cwd + " is writable while learning and holds far more than "
-                   "a project (the root, $HOME, or a shared directory)",
+    return invalid(in,
+                   "the working directory " + base.cwd +
+                       " is writable while learning and holds far more than "
+                       "a project (the root, $HOME, or a shared directory)",
                    "run from the project's directory, or name it with --chdir");
   policy::Policy p = base;
   const std::string why = "--learn (learning view)";
   p.ro.push_back({"/", why + ": the host, read-only"});
   for (const char* dir : {"/tmp", "/var/tmp", "/run"}) {
-    if (std::any_of(base.rw.begin(), base.rw.end(), [&](const policy::Grant& g) { return is_beneath(dir, g.path); }))
+    if (std::any_of(base.rw.begin(), base.rw.end(),
+                    [&](const policy::Grant& g) { return is_beneath(dir, g.path); }))
       continue;
     p.tmpfs.push_back({dir, why + ": private " + dir});
     // The home stays in view (read-only, as the rest of the host) where a private directory covers it.
-    if (!base.home.empty() && is_beneath(base.home, dir)) p.ro.push_back({base.home, why + ": $HOME, read-only"});
+    if (!base.home.empty() && is_beneath(base.home, dir))
+      p.ro.push_back({base.home, why + ": $HOME, read-only"});
   }
   p.rw.push_back({base.cwd, why + ": the working directory"});
   for (const auto& s : present_secrets) p.hide.push_back({s, why + ": a credential store"});
@@ -213,7 +238,8 @@ std::string render_profile(const Observed& o) {
       net_refused[f.path] = "refused while learning: add --net " + comment_safe(f.path) + " when learning";
       continue;
     }
-    const bool write = f.op == explain::Op::write || f.op == explain::Op::create || f.op == explain::Op::remove;
+    const bool write =
+        f.op == explain::Op::write || f.op == explain::Op::create || f.op == explain::Op::remove;
     const bool rwr = f.remedy.rfind("--rw ", 0) == 0, ror = f.remedy.rfind("--ro ", 0) == 0;
     if (!rwr && !ror) continue;
     const std::string path = remedy_path(f.remedy);
@@ -230,12 +256,16 @@ std::string render_profile(const Observed& o) {
   std::string cmd;
   for (const auto& a : o.argv) cmd += (cmd.empty() ? "" : " ") + a;
   out += "# command: " + comment_safe(cmd) + "\n";
-  out += "# working directory: " + comment_safe(o.cwd) + "; exit status " + std::to_string(o.exit_status) + "\n";
-  out += "# observed: the paths it opened, ran, wrote and listed, and the destinations cage's proxy let\n"
-         "# through; paths the default view already shows are left out. Not observed: environment\n"
-         "# variables and resource use. Lines commented out were used but are not granted: read why.\n";
-  if (o.offline) out += "# network: none while learning (no --net); name each destination with --net when learning\n";
-  if (o.exit_status != 0) out += "# warning: the command failed while learning; this profile may be incomplete\n";
+  out +=
+      "# working directory: " + comment_safe(o.cwd) + "; exit status " + std::to_string(o.exit_status) + "\n";
+  out +=
+      "# observed: the paths it opened, ran, wrote and listed, and the destinations cage's proxy let\n"
+      "# through; paths the default view already shows are left out. Not observed: environment\n"
+      "# variables and resource use. Lines commented out were used but are not granted: read why.\n";
+  if (o.offline)
+    out += "# network: none while learning (no --net); name each destination with --net when learning\n";
+  if (o.exit_status != 0)
+    out += "# warning: the command failed while learning; this profile may be incomplete\n";
   if (killed) out += "# warning: the seccomp filter killed the command; see --explain\n";
   if (o.dropped)
     out += "# warning: " + std::to_string(o.dropped) + " distinct accesses were not recorded (limit)\n";
@@ -252,7 +282,8 @@ std::string render_profile(const Observed& o) {
   if (!o.net_used.empty() || !net_refused.empty()) {
     out += "\n[net]\nallow = [\n";
     for (const auto& hp : o.net_used) out += "  " + toml_string(hp) + ",\n";
-    for (const auto& [hp, note] : net_refused) out += "  # " + comment_safe(toml_string(hp)) + ",  # " + note + "\n";
+    for (const auto& [hp, note] : net_refused)
+      out += "  # " + comment_safe(toml_string(hp)) + ",  # " + note + "\n";
     out += "]\n";
   }
   return out;

@@ -26,7 +26,8 @@ bool is_secret(const std::string& path, const std::string& home);
 // private /tmp, /var/tmp and /run, the working directory writable and each present secret hidden.
 // Refuses (invalid_policy / usage_error naming --learn) what would hand more than meant or learn
 // nothing: a working directory that is /, $HOME or shared, --share-net, --no-system, --exec, --explain.
-Result<policy::Policy> learning_view(const policy::Policy& base, const std::vector<std::string>& present_secrets);
+Result<policy::Policy> learning_view(const policy::Policy& base,
+                                     const std::vector<std::string>& present_secrets);
 
 // The baseline plan with the fresh root it is built on made explicit: explain::classify judges a
 // path no mount covers as unknown (it is not the user's to grant there); for learning, a host path
@@ -35,13 +36,13 @@ Plan with_root(const Plan& baseline);
 
 struct Observed {
   std::vector<std::string> argv;
-  std::string date;                        // UTC, ISO 8601
+  std::string date;  // UTC, ISO 8601
   std::string home, cwd;
-  std::vector<std::string> writable;       // where the learning view let writes land
+  std::vector<std::string> writable;                    // where the learning view let writes land
   std::vector<std::string> user_ro, user_rw, env_pass;  // the user's own flags while learning, kept
-  std::vector<explain::Finding> findings;  // explain::classify(with_root(baseline), ...)
-  std::set<std::string> net_used;          // "host:port" the proxy let through
-  uint64_t dropped = 0;                    // accesses past the observer's cap
+  std::vector<explain::Finding> findings;               // explain::classify(with_root(baseline), ...)
+  std::set<std::string> net_used;                       // "host:port" the proxy let through
+  uint64_t dropped = 0;                                 // accesses past the observer's cap
   int exit_status = 0;
   bool offline = false;  // no --net while learning: the run had only its own loopback
 };

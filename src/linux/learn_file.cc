@@ -26,8 +26,7 @@ std::vector<std::string> present_secrets(const std::string& home) {
 Result<Target> open_target(const std::string& path, const std::string& origin) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) == 0)
-    return invalid(origin, "the file exists: --learn never replaces a file",
-                   "remove it, or name a new file");
+    return invalid(origin, "the file exists: --learn never replaces a file", "remove it, or name a new file");
   const auto slash = path.rfind('/');
   const std::string dir = slash == 0 ? "/" : path.substr(0, slash);
   int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -84,7 +83,7 @@ Status write_profile(const Target& t, const std::string& text, const std::string
 
 std::string utc_now() {
   std::time_t now = std::time(nullptr);
-  std::tm tm {};
+  std::tm tm{};
   ::gmtime_r(&now, &tm);
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);

@@ -456,7 +456,8 @@ Status validate_misc(const PolicyInput& in, const Context& ctx, Policy& p) {
     auto f = absolute_path(*in.learn, ctx.home);
     if (!f) return f.error();
     if (*f == "/" || f->back() == '/')
-      return invalid(where(*in.learn), "not a file name", "name the profile to write, e.g. --learn ./cage.toml");
+      return invalid(where(*in.learn), "not a file name",
+                     "name the profile to write, e.g. --learn ./cage.toml");
     p.learn = *f;
     p.learn_origin = where(*in.learn);
   }

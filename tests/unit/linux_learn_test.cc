@@ -77,9 +77,12 @@ TEST(LinuxLearn, SecretsAndHomesAreCommentedOutWithWhy) {
 
 TEST(LinuxLearn, SiblingsFoldIntoTheirDirectoryButNeverAHome) {
   auto text = lx::learn::render_profile(observed({
-      found(Op::read, "/opt/t/a", "--ro /opt/t/a"), found(Op::read, "/opt/t/b", "--ro /opt/t/b"),
-      found(Op::read, "/opt/t/c", "--ro /opt/t/c"), found(Op::read, "/home/u/.a", "--ro /home/u/.a"),
-      found(Op::read, "/home/u/.b", "--ro /home/u/.b"), found(Op::read, "/home/u/.c", "--ro /home/u/.c"),
+      found(Op::read, "/opt/t/a", "--ro /opt/t/a"),
+      found(Op::read, "/opt/t/b", "--ro /opt/t/b"),
+      found(Op::read, "/opt/t/c", "--ro /opt/t/c"),
+      found(Op::read, "/home/u/.a", "--ro /home/u/.a"),
+      found(Op::read, "/home/u/.b", "--ro /home/u/.b"),
+      found(Op::read, "/home/u/.c", "--ro /home/u/.c"),
   }));
   EXPECT_TRUE(has_line(text, "  \"/opt/t\",")) << text;
   EXPECT_EQ(text.find("\"/opt/t/a\""), std::string::npos) << text;
@@ -108,7 +111,8 @@ TEST(LinuxLearn, WritesOutsideTheLearningViewAndCageOwnedPathsAreNotGranted) {
       found(Op::create, "/var/tmp/x", "--rw /var/tmp", Verdict::hidden),
   }));
   EXPECT_NE(text.find("  # \"/var/tmp\",  # a private tmpfs while learning"), std::string::npos) << text;
-  EXPECT_NE(text.find("  # \"/home/u/.cache\",  # written while learning and refused"), std::string::npos) << text;
+  EXPECT_NE(text.find("  # \"/home/u/.cache\",  # written while learning and refused"), std::string::npos)
+      << text;
   EXPECT_EQ(text.find("/sys"), std::string::npos) << text;
   EXPECT_EQ(text.find("\"/w/proj/sub/f\""), std::string::npos) << text;  // beneath the rw grant
   EXPECT_EQ(text.find("\"/w/proj/out\""), std::string::npos) << text;
@@ -127,7 +131,8 @@ TEST(LinuxLearn, NetworkUsedIsAllowedAndRefusedIsCommented) {
   EXPECT_EQ(text.find("# network: none"), std::string::npos) << text;
   o = observed({});
   o.offline = true;
-  EXPECT_NE(lx::learn::render_profile(o).find("\n# network: none while learning (no --net)"), std::string::npos);
+  EXPECT_NE(lx::learn::render_profile(o).find("\n# network: none while learning (no --net)"),
+            std::string::npos);
 }
 
 TEST(LinuxLearn, AWorkloadsNameCannotEndACommentOrAString) {
