@@ -3,8 +3,11 @@
 //        landlock_only=seccomp/landlock_only.txt (the Landlock-only supplement: no floor, four variants)
 // floor (first) is put in front of every other profile and is, alone, the filter of --seccomp none.
 // Fails the build on a malformed entry, a missing reason, or a syscall name no architecture knows.
+#include <seccomp.h>
+
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -69,6 +72,7 @@ int main(int argc, char** argv) {
     << "#if !(" << guard << ")\n#error \"seccomp profiles were generated for " << target << "\"\n#endif\n\n"
     << "namespace cage::lx::seccomp {\nnamespace {\n";
   std::vector<std::string> names, killers;  // killers[i]: what profile names[i] kills, for the death note
+  std::map<int, std::string> call_names;  // native number -> name of every call a profile names
   Profile floor;
   bool have_floor = false, have_landlock_only = false;
   for (int i = 3; i < argc; ++i) {
@@ -105,6 +109,9 @@ int main(int argc, char** argv) {
     auto bpf = compile_profile(*profile, *arches);
     if (!bpf) return die(bpf.error().input + ": " + bpf.error().reason);
     if (bpf->size() > BPF_MAXINSNS) return die(name + ": filter longer than BPF_MAXINSNS");
+    for (const auto& r : profile->rules)
+      if (int nr = seccomp_syscall_resolve_name_arch(arches->native, r.name.c_str()); nr >= 0)
+        call_names.emplace(nr, r.name);
     emit_array(o, name, *bpf);
     names.push_back(name);
     // The calls this filter answers with SIGSYS, in file order, each once: the parent of a process the
@@ -127,6 +134,9 @@ int main(int argc, char** argv) {
     << "std::string_view killing_calls(policy::SeccompProfile p) {\n  switch (p) {\n";
   for (size_t i = 0; i < names.size(); ++i)
     o << "    case policy::SeccompProfile::" << enumerator(names[i]) << ": return \"" << killers[i] << "\";\n";
+  o << "  }\n  return {};\n}\n\n"
+    << "std::string_view call_name(int nr) {\n  switch (nr) {\n";
+  for (const auto& [nr, n] : call_names) o << "    case " << nr << ": return \"" << n << "\";\n";
   o << "  }\n  return {};\n}\n\n"
     << "std::span<const sock_filter> embedded_landlock_only(bool share_net, bool allow_metadata) {\n"
     << "  static constexpr std::span<const sock_filter> k[] = {k_landlock_only_0, k_landlock_only_1,\n"

@@ -51,6 +51,9 @@ if(CAGE_OS STREQUAL "linux")
   # metadata_notify.cc belongs to the cage binary, not cage_core: compiled in here for its own test.
   target_sources(cage_unit_tests PRIVATE tests/unit/linux_metadata_notify_test.cc src/linux/metadata_notify.cc)
   target_sources(cage_unit_tests PRIVATE tests/unit/output_cap_test.cc src/linux/output_cap.cc)
+  # --explain's errno observer, checked against the listener's real filter.
+  target_sources(cage_unit_tests PRIVATE tests/unit/seccomp_observe_test.cc src/linux/seccomp_observe.cc
+                 src/linux/connect_notify.cc src/linux/explain_notify.cc src/linux/workload_access.cc)
 endif()
 target_link_libraries(cage_unit_tests PRIVATE cage_core GTest::gtest GTest::gtest_main)
 cage_seccomp_unit_tests(cage_unit_tests)  # seccomp/seccomp.cmake

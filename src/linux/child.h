@@ -48,11 +48,12 @@ struct ChildContext {
   seccomp::Program seccomp_extra;      // landlock_only: the socket/IPC supplement
   seccomp::Program seccomp_exec;       // --exec: memfd_create refused (SeccompPlan::no_memfd)
   std::vector<sock_filter> notify;     // connect/chmod/utimes (landlock_only), --explain's calls; or empty
+  std::vector<sock_filter> refusals;   // --explain: the profile's own filter, to answer its errno refusals
   int sync_read = -1;    // the supervisor writes one byte once the id maps are written
   int error_write = -1;  // ChildFailure records; close-on-exec
   int status_write = -1; // init sends the workload's wait status here
   int net_fd = -1;       // the shim's end of the proxy channel
-  int notify_fd = -1;    // where init sends the notification listener (connect_notify::install)
+  int notify_fd = -1;    // where the workload sends the notification listener (connect_notify::install)
   mutable int shim_ready = -1;  // readable once the --net shim has confined itself (net::await_shim)
   mutable int dev_null = -1;  // O_PATH /dev/null, used to mask files; opened by the child too
   const char* private_dir = nullptr;  // landlock_only: removed by init should the supervisor die

@@ -21,25 +21,21 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "common/send_fd.h"
 #include "linux/metadata_notify.h"
+#include "linux/seccomp_observe.h"
+#include "linux/seccomp_profiles.h"
 #include "linux/workload_access.h"
 
 namespace cage::lx::connect_notify {
 namespace {
 
-#if defined(__x86_64__)
-constexpr uint32_t kArch = AUDIT_ARCH_X86_64;
-constexpr uint32_t kX32Bit = 0x40000000;  // x32 calls: refused, they would bypass the nr check
-#elif defined(__aarch64__)
-constexpr uint32_t kArch = AUDIT_ARCH_AARCH64;
-constexpr uint32_t kX32Bit = 0;
-#else
-#error "connect mediation: unknown architecture"
-#endif
+constexpr uint32_t kArch = seccomp::kNativeArch;
+constexpr uint32_t kX32Bit = seccomp::kForeignNrBit;  // x32 calls: refused, they would bypass the nr check
 
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL
@@ -64,9 +60,9 @@ int open_pidfd(pid_t tid) {
 
 class Impl final : public Mediator {
  public:
-  Impl(UniqueFd channel, uint16_t port, std::vector<std::string> writable, bool explain)
+  Impl(UniqueFd channel, uint16_t port, std::vector<std::string> writable, bool explain, Refusals refusals)
       : channel_(std::move(channel)), stop_(::eventfd(0, EFD_CLOEXEC)), port_(port),
-        writable_(std::move(writable)), explain_(explain) {}
+        writable_(std::move(writable)), explain_(explain), refusals_(std::move(refusals)) {}
   ~Impl() override { stop(); }
   explain_notify::Log finish() override {
     stop();  // joined: the log is this thread's alone now
@@ -114,7 +110,8 @@ class Impl final : public Mediator {
     std::fill(resp_.begin(), resp_.end(), 0);
     auto* resp = reinterpret_cast<seccomp_notif_resp*>(resp_.data());
     resp->id = req->id;
-    if (explain_ && explain_notify::observes(req->data.nr)) observe(*req, resp);
+    if (int e = refused(*req); e != 0) resp->error = -e;
+    else if (explain_ && explain_notify::observes(req->data.nr)) observe(*req, resp);
     else resp->error = -decide(*req);
     ::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_SEND, resp);  // ENOENT: the caller was interrupted or died
     return true;
@@ -142,6 +139,32 @@ class Impl final : public Mediator {
       return k->self->valid(k->id);
     }, &check, log_);
     resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+  }
+
+  // A call the profile refuses with an errno (seccomp_observe.h): recorded, and answered with that
+  // errno, never continued. The original filter judges every notification, so even a call the
+  // listener notifies for its own reasons is never run or decided here if the profile refuses it.
+  int refused(const seccomp_notif& req) {
+    if (refusals_.filter.empty()) return 0;
+    const uint32_t action = seccomp::evaluate(refusals_.filter, req.data);
+    if ((action & SECCOMP_RET_ACTION_FULL) != SECCOMP_RET_ERRNO) return 0;
+    const int e = static_cast<int>(action & SECCOMP_RET_DATA);
+    std::string name(seccomp::call_name(req.data.nr));
+    if (name.empty()) name = "call " + std::to_string(req.data.nr);
+    explain_notify::refused(req, std::move(name), e, remedy(req.data), log_);
+    return e ? e : EPERM;
+  }
+
+  // The first looser profile that allows the call, if any.
+  std::string remedy(const seccomp_data& d) const {
+    using P = policy::SeccompProfile;
+    bool looser = false;
+    for (P p : {P::default_profile, P::relaxed, P::none}) {
+      if (looser && seccomp::evaluate(seccomp::embedded_filter(p), d) == SECCOMP_RET_ALLOW)
+        return "--seccomp " + std::string(policy::to_string(p));
+      looser = looser || p == refusals_.profile;
+    }
+    return "";
   }
 
   int decide(const seccomp_notif& req) {
@@ -249,6 +272,7 @@ class Impl final : public Mediator {
   uint16_t port_;
   std::vector<std::string> writable_;
   bool explain_;
+  Refusals refusals_;
   explain_notify::Log log_;
   std::vector<char> req_, resp_;
   std::thread thread_;
@@ -256,7 +280,18 @@ class Impl final : public Mediator {
 
 }  // namespace
 
-std::vector<sock_filter> filter(bool connect, bool metadata, bool explain) {
+std::vector<int> notified_calls(bool connect, bool metadata, bool explain) {
+  std::vector<int> nrs;
+  if (connect) nrs.push_back(SYS_connect);
+  if (metadata) {
+    nrs.insert(nrs.end(), metadata_notify::calls().begin(), metadata_notify::calls().end());
+    nrs.push_back(SYS_ioctl);
+  }
+  if (explain) nrs.insert(nrs.end(), explain_notify::calls().begin(), explain_notify::calls().end());
+  return nrs;
+}
+
+std::vector<sock_filter> filter(bool connect, bool metadata, bool explain, std::span<const sock_filter> tail) {
   // Another architecture's entry points would bypass the numbers below: refused where this filter
   // mediates, merely not observed where it only observes (the main profile decides them, as it would
   // without --explain).
@@ -269,10 +304,8 @@ std::vector<sock_filter> filter(bool connect, bool metadata, bool explain) {
       BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, kX32Bit ? kX32Bit : 0xffffffffu, 0, 1),
       BPF_STMT(BPF_RET | BPF_K, foreign),
   };
-  std::vector<int> nrs;
-  if (connect) nrs.push_back(SYS_connect);
+  std::vector<int> nrs = notified_calls(connect, false, explain);
   if (metadata) nrs.insert(nrs.end(), metadata_notify::calls().begin(), metadata_notify::calls().end());
-  if (explain) nrs.insert(nrs.end(), explain_notify::calls().begin(), explain_notify::calls().end());
   for (int nr : nrs) {
     f.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<uint32_t>(nr), 0, 1));
     f.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF));
@@ -286,10 +319,13 @@ std::vector<sock_filter> filter(bool connect, bool metadata, bool explain) {
     f.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ioctl, 0, static_cast<uint8_t>(n + 3)));
     f.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, args[1])));
     for (uint8_t i = 0; i < n; ++i) f.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, cmds[i], static_cast<uint8_t>(n - i), 0));
-    f.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+    f.push_back(BPF_STMT(BPF_JMP | BPF_JA, 1));  // another command: to the end
     f.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF));
   }
-  f.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+  // The end: every other call is allowed here (the main filter judges it), or judged by the tail of
+  // --explain's errno observer (seccomp_observe.h), which starts from the call's architecture again.
+  if (tail.empty()) f.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+  f.insert(f.end(), tail.begin(), tail.end());
   return f;
 }
 
@@ -307,8 +343,9 @@ int install(int channel, const std::vector<sock_filter>& filter) {
 }
 
 Result<std::unique_ptr<Mediator>> start(UniqueFd channel, uint16_t proxy_port,
-                                        std::vector<std::string> writable, bool explain) {
-  auto m = std::make_unique<Impl>(std::move(channel), proxy_port, std::move(writable), explain);
+                                        std::vector<std::string> writable, bool explain, Refusals refusals) {
+  auto m = std::make_unique<Impl>(std::move(channel), proxy_port, std::move(writable), explain,
+                                  std::move(refusals));
   if (int e = m->begin(); e != 0)
     return unavailable("--net", "cannot mediate the workload's connections (seccomp user notification)",
                        "allow user namespaces, or drop --net", e);

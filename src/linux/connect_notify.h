@@ -11,21 +11,27 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "common/error.h"
 #include "common/unique_fd.h"
 #include "linux/explain_notify.h"
+#include "policy/policy.h"
 
 namespace cage::lx::connect_notify {
 
 // Parent, before clone: the filter that turns the workload's connect() (with --net) and its chmod and
 // utimes calls (metadata_notify.h, unless --allow-degraded=metadata) into notifications, and with
 // --explain its path calls (explain_notify.h), which are observed and continued, never refused.
-std::vector<sock_filter> filter(bool connect, bool metadata, bool explain = false);
+std::vector<sock_filter> filter(bool connect, bool metadata, bool explain = false,
+                                std::span<const sock_filter> tail = {});
+// The native call numbers that filter() notifies for its own checks (ioctl among them with metadata,
+// for some of its commands): what --explain's errno observer must leave to the original profile.
+std::vector<int> notified_calls(bool connect, bool metadata, bool explain);
 
-// Child (cage's init, before it forks the workload): installs the filter with a listener and sends
+// Child (the workload's process, just before the profile's filter and execve): installs the filter with a listener and sends
 // the listener over `channel` (tag 'n'). Sets no_new_privs first. Returns 0 or an errno. No allocation.
 int install(int channel, const std::vector<sock_filter>& filter);
 
@@ -37,7 +43,14 @@ class Mediator {
   // Stops answering (the workload is gone) and hands over what --explain observed.
   virtual explain_notify::Log finish() = 0;
 };
+// --explain's errno observer (seccomp_observe.h): the profile's original filter, which judges the
+// calls it refuses, and the profile's name, for the remedy. An empty filter: not observed.
+struct Refusals {
+  std::vector<sock_filter> filter;
+  policy::SeccompProfile profile = policy::SeccompProfile::default_profile;
+};
 Result<std::unique_ptr<Mediator>> start(UniqueFd channel, uint16_t proxy_port,
-                                        std::vector<std::string> writable, bool explain = false);
+                                        std::vector<std::string> writable, bool explain = false,
+                                        Refusals refusals = {});
 
 }  // namespace cage::lx::connect_notify

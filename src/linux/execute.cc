@@ -23,6 +23,7 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <utility>
 
 #include "common/deadline.h"
 #include "common/secret.h"
@@ -30,6 +31,7 @@
 #include "linux/connect_notify.h"
 #include "linux/net.h"
 #include "linux/offline_resolver.h"
+#include "linux/seccomp_observe.h"
 #include "linux/terminal_state.h"
 #include "policy/rlimits.h"
 
@@ -110,19 +112,44 @@ Status prepare_filters(const Plan& plan, ChildContext& c) {
     if (!no_memfd) return no_memfd.error();
     c.seccomp_exec = std::move(*no_memfd);
   }
-  if (plan.seccomp.landlock_only_supplement) {
+  const bool ll = plan.seccomp.landlock_only_supplement;
+  if (ll) {
     auto extra = seccomp::build_landlock_only_supplement(plan.net.mode == NetPlan::Mode::host, plan.allow_metadata);
     if (!extra) return extra.error();
     c.seccomp_extra = std::move(*extra);
-    if (plan.loopback_proxy || !plan.allow_metadata || plan.explain)
-      c.notify = connect_notify::filter(plan.loopback_proxy, !plan.allow_metadata, plan.explain);
-  } else if (plan.explain) {
-    c.notify = connect_notify::filter(false, false, true);
   }
+  const bool connect = ll && plan.loopback_proxy, metadata = ll && !plan.allow_metadata;
+  if (!connect && !metadata && !plan.explain) return Ok{};
+  std::vector<sock_filter> tail;
+  if (plan.explain) {
+    // The profile's errno refusals, observed (seccomp_observe.h); a profile that cannot be rewritten
+    // keeps its filter and goes unobserved.
+    auto pair = seccomp::observe_refusals(c.seccomp.filter, connect_notify::notified_calls(connect, metadata, true),
+                                          seccomp::kNativeArch, seccomp::kForeignNrBit);
+    if (pair) {
+      c.refusals = std::exchange(c.seccomp.filter, std::move(pair->main));
+      tail = std::move(pair->tail);
+    }
+  }
+  c.notify = connect_notify::filter(connect, metadata, plan.explain, tail);
+  return Ok{};
+}
+
+// The executor's own checks of what compile decides together (plan_init): a root built without a
+// mount namespace of its own would be mounted over the host's, a pid 1 without a pid namespace
+// does not exist, and a loopback without a network namespace would change the host's `lo`.
+Status check_init(const InitPlan& init) {
+  auto has = [&](const char* ns) {
+    return std::find(init.namespaces.begin(), init.namespaces.end(), ns) != init.namespaces.end();
+  };
+  if ((init.build_root && !has("mount")) || (init.pid1 && !has("pid")) || (init.loopback && !has("net")))
+    return Error{ErrorClass::internal_error, "the plan's init steps do not match its namespaces",
+                 "report this as a bug in cage (cage --dry-run shows the plan)", "plan"};
   return Ok{};
 }
 
 Status prepare(const Plan& plan, Prepared& p) {
+  if (auto s = check_init(plan.init); !s) return s;
   auto& c = p.ctx;
   c.plan = &plan;
   c.source_fds.assign(plan.mounts.size(), -1);
@@ -599,7 +626,7 @@ Status Launch::start_mediator() {
   for (const auto& r : plan_.landlock.rules)
     if (r.access == Access::write) writable.push_back(r.path);
   auto m = connect_notify::start(std::move(notify_supervisor_), hooks_.proxy_port, std::move(writable),
-                                 plan_.explain);
+                                 plan_.explain, {prep_.ctx.refusals, plan_.seccomp.profile});
   if (!m) return m.error();
   mediator_ = std::move(*m);
   return Ok{};

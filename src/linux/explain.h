@@ -68,7 +68,7 @@ inline constexpr size_t kMaxDistinct = 20000;
 
 // The workload died of SIGSYS under `profile`: one of `killing_calls` (seccomp::killing_calls), which
 // the kernel names only to the dying process and its own audit log, so the finding lists them all.
-// The calls the profile refuses with an errno are not observed (cage(1) EXPLAIN).
+// The calls the profile refuses with an errno are observed apart (seccomp_observe.h).
 Finding seccomp_kill(std::string_view profile, std::string_view killing_calls);
 
 // Lines for stderr ("cage: explain: ..."), and the result's / audit's records.

@@ -213,4 +213,20 @@ void observe(const seccomp_notif& req, bool (*still_waiting)(void*), void* ctx, 
   record(log, Op::create, std::move(second), tid, comm);
 }
 
+void refused(const seccomp_notif& req, std::string name, int error, std::string remedy, Log& log) {
+  auto it = log.refused.find(name);
+  if (it != log.refused.end()) {
+    ++it->second.seen.count;
+    return;
+  }
+  if (log.refused.size() >= explain::kMaxDistinct) {
+    ++log.dropped;
+    return;
+  }
+  const auto tid = static_cast<pid_t>(req.pid);
+  // The name of a thread that may already be gone: only a label, never a decision.
+  explain::Seen seen{1, static_cast<int>(tid), comm_of(tid), log.seen.size() + log.refused.size()};
+  log.refused.emplace(std::move(name), Refusal{std::move(seen), error, std::move(remedy)});
+}
+
 }  // namespace cage::lx::explain_notify

@@ -8,6 +8,8 @@
 #include <linux/seccomp.h>
 
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "linux/explain.h"
@@ -18,14 +20,25 @@ namespace cage::lx::explain_notify {
 const std::vector<int>& calls();
 bool observes(int nr);
 
+// A call the seccomp profile refused with an errno (seccomp_observe.h), by name.
+struct Refusal {
+  explain::Seen seen;
+  int error = 0;       // what the workload got
+  std::string remedy;  // "--seccomp relaxed", or "" when no profile allows it
+};
+
 // What one run's observer saw: each distinct access once, with a count.
 struct Log {
   explain::Accesses seen;
+  std::map<std::string, Refusal> refused;  // the profile's errno answers, by call name
   uint64_t dropped = 0;  // distinct accesses past the cap, not recorded
 };
 
 // Records the access one notification names into log. still_waiting re-checks the request id after
 // the reads, so a pid reused by another process is never read for this one.
 void observe(const seccomp_notif& req, bool (*still_waiting)(void*), void* ctx, Log& log);
+
+// Records a call the profile refused with `error` (the caller answers it with that errno).
+void refused(const seccomp_notif& req, std::string name, int error, std::string remedy, Log& log);
 
 }  // namespace cage::lx::explain_notify

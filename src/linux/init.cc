@@ -76,6 +76,12 @@ bool forwarded(int sig) {
   if (int e = landlock_restrict(plan.landlock, &step, &idx)) child_fail(c, step, e, idx);
   // No pid namespace: the workload must not outlive cage's init.
   if (!plan.init.pid1 && ::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) child_fail(c, ChildStep::signals, errno);
+  // connect(), chmod and utimes of the workload go through the supervisor's check, and --explain's
+  // calls past its observer, from here on: neither init, the --net shim nor the steps above (the
+  // keyring join, which --explain's errno observer would refuse: seccomp_observe.h) are the
+  // workload. The listener goes to the supervisor over notify_fd, closed at exec (close_range above).
+  if (!c.notify.empty())
+    if (int e = connect_notify::install(c.notify_fd, c.notify)) child_fail(c, ChildStep::seccomp, e);
   if (int e = seccomp::load_program(c.seccomp_extra)) child_fail(c, ChildStep::seccomp, e);
   if (int e = seccomp::load_program(c.seccomp_exec)) child_fail(c, ChildStep::seccomp, e);
   if (int e = seccomp::load_program(c.seccomp)) child_fail(c, ChildStep::seccomp, e);
@@ -196,18 +202,13 @@ void connect_network(const ChildContext& c) {
   if (plan.net.mode == NetPlan::Mode::proxy && !plan.loopback_proxy)
     if (int e = net::spawn_shim(plan.net, c.net_fd, c.secret_envp, &c.shim_ready)) child_fail(c, ChildStep::shim, e);
   if (c.net_fd >= 0) ::close(c.net_fd);
-  // connect(), chmod and utimes of the workload go through the supervisor's check, and --explain's
-  // calls past its observer. After the shim (namespaces only: landlock_only has none): cage's own
-  // helper is not the workload to explain.
-  if (!c.notify.empty())
-    if (int e = connect_notify::install(c.notify_fd, c.notify)) child_fail(c, ChildStep::seccomp, e);
-  if (c.notify_fd >= 0) ::close(c.notify_fd);
 }
 
 pid_t start_workload(const ChildContext& c) {
   pid_t child = spawn_workload(c);
   if (child < 0) child_fail(c, ChildStep::fork_workload, errno);
   if (c.shim_ready >= 0) ::close(c.shim_ready);
+  if (c.notify_fd >= 0) ::close(c.notify_fd);  // the workload has sent the listener, or failed
   for (char* s : c.secret_envp) explicit_bzero(s, std::strlen(s));  // the workload has its own copy
   return child;
 }

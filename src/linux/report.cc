@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -287,6 +288,13 @@ void Session::explain_run(const Plan& plan, const policy::Policy& pol, const Run
   auto found = explain::classify(
       plan, all, [&](const std::string& p) { return host.kind(p); },
       [&](const std::string& p) { return host.canonical(p); }, pol.home);
+  // The profile's errno refusals (seccomp_observe.h), first seen first, ahead of the path findings.
+  std::vector<explain::Finding> calls;
+  for (const auto& [name, r] : out.explained.refused)
+    calls.push_back({explain::Op::syscall, name, explain::Verdict::refused, r.remedy, r.seen.count, r.seen.pid,
+                     r.seen.comm, 1, r.seen.order});
+  std::sort(calls.begin(), calls.end(), [](const auto& a, const auto& b) { return a.order < b.order; });
+  found.insert(found.begin(), calls.begin(), calls.end());
   if (out.have_wait_status && WIFSIGNALED(out.wait_status) && WTERMSIG(out.wait_status) == SIGSYS)
     found.insert(found.begin(), explain::seccomp_kill(policy::to_string(pol.seccomp),
                                                       seccomp::killing_calls(pol.seccomp)));

@@ -18,6 +18,8 @@ std::string_view embedded_arch();
 // The calls the profile's filter kills (SIGSYS) rather than refuses, comma-separated, from
 // seccomp/*.txt ("iopl, ioperm, ..., any 32-bit or x32 entry point"); empty if it kills none.
 std::string_view killing_calls(policy::SeccompProfile p);
+// The name of a native call number that one of the profiles names ("ptrace"); "" for any other.
+std::string_view call_name(int nr);
 // The supplement of Mechanism::landlock_only (seccomp/landlock_only.txt) for a run with the host's
 // network (--share-net) or not, and with --allow-degraded=metadata or not.
 std::span<const sock_filter> embedded_landlock_only(bool share_net, bool allow_metadata);

@@ -6,12 +6,12 @@ secs=${1:-20}
 here=$(cd "$(dirname "$0")" && pwd); src=$(cd "$here/../.." && pwd)/src
 out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
 cxx=${CXX_FUZZ:-clang++-14}; command -v "$cxx" >/dev/null || cxx=clang++
-flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -I"$src")
+flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all)
 common=("$src/policy/host_pattern.cc" "$src/proxy/allowlist.cc")
 declare -A extra=([http]="$src/proxy/http_connect.cc $src/proxy/http_response.cc" [socks5]="$src/proxy/socks5.cc" [host_pattern]=""
   [sbpl]="$src/macos/compile.cc $src/policy/paths.cc $src/policy/env.cc $src/proxy/env.cc $src/policy/linux_only.cc"
   [dns]="$src/proxy/dns.cc" [dbus]="$src/linux/systemd_scope.cc"
-  [argv_pattern]="$src/policy/argv_pattern.cc")
+  [argv_pattern]="$src/policy/argv_pattern.cc" [seccomp_bpf]="$src/linux/seccomp_observe.cc")
 # The profile target needs toml++ with the #190 fix and no assumptions from assertions (see
 # cmake/profiles.cmake): a patched copy here; NDEBUG because toml++'s debug asserts fire on input it rejects.
 mkdir -p "$out/toml-patched" && cp -r /usr/include/toml++ "$out/toml-patched/"
@@ -22,9 +22,12 @@ extra[profile]="-I$out/toml-patched -DNDEBUG -DTOML_HEADER_ONLY=0 -DCAGE_VERSION
   $src/cli/option_table.cc $src/cli/profile_merge.cc $src/cli/profile_print.cc
   $src/policy/paths.cc $src/common/error.cc $src/common/json.cc $src/common/toml_impl.cc"
 status=0
-for t in http socks5 host_pattern sbpl dns dbus profile argv_pattern; do
+for t in http socks5 host_pattern sbpl dns dbus profile argv_pattern seccomp_bpf; do
   # shellcheck disable=SC2086
-  "$cxx" "${flags[@]}" "$here/${t}_fuzz.cc" "${common[@]}" ${extra[$t]} -o "$out/$t"
+  # src/ on the quote path only where a file includes the kernel's <linux/seccomp.h>, which
+  # src/linux/seccomp.h would shadow under -I.
+  inc=(-I"$src"); [ "$t" = seccomp_bpf ] && inc=(-iquote "$src")
+  "$cxx" "${flags[@]}" "${inc[@]}" "$here/${t}_fuzz.cc" "${common[@]}" ${extra[$t]} -o "$out/$t"
   work="$out/corpus-$t"; mkdir -p "$work"; cp "$here/corpus/$t/"* "$work/" 2>/dev/null || true
   echo "fuzz: $t for ${secs}s"
   if ! (cd "$out" && "./$t" -max_total_time="$secs" -max_len=4096 "$work" >"$out/$t.log" 2>&1); then
