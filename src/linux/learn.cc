@@ -230,10 +230,16 @@ std::string render_profile(const Observed& o) {
   Entries ro, rw;
   std::map<std::string, std::string> net_refused;
   bool killed = false;
+  std::string refused_calls;  // the seccomp profile's errno answers, the same on every run
   for (const auto& p : o.user_ro) add(ro, p, "");
   for (const auto& p : o.user_rw) add(rw, p, "");
   for (const auto& f : o.findings) {
     if (f.verdict == explain::Verdict::killed) killed = true;
+    if (f.op == explain::Op::syscall) {
+      if (f.verdict == explain::Verdict::refused)
+        refused_calls += (refused_calls.empty() ? "" : ", ") + f.path;
+      continue;
+    }
     if (f.op == explain::Op::connect) {
       net_refused[f.path] = "refused while learning: add --net " + comment_safe(f.path) + " when learning";
       continue;
@@ -267,6 +273,9 @@ std::string render_profile(const Observed& o) {
   if (o.exit_status != 0)
     out += "# warning: the command failed while learning; this profile may be incomplete\n";
   if (killed) out += "# warning: the seccomp filter killed the command; see --explain\n";
+  if (!refused_calls.empty())
+    out += "# seccomp: the profile refused " + comment_safe(refused_calls) +
+           " with an error, as it will on every run (--explain names the profile that allows them)\n";
   if (o.dropped)
     out += "# warning: " + std::to_string(o.dropped) + " distinct accesses were not recorded (limit)\n";
   out += "version = 1\n\n[fs]\n";

@@ -320,6 +320,13 @@ Status Session::learn_run(const Plan& plan, const RunOutcome& out) {
   o.findings = explain::classify(
       learn::with_root(learning_->baseline), all, [&](const std::string& p) { return host.kind(p); },
       [&](const std::string& p) { return host.canonical(p); }, user.home);
+  // The seccomp profile is the same while learning and after: its refusals and a kill are named in
+  // the profile's header, not granted.
+  for (const auto& [name, r] : out.explained.refused)
+    o.findings.push_back({explain::Op::syscall, name, explain::Verdict::refused, r.remedy, r.seen.count, r.seen.pid,
+                          r.seen.comm, 1, r.seen.order});
+  if (out.have_wait_status && WIFSIGNALED(out.wait_status) && WTERMSIG(out.wait_status) == SIGSYS)
+    o.findings.push_back(explain::seccomp_kill(policy::to_string(user.seccomp), seccomp::killing_calls(user.seccomp)));
   o.argv = plan.argv;
   o.date = learn::utc_now();
   o.home = user.home;

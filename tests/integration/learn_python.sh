@@ -31,4 +31,10 @@ if "$CAGE" --profile "$d/less.toml" -- /usr/bin/python3 -m unittest -q test_answ
   fail "the test passed without the data file's grant"
 fi
 grep -q "No such file or directory: '$d/data/input.json'" "$d/err" || fail "the denial is not the data file's: $(cat "$d/err")"
+# A call the seccomp profile refuses with an error is named in the header, never granted.
+"$CAGE" --learn "$d/ptrace.toml" -- /usr/bin/python3 -c 'import ctypes; ctypes.CDLL(None).ptrace(0, 0, 0, 0)' \
+  2>"$d/err" || fail "learning the ptrace call failed: $(cat "$d/err")"
+grep -qxF "# seccomp: the profile refused ptrace with an error, as it will on every run (--explain names the profile \
+that allows them)" "$d/ptrace.toml" || fail "the refused call is not named: $(cat "$d/ptrace.toml")"
+grep -q "^\[seccomp\]" "$d/ptrace.toml" && fail "the learned profile changed the seccomp profile"
 exit 0

@@ -135,6 +135,20 @@ TEST(LinuxLearn, NetworkUsedIsAllowedAndRefusedIsCommented) {
             std::string::npos);
 }
 
+TEST(LinuxLearn, SeccompRefusalsAndKillsAreNamedNotGranted) {
+  auto o = observed({found(Op::syscall, "ptrace", "--seccomp relaxed", Verdict::refused),
+                     found(Op::syscall, "keyctl", "--seccomp none", Verdict::refused)});
+  auto text = lx::learn::render_profile(o);
+  EXPECT_TRUE(has_line(text,
+                       "# seccomp: the profile refused ptrace, keyctl with an error, as it will on every run "
+                       "(--explain names the profile that allows them)"))
+      << text;
+  EXPECT_EQ(text.find("[seccomp]"), std::string::npos) << text;
+  o = observed({found(Op::syscall, "one of clock_settime", "--seccomp relaxed", Verdict::killed)});
+  EXPECT_TRUE(has_line(lx::learn::render_profile(o),
+                       "# warning: the seccomp filter killed the command; see --explain"));
+}
+
 TEST(LinuxLearn, AWorkloadsNameCannotEndACommentOrAString) {
   auto text = lx::learn::render_profile(observed({
       found(Op::read, "/home/u/.ssh/x\nrw = [\"/\"]", "--ro '/home/u/.ssh/x\nrw = [\"/\"]'"),
