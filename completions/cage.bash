@@ -29,7 +29,7 @@ _cage() {
       --) start=$((i + 1)); break ;;
       --ro|--rw|--tmpfs|--hide|--chdir|--env|--setenv|--unsetenv|--secret|--net|--seccomp|--timeout|--rlimit|\
       --hostname|--target|--profile|--net-mode|--memory|--tmpfs-size|--pids|--cpu|--max-output|--max-stdout|\
-      --max-stderr|--mechanism|--allow-degraded|--result|--audit|--label|--run-id|--scratch|--scratch-remove|--uid|--exec|--limits)
+      --max-stderr|--mechanism|--allow-degraded|--result|--learn|--audit|--label|--run-id|--scratch|--scratch-remove|--uid|--exec|--limits)
         i=$((i + 1)) ;;
       -*) ;;
       *) start=$i; break ;;
@@ -90,7 +90,7 @@ _cage() {
     --allow-degraded)
       mapfile -t COMPREPLY < <(compgen -W "pid hide tmpfs hostname nested-ro metadata exec-written pid,metadata pid,exec-written pid,hide pid,tmpfs pid,hide,tmpfs" -- "$cur")
       return 0 ;;
-    --result|--audit|--script)
+    --result|--learn|--audit|--script)
       compopt -o filenames 2>/dev/null
       mapfile -t COMPREPLY < <(compgen -f -- "$cur")
       return 0 ;;
@@ -110,7 +110,7 @@ _cage() {
       --env --setenv --unsetenv --secret
       --net --net-mode --share-net
       --seccomp --timeout --rlimit --memory --tmpfs-size --pids --cpu --max-output --max-stdout --max-stderr --limits --strict-limits --exec
-      --mechanism --allow-degraded --hostname --uid --label --run-id --result --audit --audit-required --explain --profile
+      --mechanism --allow-degraded --hostname --uid --label --run-id --result --audit --audit-required --explain --learn --profile
       --print-profile --script
       --dry-run -v --verbose --target --check --self-test --json --json-errors -q --quiet -V --version -h --help --"
     mapfile -t COMPREPLY < <(compgen -W "$opts" -- "$cur")

@@ -17,7 +17,7 @@ function __cage_command_started
                 return 0
             case --ro --rw --tmpfs --hide --chdir --env --setenv --unsetenv --secret --net --seccomp --timeout \
                 --rlimit --hostname --target --profile --net-mode --memory --tmpfs-size --pids --cpu --max-output --max-stdout --max-stderr --mechanism \
-                --allow-degraded --result --audit --label --run-id --scratch --scratch-remove --uid --exec --limits
+                --allow-degraded --result --learn --audit --label --run-id --scratch --scratch-remove --uid --exec --limits
                 set skip 1
             case '-*'
             case '*'
@@ -45,7 +45,7 @@ function __cage_complete_command
                 break
             case --ro --rw --tmpfs --hide --chdir --env --setenv --unsetenv --secret --net --seccomp --timeout \
                 --rlimit --hostname --target --profile --net-mode --memory --tmpfs-size --pids --cpu --max-output --max-stdout --max-stderr --mechanism \
-                --allow-degraded --result --audit --label --run-id --scratch --scratch-remove --uid --exec --limits
+                --allow-degraded --result --learn --audit --label --run-id --scratch --scratch-remove --uid --exec --limits
                 set skip 1
             case '-*'
             case '*'
@@ -116,6 +116,7 @@ complete -c cage -n $opt -l result -r -F -d 'Write the result as JSON to FILE or
 complete -c cage -n $opt -l audit -r -F -d 'Append audit events to FILE or fd:N'
 complete -c cage -n $opt -l audit-required -d 'Do not run without the audit log'
 complete -c cage -n $opt -l explain -d 'List what the policy refused or hid, and the flag that allows it'
+complete -c cage -n $opt -l learn -r -F -d 'Run a trusted command in a learning view and write the profile it used to FILE'
 # Profiles
 complete -c cage -n $opt -l profile -x -a '(__cage_profiles; __fish_complete_path (commandline -ct))' -d 'Load a TOML profile'
 complete -c cage -n $opt -l print-profile -d 'Print flags and profiles as one TOML profile'

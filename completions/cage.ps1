@@ -43,6 +43,7 @@ $script:CageOptions = [ordered]@{
     '--audit'       = 'Append audit events as JSON lines to FILE or fd:N'
     '--audit-required' = 'If the audit log cannot be written, do not start'
     '--explain'     = 'List what the policy refused or hid, and the flag that would allow it'
+    '--learn'       = 'Run a trusted command in a learning view and write the profile it used to FILE'
     '--profile'     = 'Load a TOML profile: a FILE or a NAME'
     '--print-profile' = 'Print the given flags and profiles as one TOML profile and exit'
     '--script'      = "Run FILE as a script: [OPTIONS] [-- INTERPRETER] FILE [ARGS]"
@@ -74,10 +75,10 @@ $script:CageValues = @{
     '--uid'         = @('nobody')
     '--limits'      = @('default')
 }
-$script:CagePathOptions = @('--ro', '--rw', '--tmpfs', '--hide', '--chdir', '--result', '--audit', '--script', '--exec')
+$script:CagePathOptions = @('--ro', '--rw', '--tmpfs', '--hide', '--chdir', '--result', '--learn', '--audit', '--script', '--exec')
 $script:CageValueOptions = @('--ro', '--rw', '--tmpfs', '--hide', '--chdir', '--env', '--setenv', '--unsetenv', '--secret',
                              '--net', '--seccomp', '--timeout', '--rlimit', '--hostname', '--target', '--profile',
-                             '--net-mode', '--memory', '--tmpfs-size', '--pids', '--cpu', '--max-output', '--max-stdout', '--max-stderr', '--mechanism', '--allow-degraded', '--result',
+                             '--net-mode', '--memory', '--tmpfs-size', '--pids', '--cpu', '--max-output', '--max-stdout', '--max-stderr', '--mechanism', '--allow-degraded', '--result', '--learn',
                              '--audit', '--script', '--label', '--run-id', '--scratch', '--scratch-remove', '--uid', '--exec', '--limits')
 
 function script:CageProfileNames {

@@ -29,6 +29,7 @@ add_executable(cage_unit_tests
   tests/unit/linux_exec_test.cc
   tests/unit/linux_layers_test.cc
   tests/unit/linux_explain_test.cc
+  tests/unit/linux_learn_test.cc
   tests/unit/host_lookup_test.cc
   tests/unit/macos_sbpl_test.cc
   tests/unit/macos_command_test.cc

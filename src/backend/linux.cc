@@ -10,6 +10,7 @@
 #include "linux/compile.h"
 #include "linux/execute.h"
 #include "linux/host_view.h"
+#include "linux/learn.h"
 #include "linux/report.h"
 #include "linux/scratch.h"
 
@@ -58,13 +59,44 @@ int self_test(const std::vector<std::string>&, bool json) { return posix_self_te
 
 int dry_run(const policy::Policy& pol, const Environ& env, bool json, bool verbose, bool json_errors) {
   auto host = lx::make_real_host_view();
-  auto plan = lx::compile(pol, *host, env);
+  // --learn: the plan printed is the learning view's, the one the run is carried out under.
+  auto view = pol.learn.empty() ? Result<policy::Policy>(pol)
+                                : lx::learn::learning_view(pol, lx::learn::present_secrets(pol.home));
+  if (!view) return fail(view.error(), json_errors);
+  auto plan = lx::compile(*view, *host, env);
   if (!plan) return fail(plan.error(), json_errors);
   std::cout << (json ? to_json(lx::render_table(*plan)) + "\n" : verbose ? lx::render_text(*plan) : lx::render_summary(*plan));
   return 0;
 }
 
+namespace {
+// --learn FILE: the profile's file is checked and its directory opened first, the user's own plan
+// kept as the baseline the observations are judged against, and the learning view run (learn.h).
+int learn(const policy::Policy& pol, const Environ& env, bool json_errors) {
+  auto target = lx::learn::open_target(pol.learn, pol.learn_origin);
+  if (!target) return fail(target.error(), json_errors);
+  auto host = lx::make_real_host_view();
+  auto baseline = lx::compile(pol, *host, env);
+  if (!baseline) return fail(baseline.error(), json_errors);
+  auto view = lx::learn::learning_view(pol, lx::learn::present_secrets(pol.home));
+  if (!view) return fail(view.error(), json_errors);
+  auto plan = lx::compile(*view, *host, env);
+  if (!plan) return fail(plan.error(), json_errors);
+  // Landlock alone cannot hide the secret locations beneath a readable host (a rule only adds).
+  if (plan->mechanism == lx::Mechanism::landlock_only)
+    return fail(unavailable(pol.learn_origin,
+                            "learning needs the namespaces mechanism: Landlock alone cannot show the host "
+                            "read-only with its credential stores hidden",
+                            "learn on a host that allows unprivileged user namespaces"),
+                json_errors);
+  plan->explain = true;  // observed as --explain observes; the session reports a profile instead
+  g_session->set_learning({std::move(*baseline), std::move(*target), pol});
+  return g_session->run(*plan, *view, json_errors);
+}
+}  // namespace
+
 int run(const policy::Policy& pol, const Environ& env, bool json_errors) {
+  if (!pol.learn.empty()) return learn(pol, env, json_errors);
   auto host = lx::make_real_host_view();
   auto plan = lx::compile(pol, *host, env);
   if (!plan) return fail(plan.error(), json_errors);

@@ -146,6 +146,11 @@ const OptionSpec kOptions[] = {
      .help = "Observe the run and, when it ends, list each access the policy refused or hid, with the flag "
              "that would allow it (Linux; slower)",
      .section = nullptr, .key = nullptr, .kind = Kind::boolean, .scalar = &In::explain},
+    // Never a profile key either: a profile that wrote a profile on every run would be a surprise.
+    {.flag = "--learn", .value_name = "FILE", .group = kReport,
+     .help = "Run a trusted command in a learning view (host read-only, secrets hidden, the working "
+             "directory writable) and write the profile it used to FILE (Linux; FILE must not exist)",
+     .section = nullptr, .key = nullptr, .kind = Kind::path, .scalar = &In::learn, .complete = "file"},
     // --audit and --audit-required are bound with the modes (they fill ReportOptions; apply_profiles
     // merges them as the last source).
     {.flag = nullptr, .value_name = "", .group = kReport, .help = "",

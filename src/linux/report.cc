@@ -181,6 +181,10 @@ RunHooks Session::make_hooks() {
       std::lock_guard<std::mutex> lock(net_mu_);
       facts_.net.count(e);
     }
+    if (learning_ && e.decision == proxy::Decision::allowed) {
+      std::lock_guard<std::mutex> lock(net_mu_);
+      if (net_used_.size() < explain::kMaxDistinct) net_used_.insert(proxy::host_port_text(e.host, e.port));
+    }
     if (explain_ && e.decision == proxy::Decision::denied) {
       std::lock_guard<std::mutex> lock(net_mu_);
       const explain::Key key{explain::Op::connect, proxy::host_port_text(e.host, e.port)};
@@ -246,7 +250,7 @@ struct HostAnswers {
 }  // namespace
 
 void Session::explain_run(const Plan& plan, const policy::Policy& pol, const RunOutcome& out) {
-  if (!plan.explain) return;
+  if (!plan.explain || learning_) return;  // --learn observes as --explain does, and reports a profile
   explain::Accesses all = out.explained.seen;
   {
     std::lock_guard<std::mutex> lock(net_mu_);
@@ -276,6 +280,49 @@ void Session::explain_run(const Plan& plan, const policy::Policy& pol, const Run
   std::cerr << explain::render_text(found, dropped) << std::flush;
   facts_.explained = std::move(found);
   facts_.explain_dropped = dropped;
+}
+
+Status Session::learn_run(const Plan& plan, const RunOutcome& out) {
+  if (!learning_) return Ok{};
+  explain::Accesses all = out.explained.seen;
+  learn::Observed o;
+  {
+    std::lock_guard<std::mutex> lock(net_mu_);
+    all.insert(net_refused_.begin(), net_refused_.end());
+    o.net_used = net_used_;
+    o.dropped = net_dropped_;
+  }
+  const auto& user = learning_->user;
+  const HostAnswers host;
+  o.findings = explain::classify(
+      learn::with_root(learning_->baseline), all, [&](const std::string& p) { return host.kind(p); },
+      [&](const std::string& p) { return host.canonical(p); }, user.home);
+  // The seccomp profile is the same while learning and after: its refusals and a kill are named in
+  // the profile's header, not granted.
+  for (const auto& [name, r] : out.explained.refused)
+    o.findings.push_back({explain::Op::syscall, name, explain::Verdict::refused, r.remedy, r.seen.count, r.seen.pid,
+                          r.seen.comm, 1, r.seen.order});
+  if (out.have_wait_status && WIFSIGNALED(out.wait_status) && WTERMSIG(out.wait_status) == SIGSYS)
+    o.findings.push_back(explain::seccomp_kill(policy::to_string(user.seccomp), seccomp::killing_calls(user.seccomp)));
+  o.argv = plan.argv;
+  o.date = learn::utc_now();
+  o.home = user.home;
+  o.cwd = user.cwd;
+  o.dropped += out.explained.dropped;
+  o.exit_status = out.exit_status;
+  o.writable = {user.cwd};
+  for (const auto& g : user.rw) o.writable.push_back(g.path), o.user_rw.push_back(g.path);
+  for (const auto& g : user.ro) o.user_ro.push_back(g.path);
+  o.env_pass = user.env.pass;
+  o.offline = user.net.empty() && !user.share_net;
+  facts_.learned = RunFacts::Learned{learning_->target.path, false};
+  if (auto s = learn::write_profile(learning_->target, learn::render_profile(o), user.learn_origin); !s)
+    return s;
+  facts_.learned->written = true;
+  if (!opts_.quiet)
+    std::cerr << "cage: learn: wrote " << printable(learning_->target.path)
+              << (out.exit_status ? " (the command failed: the profile may be incomplete)" : "") << "\n";
+  return Ok{};
 }
 
 RunClass Session::record_exit(const RunOutcome& out) {
@@ -318,10 +365,13 @@ int Session::run(const Plan& plan, const policy::Policy& pol, bool json_errors) 
   auto out = execute_timed(plan, make_hooks());
   if (!out) return fail(out.error(), json_errors);
   explain_run(plan, pol, *out);
+  auto learned = learn_run(plan, *out);
+  if (!learned && !facts_.error) facts_.error = learned.error();
   RunClass cls = record_exit(*out);
   tell_outcome(cls, pol, *out);
   finish(json_errors);
   if (opts_.audit_required && !facts_.audit_ok) return exit_status::kCageError;
+  if (!learned) return exit_status::kCageError;
   return out->exit_status;
 }
 

@@ -4,9 +4,12 @@
 #pragma once
 #include <memory>
 #include <mutex>
+#include <set>
 
 #include "common/report_options.h"
 #include "common/audit.h"
+#include "linux/learn.h"
+#include "linux/learn_file.h"
 #include "linux/result.h"
 
 namespace cage::lx::report {
@@ -24,6 +27,14 @@ class Session {
   int fail(const Error& e, bool json);
   // Warns about unenforced limits, records the spawn, runs the plan, records the end. Returns the exit status.
   int run(const Plan& plan, const policy::Policy& pol, bool json_errors);
+  // --learn: the run that follows is judged against baseline (the plan of the user's own flags) and
+  // its profile written to target (learn.h).
+  struct Learning {
+    Plan baseline;
+    learn::Target target;
+    policy::Policy user;  // the user's own policy (the run's is the learning view)
+  };
+  void set_learning(Learning l) { learning_ = std::make_unique<Learning>(std::move(l)); }
 
  private:
   Session() = default;
@@ -38,6 +49,7 @@ class Session {
   Result<RunOutcome> execute_timed(const Plan& plan, const RunHooks& hooks);  // wall and CPU time
   // --explain: judged, printed, recorded.
   void explain_run(const Plan& plan, const policy::Policy& pol, const RunOutcome& out);
+  Status learn_run(const Plan& plan, const RunOutcome& out);  // --learn: judged, written
   RunClass record_exit(const RunOutcome& out);      // the killed, offline_lookups and exit events
   void tell_outcome(RunClass cls, const policy::Policy& pol, const RunOutcome& out);  // death note, hints
   ReportOptions opts_;
@@ -49,6 +61,8 @@ class Session {
   explain::Accesses net_refused_;  // --explain: the proxy's denials (under net_mu_)
   uint64_t net_dropped_ = 0;       // and those past explain::kMaxDistinct
   bool finished_ = false;
+  std::unique_ptr<Learning> learning_;
+  std::set<std::string> net_used_;  // --learn: "host:port" the proxy let through (under net_mu_)
 };
 
 }  // namespace cage::lx::report

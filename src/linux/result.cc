@@ -154,6 +154,7 @@ toml::table result_table(const RunFacts& f) {
     t.insert("explain", toml::table{{"findings", std::move(found)},
                                     {"not_recorded", static_cast<int64_t>(f.explain_dropped)}});
   }
+  if (f.learned) t.insert("learn", toml::table{{"file", f.learned->file}, {"written", f.learned->written}});
   if (f.outcome && !f.outcome->output.empty()) {  // each capped stream (--max-output)
     toml::table output;
     for (const auto& o : f.outcome->output)

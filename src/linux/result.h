@@ -44,6 +44,12 @@ struct RunFacts {
   // --explain: what the policy refused or hid (explain.h), and the distinct accesses not recorded.
   std::optional<std::vector<explain::Finding>> explained;
   uint64_t explain_dropped = 0;
+  // --learn: the profile's file, and whether it was written.
+  struct Learned {
+    std::string file;
+    bool written = false;
+  };
+  std::optional<Learned> learned;
 };
 
 // The class decision, in this order: cage's error, each ErrorClass to its own class (kErrorClasses

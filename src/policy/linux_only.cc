@@ -30,6 +30,8 @@ const LinuxOnly kLinuxOnly[] = {
        return p.explain ? &flag : nullptr;
      },
      "--explain (a report of what the sandbox refused)", "drop --explain"},
+    {[](const Policy& p) { return p.learn.empty() ? nullptr : &p.learn_origin; },
+     "--learn (a profile written from what the run used)", "drop --learn"},
 };
 
 }  // namespace

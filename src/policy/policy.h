@@ -48,6 +48,7 @@ struct PolicyInput {
   std::vector<Value> labels;                  // --label KEY=VALUE, [audit] labels
   std::optional<Value> run_id, scratch, uid;  // --run-id (flag only), --scratch NAME, --uid nobody|N[:G]
   std::optional<Value> explain;  // --explain (flag only): a way of running, not part of the policy
+  std::optional<Value> learn;    // --learn FILE (flag only): write the profile the run used (linux/learn.h)
   std::vector<Value> exec;        // --exec PATH, [exec] allow: the only files the workload may execute
   std::vector<Value> exec_run;    // [exec] run: the argv shape the command line must match (profiles only)
   std::vector<std::string> argv;
@@ -175,6 +176,9 @@ struct Policy {
   std::string run_id;  // empty in a --dry-run without --run-id: generated at start
   // --explain: report what the policy refused or hid (Linux); like the run id, outside the hash.
   bool explain = false;
+  // --learn FILE: run in the learning view and write the profile the run used (Linux); absolute.
+  std::string learn;
+  std::string learn_origin;  // "--learn FILE"
   std::optional<Scratch> scratch;
   std::optional<RunAs> run_as;
 };

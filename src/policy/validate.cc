@@ -452,6 +452,15 @@ Status validate_misc(const PolicyInput& in, const Context& ctx, Policy& p) {
     if (!c) return c.error();
     p.cwd = *c;
   }
+  if (in.learn) {
+    auto f = absolute_path(*in.learn, ctx.home);
+    if (!f) return f.error();
+    if (*f == "/" || f->back() == '/')
+      return invalid(where(*in.learn), "not a file name",
+                     "name the profile to write, e.g. --learn ./cage.toml");
+    p.learn = *f;
+    p.learn_origin = where(*in.learn);
+  }
   p.home = ctx.home;
   return Ok{};
 }

@@ -67,6 +67,21 @@ TEST(Validate, ExplainIsABooleanOutsideThePolicy) {
   expect_invalid(in, "--explain");
 }
 
+// --learn FILE: an absolute file name, kept with its flag for messages; refused off Linux.
+TEST(Validate, LearnIsAFileResolvedAgainstTheBase) {
+  auto in = with_cmd();
+  in.learn = v("cage.toml", "--learn");
+  auto p = validate(in, ctx());
+  ASSERT_TRUE(p) << p.error().reason;
+  EXPECT_EQ(p->learn, "/w/cage.toml");
+  EXPECT_EQ(p->learn_origin, "--learn cage.toml");
+  auto refused = refuse_linux_only(*p, "macOS");
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().input, "--learn cage.toml");
+  in.learn = v("", "--learn");
+  expect_invalid(in, "--learn ");
+}
+
 TEST(Validate, PathsResolveAgainstBaseAndHome) {
   auto in = with_cmd();
   in.ro = {v("src", "--ro"), v("~/notes", "--ro"), v("/a//b/./c/", "--ro")};
