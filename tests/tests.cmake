@@ -48,7 +48,8 @@ add_executable(cage_unit_tests
 )
 if(CAGE_OS STREQUAL "linux")
   # metadata_notify.cc belongs to the cage binary, not cage_core: compiled in here for its own test.
-  target_sources(cage_unit_tests PRIVATE tests/unit/linux_metadata_notify_test.cc src/linux/metadata_notify.cc)
+  target_sources(cage_unit_tests PRIVATE tests/unit/linux_metadata_notify_test.cc src/linux/metadata_notify.cc
+    tests/unit/linux_handoff_test.cc src/linux/handoff.cc)
   target_sources(cage_unit_tests PRIVATE tests/unit/output_cap_test.cc src/linux/output_cap.cc)
 endif()
 target_link_libraries(cage_unit_tests PRIVATE cage_core GTest::gtest GTest::gtest_main)

@@ -31,6 +31,8 @@
 #include "linux/net.h"
 #include "linux/offline_resolver.h"
 #include "linux/terminal_state.h"
+#include "proxy/loopback.h"
+#include "proxy/server.h"
 #include "policy/rlimits.h"
 
 namespace cage::lx {
@@ -116,8 +118,9 @@ Status prepare_filters(const Plan& plan, ChildContext& c) {
     c.seccomp_extra = std::move(*extra);
     if (plan.loopback_proxy || !plan.allow_metadata || plan.explain)
       c.notify = connect_notify::filter(plan.loopback_proxy, !plan.allow_metadata, plan.explain);
-  } else if (plan.explain) {
-    c.notify = connect_notify::filter(false, false, true);
+  } else if (plan.explain || plan.net.transparent.handoff) {
+    c.notify = connect_notify::filter(false, false, plan.explain, plan.net.transparent.handoff);
+    c.notify_netns = plan.net.transparent.handoff;
   }
   return Ok{};
 }
@@ -452,8 +455,8 @@ class Launch {
   std::unique_ptr<output_cap::Pump> pump_;
   UniqueFd self_pidfd_;
   BlockedSignals signals_;
+  std::unique_ptr<connect_notify::Mediator> mediator_;  // before proxy_: the proxy answers it (hand-off)
   std::unique_ptr<net::Supervisor> proxy_;
-  std::unique_ptr<connect_notify::Mediator> mediator_;
   std::unique_ptr<OfflineResolver> offline_;
   char go_ = kRelease;
   SavedTerminal terminal_;
@@ -599,7 +602,7 @@ Status Launch::start_mediator() {
   for (const auto& r : plan_.landlock.rules)
     if (r.access == Access::write) writable.push_back(r.path);
   auto m = connect_notify::start(std::move(notify_supervisor_), hooks_.proxy_port, std::move(writable),
-                                 plan_.explain);
+                                 plan_.explain, plan_.net.transparent.handoff ? &plan_.net : nullptr);
   if (!m) return m.error();
   mediator_ = std::move(*m);
   return Ok{};
@@ -607,10 +610,14 @@ Status Launch::start_mediator() {
 
 Status Launch::start_proxy() {
   if (plan_.net.mode != NetPlan::Mode::proxy || plan_.loopback_proxy) return Ok{};
-  auto s = hooks_.net ? net::start(plan_.net, std::move(chan_.supervisor_end), hooks_.net)
-                      : net::start(plan_.net, std::move(chan_.supervisor_end));
+  proxy::Server::HandoffDone done;
+  if (mediator_ && plan_.net.transparent.handoff)
+    done = [m = mediator_.get()](uint64_t ticket, int fd, int err) { m->dialled(ticket, fd, err); };
+  auto s = net::start(plan_.net, std::move(chan_.supervisor_end), hooks_.net ? hooks_.net : proxy::print_denials,
+                      std::move(done));
   if (!s) return s.error();
   proxy_ = std::move(*s);
+  if (mediator_ && plan_.net.transparent.handoff && proxy_) mediator_->set_dialer(proxy_->dialer());
   return Ok{};
 }
 

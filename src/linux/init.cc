@@ -200,7 +200,7 @@ void connect_network(const ChildContext& c) {
   // calls past its observer. After the shim (namespaces only: landlock_only has none): cage's own
   // helper is not the workload to explain.
   if (!c.notify.empty())
-    if (int e = connect_notify::install(c.notify_fd, c.notify)) child_fail(c, ChildStep::seccomp, e);
+    if (int e = connect_notify::install(c.notify_fd, c.notify, c.notify_netns)) child_fail(c, ChildStep::seccomp, e);
   if (c.notify_fd >= 0) ::close(c.notify_fd);
 }
 
