@@ -132,6 +132,12 @@ void copy_settings(int old, int fresh) {
     socklen_t l = sizeof v;
     if (::getsockopt(old, o.level, o.name, &v, &l) == 0) ::setsockopt(fresh, o.level, o.name, &v, l);
   }
+  for (int name : {SO_RCVTIMEO, SO_SNDTIMEO}) {
+    timeval tv{};
+    socklen_t tl = sizeof tv;
+    if (::getsockopt(old, SOL_SOCKET, name, &tv, &tl) == 0 && (tv.tv_sec || tv.tv_usec))
+      ::setsockopt(fresh, SOL_SOCKET, name, &tv, tl);
+  }
   linger lg{};
   socklen_t l = sizeof lg;
   if (::getsockopt(old, SOL_SOCKET, SO_LINGER, &lg, &l) == 0 && lg.l_onoff)

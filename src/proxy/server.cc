@@ -204,6 +204,7 @@ int Server::run() {
   }
   conns_.clear();
   doomed_.clear();
+  poll_handed(true);
   live_ = 0;
   return 0;
 }
@@ -311,7 +312,10 @@ void Server::close_conn(uint64_t id) {
 }
 
 void Server::emit(Conn& c, Decision d, int status, const std::string& reason) {
-  if (!sink_) return;
+  if (sink_) sink_(event_of(c, d, status, reason));
+}
+
+NetEvent Server::event_of(const Conn& c, Decision d, int status, const std::string& reason) const {
   NetEvent e;
   e.protocol = c.proto == Proto::socks5                                    ? "socks5"
                : c.proto == Proto::connect                                 ? "connect"
@@ -327,7 +331,7 @@ void Server::emit(Conn& c, Decision d, int status, const std::string& reason) {
   e.bytes_up = c.bytes_up;
   e.bytes_down = c.bytes_down;
   e.duration = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - c.started);
-  sink_(e);
+  return e;
 }
 
 void Server::refuse(Conn& c, int http_status, uint8_t socks_code, const std::string& msg, Decision d) {
@@ -842,7 +846,27 @@ void Server::finish_exchange(Conn& c) {
   }
 }
 
+void Server::poll_handed(bool run_ended) {
+  for (size_t i = 0; i < handed_.size();) {
+    Handed& h = handed_[i];
+    int r = tcp_counts(h.id, h.last);
+    if (r == 1 && !run_ended) {
+      ++i;
+      continue;
+    }
+    // Gone: the counts of the last look (up to one tick old), the bytes the kernel acknowledged.
+    h.event.bytes_up = h.last.sent;
+    h.event.bytes_down = h.last.received;
+    h.event.duration = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - h.started);
+    if (run_ended && r == 1) h.event.reason += "; still open when the run ended";
+    if (sink_) sink_(h.event);
+    handed_[i] = std::move(handed_.back());
+    handed_.pop_back();
+  }
+}
+
 void Server::check_timers() {
+  poll_handed(false);
   auto now = Clock::now();
   for (auto& [id, cp] : conns_) {
     Conn& c = *cp;
@@ -917,7 +941,13 @@ void Server::finish_handoff(Conn& c, int err) {
   if (err == 0 && c.upstream.valid()) {
     poller_.remove(c.upstream.get());
     fd = c.upstream.release();
-    emit(c, Decision::allowed, 0, "handed off: the workload holds the connection");
+    Handed h;
+    h.event = event_of(c, Decision::allowed, 0, "handed off: the workload holds the connection");
+    h.started = c.started;
+    if (tcp_id(fd, h.id))
+      handed_.push_back(std::move(h));
+    else if (sink_)
+      sink_(h.event);  // no counts to wait for
   } else {
     if (c.upstream.valid()) {
       poller_.remove(c.upstream.get());

@@ -24,6 +24,7 @@
 #include "proxy/poller.h"
 #include "proxy/resolver.h"
 #include "proxy/synthetic.h"
+#include "proxy/tcp_counts.h"
 #include "proxy/waker.h"
 
 namespace cage::proxy {
@@ -113,6 +114,17 @@ class Server {
   void close_conn(uint64_t id);
   void check_timers();
   void emit(Conn& c, Decision d, int status, const std::string& reason);
+  NetEvent event_of(const Conn& c, Decision d, int status, const std::string& reason) const;
+  // Handed-off connections still open: reported when they end, with the kernel's byte counts
+  // (tcp_counts.h), looked at on each 250 ms tick; at the end of the run, whatever is still open.
+  struct Handed {
+    TcpId id;
+    TcpCounts last;
+    NetEvent event;
+    std::chrono::steady_clock::time_point started;
+  };
+  std::vector<Handed> handed_;
+  void poll_handed(bool run_ended);
 
   Allowlist allow_;
   ServerOptions opt_;

@@ -14,8 +14,17 @@ allowed=$((20000 + RANDOM % 20000)) forbidden=$((allowed + 1))
 "$work/race" serve $allowed - & at_exit "kill $!"
 "$work/race" serve $forbidden "$work/forbidden" & at_exit "kill $!"
 for _ in $(seq 50); do "$CAGE_PROBE" connect 127.0.0.1 $forbidden >/dev/null 2>&1 && break; sleep 0.1; done
-rm -f "$work/forbidden"
-forbidden_count() { cat "$work/forbidden" 2>/dev/null || echo 0; }
+# The count once the listener has accepted everything queued (it reads 0.3 s apart until unchanged).
+forbidden_count() {
+  local a b
+  b=$(cat "$work/forbidden" 2>/dev/null || echo 0)
+  while :; do
+    sleep 0.3
+    a=$b b=$(cat "$work/forbidden" 2>/dev/null || echo 0)
+    [ "$a" = "$b" ] && break
+  done
+  echo $((10#$b))
+}
 # race MODE: the attack inside cage; fails on any connection at FORBIDDEN or a host socket listening,
 # and unless hand-offs happened (else the test proved nothing).
 race() {

@@ -51,9 +51,17 @@ static struct sockaddr_in at(int port) {
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   return a;
 }
+// Every socket here gives up a blocked connect or send after 200 ms (SO_SNDTIMEO), so a full
+// accept queue cannot hold a thread past the deadline.
+static int tcp_socket(void) {
+  int s = socket(AF_INET, SOCK_STREAM, 0);
+  struct timeval tv = {0, 200000};
+  if (s >= 0) setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  return s;
+}
 // A socket connected to the allowed destination; counted when it is the host's (handed off).
 static int handed(void) {
-  int s = socket(AF_INET, SOCK_STREAM, 0);
+  int s = tcp_socket();
   if (s < 0) return -1;
   if (connect(s, (struct sockaddr*)&allowed, sizeof allowed) != 0) {
     close(s);
@@ -115,7 +123,7 @@ static struct sockaddr_storage flip;
 static void* swapper(void* arg) {
   (void)arg;
   while (!atomic_load(&stop_flag)) {
-    int h = handed(), f = socket(AF_INET, SOCK_STREAM, 0);
+    int h = handed(), f = tcp_socket();
     for (int i = 0; i < 200 && h >= 0 && f >= 0; ++i) {
       dup2(h, swap_fd);
       dup2(f, swap_fd);
@@ -162,15 +170,15 @@ static int serve(int port, const char* file) {
   int l = socket(AF_INET, SOCK_STREAM, 0), one = 1;
   setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
   struct sockaddr_in a = at(port);
-  if (bind(l, (struct sockaddr*)&a, sizeof a) != 0 || listen(l, 512) != 0) return perror("serve"), 1;
+  if (bind(l, (struct sockaddr*)&a, sizeof a) != 0 || listen(l, 4096) != 0) return perror("serve"), 1;
+  int out = file[0] == '-' ? -1 : open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   for (long n = 1;; ++n) {
     int c = accept(l, NULL, NULL);
     if (c < 0) continue;
     close(c);
-    if (file[0] != '-') {
-      FILE* f = fopen(file, "w");
-      if (f) fprintf(f, "%ld\n", n), fclose(f);
-    }
+    char text[32];
+    int len = snprintf(text, sizeof text, "%020ld\n", n);
+    if (out >= 0 && pwrite(out, text, len, 0) != len) return 1;
   }
 }
 
