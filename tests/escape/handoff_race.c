@@ -80,13 +80,16 @@ static void abuse(int s) {
     struct sockaddr_in any = at(0);
     any.sin_addr.s_addr = 0;
     bind(s, (struct sockaddr*)&any, sizeof any);
-    // Judged by the file now at s, listening and the host's: another thread may have closed s and
-    // reused the number for a fresh hand-off since listen() returned.
-    int acc = 0;
-    socklen_t l = sizeof acc;
-    if (listen(s, 1) == 0 && getsockopt(s, SOL_SOCKET, SO_ACCEPTCONN, &acc, &l) == 0 && acc &&
-        cookie(s) != own_cookie)
-      atomic_fetch_add(&listened, 1);
+    // Judged on one file (a dup: the number may name another file by the next call, a fresh
+    // hand-off in place of the sandbox socket that did listen): listening and the host's.
+    if (listen(s, 1) == 0) {
+      int one = dup(s), acc = 0;
+      socklen_t l = sizeof acc;
+      if (one >= 0 && getsockopt(one, SOL_SOCKET, SO_ACCEPTCONN, &acc, &l) == 0 && acc &&
+          cookie(one) != own_cookie)
+        atomic_fetch_add(&listened, 1);
+      if (one >= 0) close(one);
+    }
   }
   if (!(tricks & 4)) return;
   sendto(s, "x", 1, MSG_FASTOPEN | MSG_NOSIGNAL, (struct sockaddr*)&forbidden, sizeof forbidden);
