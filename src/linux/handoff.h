@@ -28,8 +28,10 @@
 // and mounts must apply): a racing thread can make the kernel bind a host socket instead, which can
 // only name a local port of the host for a socket that can neither listen (it stays SS_CONNECTED)
 // nor connect. getsockname() on a handed-off socket shows the host's local address, and its ioctls
-// (SIOCGIFCONF) list the host's interfaces. A blocking connect() to a unix socket whose backlog is
-// full holds the mediator (the sandbox's own calls wait). Where the hand-off is not made (IPv6, UDP,
+// (SIOCGIFCONF) list the host's interfaces. A blocking connect() the supervisor performs on a
+// socket whose peer's backlog is full holds the mediator (the sandbox's own calls wait; the socket's
+// SO_SNDTIMEO applies). A handed-off connect() waits for the dial (at most the proxy's 10 s connect
+// timeout) even on a non-blocking socket, and handled signals wait for its answer. Where the hand-off is not made (IPv6, UDP,
 // proxy-mode clients, Landlock-only, kernels without SO_NETNS_COOKIE before Linux 5.14) the relay
 // carries the bytes as before.
 #pragma once

@@ -191,6 +191,7 @@ int main(int argc, char** argv) {
   allowed = at(atoi(argv[2]));
   forbidden = at(atoi(argv[3]));
   until = now() + atof(argv[4]);
+  alarm((unsigned)atof(argv[4]) + 30);  // a hang is a failure with a cause, not the test's timeout
   int own = socket(AF_INET, SOCK_STREAM, 0);
   own_cookie = cookie(own);
   close(own);
