@@ -9,11 +9,12 @@ require_sandbox
 secs=${CAGE_HANDOFF_RACE_SECS:-12}
 cc -O2 -pthread -o "$work/race" "$escape_dir/handoff_race.c" || { fail "cannot build handoff_race.c"; finish; }
 chmod 755 "$work/race"
-# port_pair: two free ports of the host's loopback, ALLOWED and FORBIDDEN.
-allowed=$((20000 + RANDOM % 20000)) forbidden=$((allowed + 1))
-"$work/race" serve $allowed - & at_exit "kill $!"
-"$work/race" serve $forbidden "$work/forbidden" & at_exit "kill $!"
-for _ in $(seq 50); do "$CAGE_PROBE" connect 127.0.0.1 $forbidden >/dev/null 2>&1 && break; sleep 0.1; done
+# ALLOWED and FORBIDDEN: ports of the host's loopback the kernel picks (never one in use).
+"$work/race" serve - "$work/allowed.port" & at_exit "kill $!"
+"$work/race" serve "$work/forbidden" "$work/forbidden.port" & at_exit "kill $!"
+for _ in $(seq 100); do [ -s "$work/allowed.port" ] && [ -s "$work/forbidden.port" ] && break; sleep 0.1; done
+allowed=$(cat "$work/allowed.port" 2>/dev/null) forbidden=$(cat "$work/forbidden.port" 2>/dev/null)
+[ -n "$allowed" ] && [ -n "$forbidden" ] || { fail "the helper's listeners did not start"; finish; }
 # The count once the listener has accepted everything queued (it reads 0.3 s apart until unchanged).
 forbidden_count() {
   local a b
@@ -23,7 +24,7 @@ forbidden_count() {
     a=$b b=$(cat "$work/forbidden" 2>/dev/null || echo 0)
     [ "$a" = "$b" ] && break
   done
-  echo $((10#$b))
+  echo $((10#${b:-0}))
 }
 # race MODE: the attack inside cage; fails on any connection at FORBIDDEN or a host socket listening,
 # and unless hand-offs happened (else the test proved nothing).

@@ -3,7 +3,7 @@
 // socket of the host's network namespace (one cage handed over) reach 127.0.0.1:FORBIDDEN, where a
 // listener outside the sandbox counts connections (`serve`): any connection there is an escape.
 // Prints "handoffs N" (sockets seen to be the host's) and "listened N" (a host socket in listen):
-//   handoff_race serve PORT COUNTFILE          (outside: accept, count, close)
+//   handoff_race serve COUNTFILE PORTFILE      (outside: accept, count, close; COUNTFILE - : none)
 //   handoff_race MODE ALLOWED FORBIDDEN SECS   MODE: unspec bindlisten fastopen swap passed
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -169,11 +169,19 @@ static void run_threads(void* (*fns[])(void*), int n) {
   for (int i = 0; i < n; ++i) pthread_join(t[i], NULL);
 }
 
-static int serve(int port, const char* file) {
+// Listens on a port the kernel picks (never one in use), written to portfile once it accepts.
+static int serve(const char* file, const char* portfile) {
   int l = socket(AF_INET, SOCK_STREAM, 0), one = 1;
   setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  struct sockaddr_in a = at(port);
-  if (bind(l, (struct sockaddr*)&a, sizeof a) != 0 || listen(l, 4096) != 0) return perror("serve"), 1;
+  struct sockaddr_in a = at(0);
+  socklen_t al = sizeof a;
+  if (bind(l, (struct sockaddr*)&a, sizeof a) != 0 || listen(l, 4096) != 0 ||
+      getsockname(l, (struct sockaddr*)&a, &al) != 0)
+    return perror("serve"), 1;
+  char tmp[4096];
+  snprintf(tmp, sizeof tmp, "%s.tmp", portfile);
+  FILE* pf = fopen(tmp, "w");
+  if (!pf || fprintf(pf, "%d\n", ntohs(a.sin_port)) < 0 || fclose(pf) != 0 || rename(tmp, portfile) != 0) return 1;
   int out = file[0] == '-' ? -1 : open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   for (long n = 1;; ++n) {
     int c = accept(l, NULL, NULL);
@@ -186,7 +194,7 @@ static int serve(int port, const char* file) {
 }
 
 int main(int argc, char** argv) {
-  if (argc == 4 && !strcmp(argv[1], "serve")) return serve(atoi(argv[2]), argv[3]);
+  if (argc == 4 && !strcmp(argv[1], "serve")) return serve(argv[2], argv[3]);
   if (argc != 5) return fprintf(stderr, "usage: see the file\n"), 2;
   allowed = at(atoi(argv[2]));
   forbidden = at(atoi(argv[3]));
