@@ -944,10 +944,15 @@ void Server::finish_handoff(Conn& c, int err) {
     Handed h;
     h.event = event_of(c, Decision::allowed, 0, "handed off: the workload holds the connection");
     h.started = c.started;
-    if (tcp_id(fd, h.id))
+    // One look now: where sock_diag cannot answer for a socket just connected (inet_diag/tcp_diag
+    // are modules that may not load), the event goes at once and says so.
+    TcpCounts first;
+    if (tcp_id(fd, h.id) && tcp_counts(h.id, first) == 1) {
       handed_.push_back(std::move(h));
-    else if (sink_)
-      sink_(h.event);  // no counts to wait for
+    } else if (sink_) {
+      h.event.reason += " (byte counts unavailable: sock_diag did not answer)";
+      sink_(h.event);
+    }
   } else {
     if (c.upstream.valid()) {
       poller_.remove(c.upstream.get());

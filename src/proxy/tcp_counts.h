@@ -1,7 +1,8 @@
 // The byte counts of a TCP connection cage no longer relays (egress hand-off, linux/handoff.h): the
 // kernel's own (tcp_info's bytes_acked and bytes_received), asked by the connection's addresses and
 // socket cookie through sock_diag, so the supervisor keeps no descriptor of it (one would hold the
-// connection open after the workload closes it). Linux: tcp_counts_linux.cc; elsewhere unknown.
+// connection open after the workload closes it). Linux: tcp_counts_linux.cc; elsewhere unknown. Where
+// sock_diag does not answer (inet_diag/tcp_diag are modules), the event says the counts are unavailable.
 #pragma once
 #include <cstdint>
 
