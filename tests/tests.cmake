@@ -51,7 +51,8 @@ add_executable(cage_unit_tests
 )
 if(CAGE_OS STREQUAL "linux")
   # metadata_notify.cc belongs to the cage binary, not cage_core: compiled in here for its own test.
-  target_sources(cage_unit_tests PRIVATE tests/unit/linux_metadata_notify_test.cc src/linux/metadata_notify.cc)
+  target_sources(cage_unit_tests PRIVATE tests/unit/linux_metadata_notify_test.cc src/linux/metadata_notify.cc
+    tests/unit/linux_handoff_test.cc src/linux/handoff.cc)
   target_sources(cage_unit_tests PRIVATE tests/unit/output_cap_test.cc src/linux/output_cap.cc)
   # --explain's errno observer, checked against the listener's real filter.
   target_sources(cage_unit_tests PRIVATE tests/unit/seccomp_observe_test.cc src/linux/seccomp_observe.cc

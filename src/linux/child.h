@@ -54,6 +54,7 @@ struct ChildContext {
   int status_write = -1; // init sends the workload's wait status here
   int net_fd = -1;       // the shim's end of the proxy channel
   int notify_fd = -1;    // where the workload sends the notification listener (connect_notify::install)
+  bool notify_netns = false;  // and a socket of the sandbox's namespace (egress hand-off)
   mutable int shim_ready = -1;  // readable once the --net shim has confined itself (net::await_shim)
   mutable int dev_null = -1;  // O_PATH /dev/null, used to mask files; opened by the child too
   const char* private_dir = nullptr;  // landlock_only: removed by init should the supervisor die

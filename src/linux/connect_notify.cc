@@ -18,6 +18,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <mutex>
+#include <unordered_map>
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
@@ -26,9 +28,11 @@
 #include <vector>
 
 #include "common/send_fd.h"
+#include "linux/handoff.h"
 #include "linux/metadata_notify.h"
 #include "linux/seccomp_observe.h"
 #include "linux/seccomp_profiles.h"
+#include "proxy/synthetic.h"
 #include "linux/workload_access.h"
 
 namespace cage::lx::connect_notify {
@@ -36,6 +40,9 @@ namespace {
 
 constexpr uint32_t kArch = seccomp::kNativeArch;
 constexpr uint32_t kX32Bit = seccomp::kForeignNrBit;  // x32 calls: refused, they would bypass the nr check
+
+constexpr int kPending = -1;   // answered later, from the proxy's thread (dialled)
+constexpr int kContinue = -2;  // the kernel runs the call as it stands
 
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL
@@ -58,11 +65,22 @@ int open_pidfd(pid_t tid) {
   return static_cast<int>(::syscall(SYS_pidfd_open, std::atoi(t + 6), 0));
 }
 
+// The descriptor flags of the workload's fd (fdinfo's octal "flags:"), or 0.
+unsigned long fd_flags(pid_t pid, int fd) {
+  char path[64], info[512] = {};
+  std::snprintf(path, sizeof path, "/proc/%d/fdinfo/%d", static_cast<int>(pid), fd);
+  UniqueFd fdinfo(::open(path, O_RDONLY | O_CLOEXEC));
+  if (!fdinfo.valid() || ::read(fdinfo.get(), info, sizeof info - 1) <= 0) return 0;
+  const char* f = std::strstr(info, "flags:");
+  return f ? std::strtoul(f + 6, nullptr, 8) : 0;
+}
+
 class Impl final : public Mediator {
  public:
-  Impl(UniqueFd channel, uint16_t port, std::vector<std::string> writable, bool explain, Refusals refusals)
+  Impl(UniqueFd channel, uint16_t port, std::vector<std::string> writable, bool explain, Refusals refusals,
+       const NetPlan* handoff)
       : channel_(std::move(channel)), stop_(::eventfd(0, EFD_CLOEXEC)), port_(port),
-        writable_(std::move(writable)), explain_(explain), refusals_(std::move(refusals)) {}
+        writable_(std::move(writable)), explain_(explain), refusals_(std::move(refusals)), net_(handoff) {}
   ~Impl() override { stop(); }
   explain_notify::Log finish() override {
     stop();  // joined: the log is this thread's alone now
@@ -98,6 +116,12 @@ class Impl final : public Mediator {
     char tag = 0;
     listener_.reset(recv_fd(channel_.get(), &tag));
     if (!listener_.valid() || tag != 'n') return;
+    if (net_) {  // a socket init made in the sandbox's namespace: its cookie tells the sandbox's sockets
+      UniqueFd own(recv_fd(channel_.get(), &tag));
+      auto cookie = own.valid() && tag == 'k' ? handoff::netns_cookie(own.get()) : std::nullopt;
+      handoff_ok_ = cookie.has_value();
+      sandbox_cookie_ = cookie.value_or(0);
+    }
     while (wait_for(listener_.get(), true))
       if (!answer()) return;
   }
@@ -110,9 +134,17 @@ class Impl final : public Mediator {
     std::fill(resp_.begin(), resp_.end(), 0);
     auto* resp = reinterpret_cast<seccomp_notif_resp*>(resp_.data());
     resp->id = req->id;
-    if (int e = refused(*req); e != 0) resp->error = -e;
-    else if (explain_ && explain_notify::observes(req->data.nr)) observe(*req, resp);
-    else resp->error = -decide(*req);
+    const bool mediated = net_ && handoff::mediates(req->data.nr);
+    if (int e = refused(*req); e != 0) {
+      resp->error = -e;
+    } else if (explain_ && !mediated && explain_notify::observes(req->data.nr)) {
+      observe(*req, resp);
+    } else {
+      int r = mediated ? decide_handoff(*req) : decide(*req);
+      if (r == kPending) return true;
+      if (r == kContinue) resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+      else resp->error = -r;
+    }
     ::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_SEND, resp);  // ENOENT: the caller was interrupted or died
     return true;
   }
@@ -182,6 +214,104 @@ class Impl final : public Mediator {
       auto* k = static_cast<Check*>(c);
       return k->self->valid(k->id);
     }, &check);
+  }
+
+  // Hand-off mode's connect, bind and listen (handoff.h): never continued once a host socket can be
+  // in the workload, except a unix path bind. 0, an errno, kPending or kContinue.
+  int decide_handoff(const seccomp_notif& req) {
+    // Without the sandbox's cookie, or where pidfd_getfd is refused before any hand-off began, no
+    // host socket ever reaches this sandbox: the calls run as they would without hand-off (relay).
+    if (!handoff_ok_) return kContinue;
+    const long nr = static_cast<long>(req.data.nr);
+    const int fd = static_cast<int>(req.data.args[0]);
+    sockaddr_storage sa{};
+    size_t len = 0;
+    if (nr != SYS_listen) {
+      const auto ulen = static_cast<int32_t>(req.data.args[2]);  // the kernel reads an int
+      if (ulen < 0 || static_cast<size_t>(ulen) > sizeof sa) return EINVAL;
+      len = static_cast<size_t>(ulen);
+      if (len > 0 && read_workload_memory(static_cast<pid_t>(req.pid), req.data.args[1], &sa, len) !=
+                         static_cast<ssize_t>(len))
+        return errno == EPERM ? EACCES : EFAULT;
+    }
+    // From here only this copy of the address is used, never the workload's memory again.
+    UniqueFd pidfd(open_pidfd(static_cast<pid_t>(req.pid)));
+    if (!pidfd.valid() || !valid(req.id)) return EACCES;
+    UniqueFd sock(static_cast<int>(::syscall(SYS_pidfd_getfd, pidfd.get(), fd, 0)));
+    if (!sock.valid()) {
+      if (errno == EBADF) return EBADF;
+      if ((errno == EPERM || errno == ENOSYS) && submitted_ == 0) {
+        handoff_ok_ = false;  // for good: the relay carries this sandbox's connections
+        return kContinue;
+      }
+      return EACCES;
+    }
+    // The open file just taken is judged and used; the number may name another one by now.
+    const auto kind = handoff::kind_of(sock.get(), sandbox_cookie_);
+    int domain = 0, type = 0;
+    socklen_t l = sizeof domain;
+    ::getsockopt(sock.get(), SOL_SOCKET, SO_DOMAIN, &domain, &l);
+    l = sizeof type;
+    ::getsockopt(sock.get(), SOL_SOCKET, SO_TYPE, &type, &l);
+    auto v = handoff::classify(*net_, nr, kind, domain, type, sa, len);
+    switch (v.action) {
+      case handoff::Action::refuse: return v.err;
+      case handoff::Action::perform:
+        return handoff::perform(nr, sock.get(), sa, len, static_cast<int>(req.data.args[1]));
+      case handoff::Action::perform_unix_path:
+        return handoff::connect_unix_path(static_cast<pid_t>(req.pid), sock.get(), sa, len);
+      case handoff::Action::continue_unix_bind: return kContinue;
+      case handoff::Action::hand_off: break;
+    }
+    sockaddr_storage peer{};
+    socklen_t plen = sizeof peer;
+    if (::getpeername(sock.get(), reinterpret_cast<sockaddr*>(&peer), &plen) == 0) return EISCONN;
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!dialer_) return handoff::perform(nr, sock.get(), sa, len, 0);  // no proxy: its listener relays
+    const bool cloexec = (fd_flags(static_cast<pid_t>(req.pid), fd) & O_CLOEXEC) != 0;
+    pending_[req.id] = Pending{fd, cloexec, std::move(sock)};
+    ++submitted_;
+    dialer_(req.id, proxy::ipv4_text(v.addr), v.port);
+    return kPending;
+  }
+
+  void set_dialer(Dialer dialer) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    dialer_ = std::move(dialer);
+  }
+
+  // The proxy's answer to a hand-off (its thread): the connected socket goes in the place of the
+  // workload's descriptor number, or connect() fails with the errno.
+  void dialled(uint64_t ticket, int fd, int err) override {
+    UniqueFd fresh(fd);
+    Pending p;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = pending_.find(ticket);
+      if (it == pending_.end()) return;
+      p = std::move(it->second);
+      pending_.erase(it);
+    }
+    std::vector<char> buf(resp_.size());
+    auto* resp = reinterpret_cast<seccomp_notif_resp*>(buf.data());
+    resp->id = ticket;
+    if (err != 0 || !fresh.valid()) {
+      resp->error = -(err ? err : ECONNREFUSED);
+    } else {
+      handoff::copy_settings(p.sock.get(), fresh.get());
+      // SETFD replaces the number as dup2 would; without FLAG_SEND the answer below stays 0.
+      seccomp_notif_addfd add{};
+      add.id = ticket;
+      add.flags = SECCOMP_ADDFD_FLAG_SETFD;
+      add.srcfd = static_cast<uint32_t>(fresh.get());
+      add.newfd = static_cast<uint32_t>(p.fd);
+      add.newfd_flags = p.cloexec ? O_CLOEXEC : 0;
+      if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0) {
+        if (errno == ENOENT) return;  // the caller was interrupted or died: nothing to answer
+        resp->error = -EACCES;
+      }
+    }
+    ::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_SEND, resp);
   }
 
   // 0 when the workload's socket is now connected to the proxy (or in progress), else an errno.
@@ -275,29 +405,92 @@ class Impl final : public Mediator {
   std::vector<std::string> writable_;
   bool explain_;
   Refusals refusals_;
+  const NetPlan* net_;              // hand-off mode when set
+  bool handoff_ok_ = false;         // mediator thread only
+  uint64_t sandbox_cookie_ = 0;
+  struct Pending {
+    int fd = -1;
+    bool cloexec = false;
+    UniqueFd sock;  // the workload's socket: its options go to the one handed over
+  };
+  std::mutex mu_;                   // dialer_, pending_, submitted_
+  Dialer dialer_;
+  std::unordered_map<uint64_t, Pending> pending_;
+  uint64_t submitted_ = 0;
   explain_notify::Log log_;
   std::vector<char> req_, resp_;
   std::thread thread_;
 };
 
+// Hand-off's refusals, reached with the syscall number in A (handoff.h): a send with MSG_FASTOPEN
+// connects past connect(), and a source route (IP_OPTIONS' LSRR/SSRR, an IPv6 routing header) sends a
+// connected socket's packets by way of another host. Flags and option words are compared on their
+// low 32 bits, all the kernel reads of them.
+void handoff_rules(std::vector<sock_filter>& f) {
+  constexpr uint32_t kRefuse = SECCOMP_RET_ERRNO | EPERM;
+  auto low = [](int i) { return static_cast<uint32_t>(offsetof(seccomp_data, args) + 8 * i); };
+  std::vector<size_t> done;  // jumps to the end of these rules, patched below
+  f.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)));  // the ioctl check used A
+  auto flags_block = [&](int nr, int arg) {
+    f.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<uint32_t>(nr), 0, 4));  // else: the next block
+    f.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, low(arg)));
+    f.push_back(BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, MSG_FASTOPEN, 0, 1));
+    f.push_back(BPF_STMT(BPF_RET | BPF_K, kRefuse));
+    done.push_back(f.size());
+    f.push_back(BPF_STMT(BPF_JMP | BPF_JA, 0));
+  };
+  flags_block(SYS_sendto, 3);
+  flags_block(SYS_sendmsg, 2);
+  flags_block(SYS_sendmmsg, 3);
+  // setsockopt(fd, level, name): level IPPROTO_IP with IP_OPTIONS, or IPPROTO_IPV6 with a routing
+  // header (RFC 2292's forms included: IPV6_2292PKTOPTIONS can carry one).
+  f.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_setsockopt, 0, 10));
+  f.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, low(1)));
+  f.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, IPPROTO_IP, 0, 2));
+  f.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, low(2)));
+  f.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, IP_OPTIONS, 5, 6));
+  f.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, IPPROTO_IPV6, 0, 5));
+  f.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, low(2)));
+  f.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, IPV6_RTHDR, 2, 0));
+  f.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, IPV6_2292RTHDR, 1, 0));
+  f.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, IPV6_2292PKTOPTIONS, 0, 1));
+  f.push_back(BPF_STMT(BPF_RET | BPF_K, kRefuse));
+  // The end, where the filter goes on (A is clobbered; what follows loads what it needs).
+  for (size_t at : done) f[at].k = static_cast<uint32_t>(f.size() - at - 1);
+}
+
 }  // namespace
 
-std::vector<int> notified_calls(bool connect, bool metadata, bool explain) {
+namespace {
+
+// The calls filter() notifies by number alone.
+std::vector<int> notified_by_number(bool connect, bool metadata, bool explain, bool handoff) {
   std::vector<int> nrs;
-  if (connect) nrs.push_back(SYS_connect);
-  if (metadata) {
-    nrs.insert(nrs.end(), metadata_notify::calls().begin(), metadata_notify::calls().end());
-    nrs.push_back(SYS_ioctl);
-  }
+  if (connect || handoff) nrs.push_back(SYS_connect);
+  if (handoff) nrs.insert(nrs.end(), {SYS_bind, SYS_listen});
+  if (metadata) nrs.insert(nrs.end(), metadata_notify::calls().begin(), metadata_notify::calls().end());
   if (explain) nrs.insert(nrs.end(), explain_notify::calls().begin(), explain_notify::calls().end());
   return nrs;
 }
 
-std::vector<sock_filter> filter(bool connect, bool metadata, bool explain, std::span<const sock_filter> tail) {
+}  // namespace
+
+std::vector<int> notified_calls(bool connect, bool metadata, bool explain, bool handoff) {
+  auto nrs = notified_by_number(connect, metadata, explain, handoff);
+  if (metadata) nrs.push_back(SYS_ioctl);  // for some of its commands
+  // The hand-off's own refusals in the filter (MSG_FASTOPEN, source routes) come before the tail.
+  if (handoff) nrs.insert(nrs.end(), {SYS_sendto, SYS_sendmsg, SYS_sendmmsg, SYS_setsockopt});
+  return nrs;
+}
+
+std::vector<sock_filter> filter(bool connect, bool metadata, bool explain, bool handoff,
+                                std::span<const sock_filter> tail) {
   // Another architecture's entry points would bypass the numbers below: refused where this filter
   // mediates, merely not observed where it only observes (the main profile decides them, as it would
   // without --explain).
-  const uint32_t foreign = connect || metadata ? SECCOMP_RET_ERRNO | EPERM : SECCOMP_RET_ALLOW;
+  // The hand-off is planned only under a profile that kills those entry points (handoff.h); refused
+  // here as well, so that a 32-bit connect() can never reach a handed-off host socket.
+  const uint32_t foreign = connect || metadata || handoff ? SECCOMP_RET_ERRNO | EPERM : SECCOMP_RET_ALLOW;
   std::vector<sock_filter> f = {
       BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)),
       BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kArch, 1, 0),
@@ -306,9 +499,7 @@ std::vector<sock_filter> filter(bool connect, bool metadata, bool explain, std::
       BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, kX32Bit ? kX32Bit : 0xffffffffu, 0, 1),
       BPF_STMT(BPF_RET | BPF_K, foreign),
   };
-  std::vector<int> nrs = notified_calls(connect, false, explain);
-  if (metadata) nrs.insert(nrs.end(), metadata_notify::calls().begin(), metadata_notify::calls().end());
-  for (int nr : nrs) {
+  for (int nr : notified_by_number(connect, metadata, explain, handoff)) {
     f.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<uint32_t>(nr), 0, 1));
     f.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF));
   }
@@ -324,6 +515,7 @@ std::vector<sock_filter> filter(bool connect, bool metadata, bool explain, std::
     f.push_back(BPF_STMT(BPF_JMP | BPF_JA, 1));  // another command: to the end
     f.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF));
   }
+  if (handoff) handoff_rules(f);
   // The end: every other call is allowed here (the main filter judges it), or judged by the tail of
   // --explain's errno observer (seccomp_observe.h), which starts from the call's architecture again.
   if (tail.empty()) f.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
@@ -331,7 +523,7 @@ std::vector<sock_filter> filter(bool connect, bool metadata, bool explain, std::
   return f;
 }
 
-int install(int channel, const std::vector<sock_filter>& filter) {
+int install(int channel, const std::vector<sock_filter>& filter, bool netns_socket) {
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return errno;
   sock_fprog prog{static_cast<unsigned short>(filter.size()), const_cast<sock_filter*>(filter.data())};
   long fd = ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
@@ -341,13 +533,19 @@ int install(int channel, const std::vector<sock_filter>& filter) {
   if (fd < 0) return errno;
   int e = send_fd(channel, static_cast<int>(fd), 'n');
   ::close(static_cast<int>(fd));
+  if (e != 0 || !netns_socket) return e;
+  int own = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (own < 0) return errno;
+  e = send_fd(channel, own, 'k');
+  ::close(own);
   return e;
 }
 
 Result<std::unique_ptr<Mediator>> start(UniqueFd channel, uint16_t proxy_port,
-                                        std::vector<std::string> writable, bool explain, Refusals refusals) {
+                                        std::vector<std::string> writable, bool explain, Refusals refusals,
+                                        const NetPlan* handoff) {
   auto m = std::make_unique<Impl>(std::move(channel), proxy_port, std::move(writable), explain,
-                                  std::move(refusals));
+                                  std::move(refusals), handoff);
   if (int e = m->begin(); e != 0)
     return unavailable("--net", "cannot mediate the workload's connections (seccomp user notification)",
                        "allow user namespaces, or drop --net", e);

@@ -10,6 +10,7 @@
 #include <linux/filter.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -18,6 +19,7 @@
 #include "common/error.h"
 #include "common/unique_fd.h"
 #include "linux/explain_notify.h"
+#include "linux/plan.h"
 #include "policy/policy.h"
 
 namespace cage::lx::connect_notify {
@@ -25,15 +27,20 @@ namespace cage::lx::connect_notify {
 // Parent, before clone: the filter that turns the workload's connect() (with --net) and its chmod and
 // utimes calls (metadata_notify.h, unless --allow-degraded=metadata) into notifications, and with
 // --explain its path calls (explain_notify.h), which are observed and continued, never refused.
-std::vector<sock_filter> filter(bool connect, bool metadata, bool explain = false,
+// With `handoff` (handoff.h) connect, bind and listen are notified too, and the filter itself refuses
+// sendto/sendmsg/sendmmsg with MSG_FASTOPEN and setsockopt's source routes (IP_OPTIONS, IPv6
+// routing headers). `tail`: --explain's errno observer (seccomp_observe.h), run for every other call.
+std::vector<sock_filter> filter(bool connect, bool metadata, bool explain = false, bool handoff = false,
                                 std::span<const sock_filter> tail = {});
-// The native call numbers that filter() notifies for its own checks (ioctl among them with metadata,
-// for some of its commands): what --explain's errno observer must leave to the original profile.
-std::vector<int> notified_calls(bool connect, bool metadata, bool explain);
+// The native call numbers that filter() decides itself (ioctl among them with metadata, for some of
+// its commands): what --explain's errno observer must leave to the original profile.
+std::vector<int> notified_calls(bool connect, bool metadata, bool explain, bool handoff);
 
-// Child (the workload's process, just before the profile's filter and execve): installs the filter with a listener and sends
-// the listener over `channel` (tag 'n'). Sets no_new_privs first. Returns 0 or an errno. No allocation.
-int install(int channel, const std::vector<sock_filter>& filter);
+// Child (the workload's process, just before the profile's filter and execve): installs the filter
+// with a listener and sends the listener over `channel` (tag 'n'), and with `netns_socket` a socket of
+// the sandbox's network namespace (tag 'k': the hand-off tells the sandbox's sockets by it). Sets
+// no_new_privs first. Returns 0 or an errno. No allocation.
+int install(int channel, const std::vector<sock_filter>& filter, bool netns_socket = false);
 
 // Parent: answers the notifications that arrive on the listener sent over `channel`, until destroyed:
 // connects to proxy_port (0: none), metadata changes beneath the `writable` paths, observed calls.
@@ -42,6 +49,11 @@ class Mediator {
   virtual ~Mediator() = default;
   // Stops answering (the workload is gone) and hands over what --explain observed.
   virtual explain_notify::Log finish() = 0;
+  // Hand-off (handoff.h): where destinations are sent to be checked and dialled (the proxy's
+  // Server::hand_off), and the proxy's answer, on its thread: the connected socket or an errno.
+  using Dialer = std::function<void(uint64_t ticket, std::string host, uint16_t port)>;
+  virtual void set_dialer(Dialer dialer) = 0;
+  virtual void dialled(uint64_t ticket, int fd, int err) = 0;
 };
 // --explain's errno observer (seccomp_observe.h): the profile's original filter, which judges the
 // calls it refuses, and the profile's name, for the remedy. An empty filter: not observed.
@@ -49,8 +61,9 @@ struct Refusals {
   std::vector<sock_filter> filter;
   policy::SeccompProfile profile = policy::SeccompProfile::default_profile;
 };
+// `handoff`: the plan's network, when its transparent egress is handed off (it outlives the mediator).
 Result<std::unique_ptr<Mediator>> start(UniqueFd channel, uint16_t proxy_port,
                                         std::vector<std::string> writable, bool explain = false,
-                                        Refusals refusals = {});
+                                        Refusals refusals = {}, const NetPlan* handoff = nullptr);
 
 }  // namespace cage::lx::connect_notify

@@ -33,6 +33,8 @@
 #include "linux/offline_resolver.h"
 #include "linux/seccomp_observe.h"
 #include "linux/terminal_state.h"
+#include "proxy/loopback.h"
+#include "proxy/server.h"
 #include "policy/rlimits.h"
 
 namespace cage::lx {
@@ -119,19 +121,22 @@ Status prepare_filters(const Plan& plan, ChildContext& c) {
     c.seccomp_extra = std::move(*extra);
   }
   const bool connect = ll && plan.loopback_proxy, metadata = ll && !plan.allow_metadata;
-  if (!connect && !metadata && !plan.explain) return Ok{};
+  const bool handoff = !ll && plan.net.transparent.handoff;
+  if (!connect && !metadata && !plan.explain && !handoff) return Ok{};
   std::vector<sock_filter> tail;
   if (plan.explain) {
     // The profile's errno refusals, observed (seccomp_observe.h); a profile that cannot be rewritten
     // keeps its filter and goes unobserved.
-    auto pair = seccomp::observe_refusals(c.seccomp.filter, connect_notify::notified_calls(connect, metadata, true),
+    auto pair = seccomp::observe_refusals(c.seccomp.filter,
+                                          connect_notify::notified_calls(connect, metadata, true, handoff),
                                           seccomp::kNativeArch, seccomp::kForeignNrBit);
     if (pair) {
       c.refusals = std::exchange(c.seccomp.filter, std::move(pair->main));
       tail = std::move(pair->tail);
     }
   }
-  c.notify = connect_notify::filter(connect, metadata, plan.explain, tail);
+  c.notify = connect_notify::filter(connect, metadata, plan.explain, handoff, tail);
+  c.notify_netns = handoff;
   return Ok{};
 }
 
@@ -479,8 +484,8 @@ class Launch {
   std::unique_ptr<output_cap::Pump> pump_;
   UniqueFd self_pidfd_;
   BlockedSignals signals_;
+  std::unique_ptr<connect_notify::Mediator> mediator_;  // before proxy_: the proxy answers it (hand-off)
   std::unique_ptr<net::Supervisor> proxy_;
-  std::unique_ptr<connect_notify::Mediator> mediator_;
   std::unique_ptr<OfflineResolver> offline_;
   char go_ = kRelease;
   SavedTerminal terminal_;
@@ -626,7 +631,8 @@ Status Launch::start_mediator() {
   for (const auto& r : plan_.landlock.rules)
     if (r.access == Access::write) writable.push_back(r.path);
   auto m = connect_notify::start(std::move(notify_supervisor_), hooks_.proxy_port, std::move(writable),
-                                 plan_.explain, {prep_.ctx.refusals, plan_.seccomp.profile});
+                                 plan_.explain, {prep_.ctx.refusals, plan_.seccomp.profile},
+                                 plan_.net.transparent.handoff ? &plan_.net : nullptr);
   if (!m) return m.error();
   mediator_ = std::move(*m);
   return Ok{};
@@ -634,10 +640,14 @@ Status Launch::start_mediator() {
 
 Status Launch::start_proxy() {
   if (plan_.net.mode != NetPlan::Mode::proxy || plan_.loopback_proxy) return Ok{};
-  auto s = hooks_.net ? net::start(plan_.net, std::move(chan_.supervisor_end), hooks_.net)
-                      : net::start(plan_.net, std::move(chan_.supervisor_end));
+  proxy::Server::HandoffDone done;
+  if (mediator_ && plan_.net.transparent.handoff)
+    done = [m = mediator_.get()](uint64_t ticket, int fd, int err) { m->dialled(ticket, fd, err); };
+  auto s = net::start(plan_.net, std::move(chan_.supervisor_end), hooks_.net ? hooks_.net : proxy::print_denials,
+                      std::move(done));
   if (!s) return s.error();
   proxy_ = std::move(*s);
+  if (mediator_ && plan_.net.transparent.handoff && proxy_) mediator_->set_dialer(proxy_->dialer());
   return Ok{};
 }
 

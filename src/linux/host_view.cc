@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/landlock.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sched.h>
 #include <sys/syscall.h>
@@ -162,6 +163,15 @@ class RealHostView final : public HostView {
     return true;
   }
   std::optional<std::string> self_exe() const override { return realpath("/proc/self/exe"); }
+  bool socket_netns_cookie() const override {
+    int s = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (s < 0) return false;
+    uint64_t cookie = 0;
+    socklen_t l = sizeof cookie;
+    bool ok = ::getsockopt(s, SOL_SOCKET, 71 /* SO_NETNS_COOKIE */, &cookie, &l) == 0;
+    ::close(s);
+    return ok;
+  }
   int landlock_abi() const override {
     long abi = ::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
     return abi < 0 ? 0 : static_cast<int>(abi);

@@ -36,6 +36,8 @@ class HostView {
   virtual uint32_t uid() const = 0;
   virtual uint32_t gid() const = 0;
   virtual int landlock_abi() const = 0;  // 0 when Landlock is unavailable
+  // Whether a socket's network namespace can be told (SO_NETNS_COOKIE, Linux 5.14): egress hand-off.
+  virtual bool socket_netns_cookie() const { return false; }
   // False when a sysctl or LSM keeps this user from creating user namespaces (cheap: no probe).
   virtual bool user_namespaces_allowed() const { return true; }
   // The real path of the running cage binary (to keep it read-only inside), if known.

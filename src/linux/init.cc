@@ -81,7 +81,7 @@ bool forwarded(int sig) {
   // keyring join, which --explain's errno observer would refuse: seccomp_observe.h) are the
   // workload. The listener goes to the supervisor over notify_fd, closed at exec (close_range above).
   if (!c.notify.empty())
-    if (int e = connect_notify::install(c.notify_fd, c.notify)) child_fail(c, ChildStep::seccomp, e);
+    if (int e = connect_notify::install(c.notify_fd, c.notify, c.notify_netns)) child_fail(c, ChildStep::seccomp, e);
   if (int e = seccomp::load_program(c.seccomp_extra)) child_fail(c, ChildStep::seccomp, e);
   if (int e = seccomp::load_program(c.seccomp_exec)) child_fail(c, ChildStep::seccomp, e);
   if (int e = seccomp::load_program(c.seccomp)) child_fail(c, ChildStep::seccomp, e);

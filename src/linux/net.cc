@@ -37,6 +37,10 @@ class ProxySupervisor final : public Supervisor {
       server_.enable_transparent(std::move(names));
     }
   }
+  std::function<void(uint64_t, std::string, uint16_t)> dialer() override {
+    return [this](uint64_t ticket, std::string host, uint16_t port) { server_.hand_off(ticket, std::move(host), port); };
+  }
+  void set_handoff(proxy::Server::HandoffDone done) { server_.set_handoff(std::move(done)); }
   ~ProxySupervisor() override {
     server_.stop();
     if (thread_.joinable()) thread_.join();
@@ -70,12 +74,14 @@ Result<std::unique_ptr<Supervisor>> start(const NetPlan& plan, UniqueFd supervis
   return start(plan, std::move(supervisor_end), proxy::print_denials);
 }
 
-Result<std::unique_ptr<Supervisor>> start(const NetPlan& plan, UniqueFd supervisor_end, proxy::EventSink sink) {
+Result<std::unique_ptr<Supervisor>> start(const NetPlan& plan, UniqueFd supervisor_end, proxy::EventSink sink,
+                                          std::function<void(uint64_t, int, int)> handoff_done) {
   if (plan.mode != NetPlan::Mode::proxy) return std::unique_ptr<Supervisor>();
   proxy::raise_fd_limit();  // each tunnel holds two sockets and two pipes
   proxy::ServerOptions opt;
   opt.max_connections = plan.max_connections;
   auto sup = std::make_unique<ProxySupervisor>(plan, std::move(opt), std::move(sink));
+  if (handoff_done) sup->set_handoff(std::move(handoff_done));
   if (int e = sup->begin(std::move(supervisor_end), false); e != 0)
     return Error{ErrorClass::internal_error, "cannot start the --net proxy", {}, "--net", -e};
   return std::unique_ptr<Supervisor>(std::move(sup));

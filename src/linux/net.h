@@ -2,7 +2,10 @@
 // it the workload's connections. Parent side: prepare() before clone, start() after it. Child side
 // (cage's init, inside the new network namespace): spawn_shim() before the workload starts.
 #pragma once
+#include <cstdint>
+#include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "common/error.h"
@@ -24,11 +27,14 @@ Result<Channel> prepare(const NetPlan& plan);
 class Supervisor {
  public:
   virtual ~Supervisor() = default;
+  // Egress hand-off (handoff.h): queues a destination for the proxy to check and dial.
+  virtual std::function<void(uint64_t ticket, std::string host, uint16_t port)> dialer() = 0;
 };
 // Returns a null Supervisor when plan.mode is not proxy. The default sink prints denials to stderr
 // ("cage: net: denied ..."); the audit log passes its own.
 Result<std::unique_ptr<Supervisor>> start(const NetPlan& plan, UniqueFd supervisor_end);
-Result<std::unique_ptr<Supervisor>> start(const NetPlan& plan, UniqueFd supervisor_end, proxy::EventSink sink);
+Result<std::unique_ptr<Supervisor>> start(const NetPlan& plan, UniqueFd supervisor_end, proxy::EventSink sink,
+                                          std::function<void(uint64_t, int, int)> handoff_done = {});
 
 // Child, inside the namespace, after the root is built and `lo` is up. Binds 127.0.0.1:shim_port
 // (so the port is ready before the workload starts) and forks the shim (shim::serve), which wipes

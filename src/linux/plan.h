@@ -113,6 +113,7 @@ struct TransparentPlan {
   std::vector<uint16_t> ports;             // a listener on 0.0.0.0:PORT for each
   std::vector<std::pair<std::string, uint32_t>> names;  // exact names, assigned in rule order
   std::vector<std::string> notes;          // what it does not carry (IPv6 rules...), for --dry-run
+  bool handoff = false;  // IPv4 TCP connects get a socket the supervisor connected (linux/handoff.h)
 };
 
 struct NetPlan {

@@ -84,6 +84,12 @@ Status compile_transparent(const policy::Policy& p, const HostView& host, Plan& 
                                 " is the proxy's own port inside the sandbox and cannot also be carried transparently",
                    "use --net-mode proxy or --net-mode transparent");
   t.ports.assign(ports.begin(), ports.end());
+  // The workload's IPv4 TCP connects get a socket of the host connected by the supervisor (cage
+  // moves no bytes) where the kernel lets the supervisor tell the sandbox's sockets from the host's,
+  // and only under the profile that kills the 32-bit and x32 entry points (the default): under relaxed
+  // and none a 32-bit connect(), bind() or listen() is not a notification and would re-aim a handed-off
+  // host socket (an attack review of issue 25 did it with int 0x80); those runs keep the relay.
+  t.handoff = host.socket_netns_cookie() && p.seccomp == policy::SeccompProfile::default_profile;
   // Never written into a granted /etc: mounted over the host's file there (generated_file.h).
   for (const auto& [file, content, why] :
        {std::tuple<const char*, std::string, const char*>{"/etc/resolv.conf", resolv_conf(), "--net (transparent): cage's resolver"},
@@ -124,6 +130,8 @@ std::string render_transparent(const NetPlan& net) {
   o += "    wildcard names: an address from the range on first query\n";
   for (const auto& r : t.routes) o += "    local route " + cidr_text(r.addr, r.prefix) + " dev lo    # " + r.why + "\n";
   o += "    listeners: 0.0.0.0:" + ports_text(t.ports) + " -> the supervisor (original destination by getsockname)\n";
+  if (t.handoff)
+    o += "    hand-off: IPv4 TCP connects there get a socket the supervisor connected to the checked destination\n";
   for (const auto& n : t.notes) o += "    note: " + n + "\n";
   return o;
 }
@@ -136,13 +144,15 @@ toml::table transparent_table(const NetPlan& net) {
   for (const auto& r : t.routes) routes.push_back(cidr_text(r.addr, r.prefix));
   for (uint16_t p : t.ports) ports.push_back(static_cast<int64_t>(p));
   for (const auto& n : t.notes) notes.push_back(n);
-  return toml::table{{"enabled", true},
-                     {"resolver", proxy::ipv4_text(t.resolver) + ":53"},
-                     {"synthetic_range", cidr_text(t.synthetic_base, t.synthetic_prefix)},
-                     {"names", std::move(names)},
-                     {"local_routes", std::move(routes)},
-                     {"ports", std::move(ports)},
-                     {"notes", std::move(notes)}};
+  toml::table out{{"enabled", true},
+                  {"resolver", proxy::ipv4_text(t.resolver) + ":53"},
+                  {"synthetic_range", cidr_text(t.synthetic_base, t.synthetic_prefix)},
+                  {"names", std::move(names)},
+                  {"local_routes", std::move(routes)},
+                  {"ports", std::move(ports)},
+                  {"notes", std::move(notes)}};
+  if (t.handoff) out.insert("handoff", true);
+  return out;
 }
 
 }  // namespace cage::lx

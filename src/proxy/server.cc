@@ -34,7 +34,7 @@ std::string_view to_string(Decision d) {
 }
 
 enum class Stage { sniff, http_head, socks_greeting, socks_auth, socks_request, resolving, connecting, tunnel, plain, closing };
-enum class Proto { unknown, connect, http, socks5, transparent };
+enum class Proto { unknown, connect, http, socks5, transparent, handoff };
 enum class Resp { head, body, done };  // how far a plain-HTTP response has been framed
 
 struct Conn {
@@ -70,6 +70,7 @@ struct Conn {
   bool close_client = false;  // the response said the client connection ends after it
   int response_code = 0;
   uint64_t bytes_up = 0, bytes_down = 0;
+  uint64_t ticket = 0;  // Proto::handoff: the mediator's notification
   Clock::time_point started{}, deadline = Clock::time_point::max();
 };
 
@@ -162,6 +163,7 @@ int Server::run() {
     for (const auto& e : events) {
       if (e.token == kWake) {
         wake_.drain();
+        take_handoffs();
         continue;
       }
       if (e.token == kListener) {
@@ -202,6 +204,7 @@ int Server::run() {
   }
   conns_.clear();
   doomed_.clear();
+  poll_handed(true);
   live_ = 0;
   return 0;
 }
@@ -309,12 +312,15 @@ void Server::close_conn(uint64_t id) {
 }
 
 void Server::emit(Conn& c, Decision d, int status, const std::string& reason) {
-  if (!sink_) return;
+  if (sink_) sink_(event_of(c, d, status, reason));
+}
+
+NetEvent Server::event_of(const Conn& c, Decision d, int status, const std::string& reason) const {
   NetEvent e;
-  e.protocol = c.proto == Proto::socks5        ? "socks5"
-               : c.proto == Proto::connect     ? "connect"
-               : c.proto == Proto::transparent ? "tcp"
-                                               : "http";
+  e.protocol = c.proto == Proto::socks5                                    ? "socks5"
+               : c.proto == Proto::connect                                 ? "connect"
+               : c.proto == Proto::transparent || c.proto == Proto::handoff ? "tcp"
+                                                                           : "http";
   e.host = c.host;
   e.port = c.port;
   e.decision = d;
@@ -325,7 +331,7 @@ void Server::emit(Conn& c, Decision d, int status, const std::string& reason) {
   e.bytes_up = c.bytes_up;
   e.bytes_down = c.bytes_down;
   e.duration = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - c.started);
-  sink_(e);
+  return e;
 }
 
 void Server::refuse(Conn& c, int http_status, uint8_t socks_code, const std::string& msg, Decision d) {
@@ -334,6 +340,14 @@ void Server::refuse(Conn& c, int http_status, uint8_t socks_code, const std::str
   if (c.upstream.valid()) {
     poller_.remove(c.upstream.get());
     c.upstream.reset();
+  }
+  if (c.proto == Proto::handoff) {  // the workload's connect() fails with the errno this stands for
+    int e = c.last_connect_errno ? c.last_connect_errno
+            : http_status == 504 ? ETIMEDOUT
+            : http_status == 502 ? EHOSTUNREACH
+                                 : ECONNREFUSED;
+    finish_handoff(c, e);
+    return;
   }
   if (c.proto == Proto::transparent) {  // no protocol to answer in: reset, so the client fails at once
     reset_on_close(c.client.get());
@@ -668,6 +682,10 @@ void Server::fire_dial_timers() {
 
 void Server::on_connected(Conn& c) {
   c.deadline = Clock::time_point::max();
+  if (c.proto == Proto::handoff) {
+    finish_handoff(c, 0);
+    return;
+  }
   if (c.proto == Proto::http) {
     c.up_out = std::move(c.req.forward_head);  // one copy of the head, not two
     c.body_left = c.req.chunked ? 0 : c.req.content_length;
@@ -828,7 +846,27 @@ void Server::finish_exchange(Conn& c) {
   }
 }
 
+void Server::poll_handed(bool run_ended) {
+  for (size_t i = 0; i < handed_.size();) {
+    Handed& h = handed_[i];
+    int r = tcp_counts(h.id, h.last);
+    if (r == 1 && !run_ended) {
+      ++i;
+      continue;
+    }
+    // Gone: the counts of the last look (up to one tick old), the bytes the kernel acknowledged.
+    h.event.bytes_up = h.last.sent;
+    h.event.bytes_down = h.last.received;
+    h.event.duration = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - h.started);
+    if (run_ended && r == 1) h.event.reason += "; still open when the run ended";
+    if (sink_) sink_(h.event);
+    handed_[i] = std::move(handed_.back());
+    handed_.pop_back();
+  }
+}
+
 void Server::check_timers() {
+  poll_handed(false);
   auto now = Clock::now();
   for (auto& [id, cp] : conns_) {
     Conn& c = *cp;
@@ -860,6 +898,70 @@ void Server::check_timers() {
         break;
     }
   }
+}
+
+void Server::hand_off(uint64_t ticket, std::string host, uint16_t port) {
+  {
+    std::lock_guard<std::mutex> lock(handoff_mu_);
+    handoff_queue_.push_back({ticket, Destination{std::move(host), port}});
+  }
+  wake_.signal();
+}
+
+// A hand-off takes the transparent path from decide() on; it has no client socket: the answer is
+// the connected upstream socket itself, or an errno (refuse, finish_handoff).
+void Server::take_handoffs() {
+  std::vector<std::pair<uint64_t, Destination>> q;
+  {
+    std::lock_guard<std::mutex> lock(handoff_mu_);
+    q.swap(handoff_queue_);
+  }
+  for (auto& [ticket, dest] : q) {
+    if (!handoff_done_) continue;
+    auto c = std::make_unique<Conn>();
+    c->id = next_id_++;
+    c->ticket = ticket;
+    c->proto = Proto::handoff;
+    c->host = std::move(dest.host);
+    c->port = dest.port;
+    c->stage = Stage::resolving;
+    c->started = Clock::now();
+    Conn& ref = *c;
+    conns_.emplace(c->id, std::move(c));
+    decide(ref);
+    if (!ref.dead) drive(ref);
+  }
+}
+
+// The one event of a hand-off: cage moves none of its bytes, so it reports the decision and the
+// address; the socket goes to the mediator, which puts it in the workload's place.
+void Server::finish_handoff(Conn& c, int err) {
+  drop_attempts(c);
+  int fd = -1;
+  if (err == 0 && c.upstream.valid()) {
+    poller_.remove(c.upstream.get());
+    fd = c.upstream.release();
+    Handed h;
+    h.event = event_of(c, Decision::allowed, 0, "handed off: the workload holds the connection");
+    h.started = c.started;
+    // One look now: where sock_diag cannot answer for a socket just connected (inet_diag/tcp_diag
+    // are modules that may not load), the event goes at once and says so.
+    TcpCounts first;
+    if (tcp_id(fd, h.id) && tcp_counts(h.id, first) == 1) {
+      handed_.push_back(std::move(h));
+    } else if (sink_) {
+      h.event.reason += " (byte counts unavailable: sock_diag did not answer)";
+      sink_(h.event);
+    }
+  } else {
+    if (c.upstream.valid()) {
+      poller_.remove(c.upstream.get());
+      c.upstream.reset();
+    }
+    if (err == 0) err = ECONNREFUSED;
+  }
+  handoff_done_(c.ticket, fd, err);
+  close_conn(c.id);
 }
 
 }  // namespace cage::proxy

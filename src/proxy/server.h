@@ -6,7 +6,9 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <queue>
 #include <string>
 #include <string_view>
@@ -22,6 +24,7 @@
 #include "proxy/poller.h"
 #include "proxy/resolver.h"
 #include "proxy/synthetic.h"
+#include "proxy/tcp_counts.h"
 #include "proxy/waker.h"
 
 namespace cage::proxy {
@@ -60,6 +63,13 @@ class Server {
   // workload's plain TCP connects land there) and the namespace's DNS socket, answered with
   // addresses from `names`. Call before run().
   void enable_transparent(SyntheticMap names);
+  // Hand-off (server_handoff.cc): the workload's own connect() to a transparent destination, held
+  // by the seccomp mediator (connect_notify.h) while this loop decides, resolves, screens and dials
+  // it exactly as a connection accepted on a transparent listener. `done` runs on this thread with
+  // the connected socket (it takes it: fd >= 0, err 0) or an errno (fd -1). Set before run().
+  using HandoffDone = std::function<void(uint64_t ticket, int fd, int err)>;
+  void set_handoff(HandoffDone done) { handoff_done_ = std::move(done); }
+  void hand_off(uint64_t ticket, std::string host, uint16_t port);  // thread-safe
   // Serves until stop(); returns 0 or an errno from the poller.
   int run();
   void stop();  // thread-safe
@@ -69,6 +79,8 @@ class Server {
   // Poller tokens of the server's own sockets; a connection's are id << 2 | side, with ids from 1.
   static constexpr uint64_t kListener = 0, kWake = 1, kChannel = 2, kResolver = 3;
   void on_channel();
+  void take_handoffs();
+  void finish_handoff(Conn& c, int err);
   struct Destination {  // a transparent connection's original destination
     std::string host;    // the name its synthetic address stands for, or the address as text
     uint16_t port = 0;
@@ -102,6 +114,17 @@ class Server {
   void close_conn(uint64_t id);
   void check_timers();
   void emit(Conn& c, Decision d, int status, const std::string& reason);
+  NetEvent event_of(const Conn& c, Decision d, int status, const std::string& reason) const;
+  // Handed-off connections still open: reported when they end, with the kernel's byte counts
+  // (tcp_counts.h), looked at on each 250 ms tick; at the end of the run, whatever is still open.
+  struct Handed {
+    TcpId id;
+    TcpCounts last;
+    NetEvent event;
+    std::chrono::steady_clock::time_point started;
+  };
+  std::vector<Handed> handed_;
+  void poll_handed(bool run_ended);
 
   Allowlist allow_;
   ServerOptions opt_;
@@ -120,6 +143,9 @@ class Server {
   // When a connection's next upstream attempt is due (dial.h), soonest first; stale entries are skipped.
   using DialTimer = std::pair<std::chrono::steady_clock::time_point, uint64_t>;
   std::priority_queue<DialTimer, std::vector<DialTimer>, std::greater<>> dial_timers_;
+  HandoffDone handoff_done_;
+  std::mutex handoff_mu_;
+  std::vector<std::pair<uint64_t, Destination>> handoff_queue_;  // under handoff_mu_
   bool transparent_ = false;
   SyntheticMap synthetic_;
   std::unordered_map<uint64_t, UniqueFd> aux_;  // listeners (token side 2) and the DNS socket (side 3)

@@ -49,6 +49,7 @@ class FakeHostView : public lx::HostView {
   }
   void add_link(const std::string& p, const std::string& target) { files_[p] = {lx::FileKind::symlink, 0777, target}; }
   void set_landlock_abi(int abi) { abi_ = abi; }
+  void set_socket_netns_cookie(bool on) { netns_cookie_ = on; }
 
   lx::FileInfo lstat(const std::string& path) const override {
     asked.push_back(path);
@@ -119,6 +120,7 @@ class FakeHostView : public lx::HostView {
   uint32_t uid() const override { return uid_; }
   uint32_t gid() const override { return 1000; }
   int landlock_abi() const override { return abi_; }
+  bool socket_netns_cookie() const override { return netns_cookie_; }
   bool user_namespaces_allowed() const override { return userns_; }
   void set_user_namespaces(bool allowed) { userns_ = allowed; }
 
@@ -133,6 +135,7 @@ class FakeHostView : public lx::HostView {
   };
   std::map<std::string, Node> files_;
   int abi_ = 7;
+  bool netns_cookie_ = false;
   std::set<std::string> writable_;  // cgroup directories and files we may write
   uint32_t uid_ = 1000;
 };

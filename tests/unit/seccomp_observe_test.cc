@@ -4,7 +4,9 @@
 // decided before, except that an errno refusal outside the listener's own calls becomes a
 // notification (which the supervisor answers with the same errno, never CONTINUE).
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <seccomp.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <fstream>
@@ -127,15 +129,16 @@ std::vector<seccomp_data> variants(std::span<const sock_filter> prog, const std:
 
 TEST(SeccompObserve, ThePairDecidesWhatTheOriginalDecided) {
   for (auto p : {SeccompProfile::none, SeccompProfile::default_profile, SeccompProfile::relaxed})
-    for (int mode = 0; mode < 4; ++mode) {
-      const bool connect = mode & 1, metadata = mode & 2;
+    for (int mode = 0; mode < 5; ++mode) {
+      // Landlock-only's connect and metadata mediation in each combination, and the hand-off (mode 4).
+      const bool connect = mode & 1, metadata = mode & 2, handoff = mode == 4;
       auto original = embedded_filter(p);
       const auto rules = rules_of(p);
-      const auto notified = connect_notify::notified_calls(connect, metadata, true);
+      const auto notified = connect_notify::notified_calls(connect, metadata, true, handoff);
       auto pair = observe_refusals(original, notified, kNativeArch, kForeignNrBit);
       ASSERT_TRUE(pair);
-      const auto before = connect_notify::filter(connect, metadata, true);
-      const auto after = connect_notify::filter(connect, metadata, true, pair->tail);
+      const auto before = connect_notify::filter(connect, metadata, true, handoff);
+      const auto after = connect_notify::filter(connect, metadata, true, handoff, pair->tail);
       ASSERT_LE(after.size(), BPF_MAXINSNS);
       ASSERT_LE(pair->main.size(), BPF_MAXINSNS);
       const std::set<int> listener_calls(notified.begin(), notified.end());
@@ -162,6 +165,36 @@ TEST(SeccompObserve, ThePairDecidesWhatTheOriginalDecided) {
       EXPECT_GT(notifications, 0u);
       EXPECT_GT(own_refusals, 0u);  // the floor's set-id rule on openat, a call the listener observes
     }
+}
+
+// The hand-off's listener filter (connect_notify.cc): connect, bind and listen are notified; TCP Fast
+// Open on every send call and the source-route options are refused in the filter; every other call,
+// and every call of another ABI, never reaches a handed-off socket (refused: the hand-off runs only
+// under the default profile, which kills those entry points anyway).
+TEST(ConnectNotifyFilter, HandoffNotifiesAndRefusesWhatCouldReAimAHostSocket) {
+  const auto f = connect_notify::filter(false, false, false, true);
+  auto eval = [&](int nr, std::initializer_list<std::pair<int, uint64_t>> args, uint32_t arch = kNativeArch) {
+    auto d = call(nr, arch);
+    for (auto [i, v] : args) d.args[i] = v;
+    return evaluate(f, d);
+  };
+  constexpr uint32_t kRefused = SECCOMP_RET_ERRNO | EPERM;
+  for (const char* n : {"connect", "bind", "listen"}) EXPECT_EQ(eval(nr_of(n), {}), SECCOMP_RET_USER_NOTIF) << n;
+  EXPECT_EQ(eval(nr_of("sendto"), {{3, MSG_FASTOPEN}}), kRefused);
+  EXPECT_EQ(eval(nr_of("sendmsg"), {{2, MSG_FASTOPEN | MSG_NOSIGNAL}}), kRefused);
+  EXPECT_EQ(eval(nr_of("sendmmsg"), {{3, MSG_FASTOPEN}}), kRefused);
+  EXPECT_EQ(eval(nr_of("sendto"), {{3, MSG_NOSIGNAL}}), SECCOMP_RET_ALLOW);
+  EXPECT_EQ(eval(nr_of("sendmsg"), {{2, 0}}), SECCOMP_RET_ALLOW);
+  EXPECT_EQ(eval(nr_of("setsockopt"), {{1, IPPROTO_IP}, {2, IP_OPTIONS}}), kRefused);
+  EXPECT_EQ(eval(nr_of("setsockopt"), {{1, IPPROTO_IPV6}, {2, IPV6_RTHDR}}), kRefused);
+  EXPECT_EQ(eval(nr_of("setsockopt"), {{1, IPPROTO_IPV6}, {2, IPV6_2292PKTOPTIONS}}), kRefused);
+  EXPECT_EQ(eval(nr_of("setsockopt"), {{1, IPPROTO_TCP}, {2, IP_OPTIONS}}), SECCOMP_RET_ALLOW);  // TCP_MAXSEG
+  EXPECT_EQ(eval(nr_of("setsockopt"), {{1, SOL_SOCKET}, {2, SO_KEEPALIVE}}), SECCOMP_RET_ALLOW);
+  EXPECT_EQ(eval(nr_of("getpid"), {}), SECCOMP_RET_ALLOW);
+  EXPECT_EQ(eval(362 /* i386 connect */, {}, AUDIT_ARCH_I386), kRefused);
+  if (kForeignNrBit) {
+    EXPECT_EQ(eval(static_cast<int>(kForeignNrBit) + nr_of("connect"), {}), kRefused);
+  }
 }
 
 TEST(SeccompObserve, CallNamesComeFromTheProfiles) {

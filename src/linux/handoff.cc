@@ -1,0 +1,150 @@
+// Egress hand-off's decisions (pure) and the calls the mediator makes on the workload's open files:
+// see handoff.h. Parent side, the connect_notify mediator thread. Proven by
+// tests/unit/handoff_test.cc and tests/escape/net_handoff_*.sh.
+#include "linux/handoff.h"
+
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "common/unique_fd.h"
+
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE 71
+#endif
+
+namespace cage::lx::handoff {
+namespace {
+
+bool in_prefix(uint32_t addr, uint32_t base, int prefix) {
+  uint32_t mask = prefix == 0 ? 0 : ~0u << (32 - prefix);
+  return (addr & mask) == (base & mask);
+}
+
+// A unix address naming a filesystem path (not abstract, not the unnamed autobind form).
+bool unix_path(const sockaddr_storage& sa, size_t len) {
+  return sa.ss_family == AF_UNIX && len > offsetof(sockaddr_un, sun_path) &&
+         reinterpret_cast<const sockaddr_un&>(sa).sun_path[0] != '\0';
+}
+
+Verdict refuse(int err) { return Verdict{Action::refuse, err}; }
+
+}  // namespace
+
+bool mediates(long nr) { return nr == SYS_connect || nr == SYS_bind || nr == SYS_listen; }
+
+bool carried(const NetPlan& net, uint32_t addr, uint16_t port) {
+  const auto& t = net.transparent;
+  if (!t.enabled || !std::binary_search(t.ports.begin(), t.ports.end(), port)) return false;
+  if (in_prefix(addr, t.synthetic_base, t.synthetic_prefix) || in_prefix(addr, 0x7F000000, 8)) return true;
+  if (net.lo_address != 0 && addr == net.lo_address) return true;
+  return std::any_of(t.routes.begin(), t.routes.end(),
+                     [&](const TransparentPlan::Route& r) { return in_prefix(addr, r.addr, r.prefix); });
+}
+
+Verdict classify(const NetPlan& net, long nr, SocketKind kind, int domain, int type, const sockaddr_storage& sa,
+                 size_t len) {
+  // Not a socket: the call is run on the file so the workload gets the kernel's own ENOTSOCK.
+  if (kind == SocketKind::not_socket) return Verdict{Action::perform};
+  if (kind == SocketKind::foreign) {
+    // A host socket (a handed-off one, or one passed on): it keeps its one checked destination.
+    const bool inet = sa.ss_family == AF_INET || sa.ss_family == AF_INET6;
+    return refuse(nr == SYS_connect && inet ? EISCONN : EACCES);
+  }
+  if (nr == SYS_listen) return Verdict{Action::perform};
+  if (nr == SYS_bind) return unix_path(sa, len) ? Verdict{Action::continue_unix_bind} : Verdict{Action::perform};
+  if (unix_path(sa, len)) return Verdict{Action::perform_unix_path};
+  if (domain == AF_INET && type == SOCK_STREAM && sa.ss_family == AF_INET && len >= sizeof(sockaddr_in)) {
+    const auto& in = reinterpret_cast<const sockaddr_in&>(sa);
+    uint32_t addr = ntohl(in.sin_addr.s_addr);
+    uint16_t port = ntohs(in.sin_port);
+    if (carried(net, addr, port)) return Verdict{Action::hand_off, 0, addr, port};
+  }
+  return Verdict{Action::perform};
+}
+
+std::optional<uint64_t> netns_cookie(int sock) {
+  uint64_t cookie = 0;
+  socklen_t l = sizeof cookie;
+  if (::getsockopt(sock, SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &l) != 0) return std::nullopt;
+  return cookie;
+}
+
+SocketKind kind_of(int sock, uint64_t sandbox_cookie) {
+  auto c = netns_cookie(sock);
+  if (!c) return errno == ENOTSOCK ? SocketKind::not_socket : SocketKind::foreign;
+  return *c == sandbox_cookie ? SocketKind::sandbox : SocketKind::foreign;
+}
+
+int perform(long nr, int sock, const sockaddr_storage& sa, size_t len, int backlog) {
+  int rc;
+  const auto* a = reinterpret_cast<const sockaddr*>(&sa);
+  if (nr == SYS_listen)
+    rc = ::listen(sock, backlog);
+  else if (nr == SYS_bind)
+    rc = ::bind(sock, a, static_cast<socklen_t>(len));
+  else
+    rc = ::connect(sock, a, static_cast<socklen_t>(len));
+  return rc == 0 ? 0 : errno;
+}
+
+int connect_unix_path(pid_t tid, int sock, const sockaddr_storage& sa, size_t len) {
+  const auto& un = reinterpret_cast<const sockaddr_un&>(sa);
+  const size_t max = len - offsetof(sockaddr_un, sun_path);
+  std::string path(un.sun_path, strnlen(un.sun_path, max));
+  const bool absolute = path[0] == '/';
+  char dir[64];
+  std::snprintf(dir, sizeof dir, "/proc/%d/%s", static_cast<int>(tid), absolute ? "root" : "cwd");
+  UniqueFd base(::open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!base.valid()) return EACCES;
+  // The workload's view: its root bounds absolute names and symlinks; a relative name stays beneath
+  // its cwd (a ".." above it, or an absolute symlink, fails with EXDEV: a documented limit).
+  open_how how{};
+  how.flags = O_PATH | O_CLOEXEC;
+  how.resolve = RESOLVE_NO_MAGICLINKS | (absolute ? RESOLVE_IN_ROOT : RESOLVE_BENEATH);
+  UniqueFd target(static_cast<int>(::syscall(SYS_openat2, base.get(), path.c_str(), &how, sizeof how)));
+  if (!target.valid()) return errno;
+  sockaddr_un via{};
+  via.sun_family = AF_UNIX;
+  std::snprintf(via.sun_path, sizeof via.sun_path, "/proc/self/fd/%d", target.get());
+  return ::connect(sock, reinterpret_cast<sockaddr*>(&via), sizeof via) == 0 ? 0 : errno;
+}
+
+void copy_settings(int old, int fresh) {
+  struct Opt {
+    int level, name;
+  };
+  static constexpr Opt kInts[] = {{IPPROTO_TCP, TCP_NODELAY},  {SOL_SOCKET, SO_KEEPALIVE},
+                                  {IPPROTO_TCP, TCP_KEEPIDLE}, {IPPROTO_TCP, TCP_KEEPINTVL},
+                                  {IPPROTO_TCP, TCP_KEEPCNT},  {IPPROTO_TCP, TCP_USER_TIMEOUT},
+                                  {IPPROTO_IP, IP_TOS}};
+  for (const auto& o : kInts) {
+    int v = 0;
+    socklen_t l = sizeof v;
+    if (::getsockopt(old, o.level, o.name, &v, &l) == 0) ::setsockopt(fresh, o.level, o.name, &v, l);
+  }
+  for (int name : {SO_RCVTIMEO, SO_SNDTIMEO}) {
+    timeval tv{};
+    socklen_t tl = sizeof tv;
+    if (::getsockopt(old, SOL_SOCKET, name, &tv, &tl) == 0 && (tv.tv_sec || tv.tv_usec))
+      ::setsockopt(fresh, SOL_SOCKET, name, &tv, tl);
+  }
+  linger lg{};
+  socklen_t l = sizeof lg;
+  if (::getsockopt(old, SOL_SOCKET, SO_LINGER, &lg, &l) == 0 && lg.l_onoff)
+    ::setsockopt(fresh, SOL_SOCKET, SO_LINGER, &lg, l);
+  int fl = ::fcntl(fresh, F_GETFL);
+  int want = ::fcntl(old, F_GETFL);
+  if (fl >= 0 && want >= 0) ::fcntl(fresh, F_SETFL, (fl & ~O_NONBLOCK) | (want & O_NONBLOCK));
+}
+
+}  // namespace cage::lx::handoff

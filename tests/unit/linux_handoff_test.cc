@@ -1,0 +1,140 @@
+// Egress hand-off's decisions (linux/handoff.h): which destinations are handed off, and what the
+// supervisor does with each notified connect, bind and listen, by the kind of socket it names.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+
+#include <cstring>
+
+#include "fake_host_view.h"
+#include "linux/compile.h"
+#include "linux/handoff.h"
+
+namespace cage::testing {
+namespace {
+
+using lx::handoff::Action;
+using lx::handoff::SocketKind;
+
+Result<lx::Plan> plan_of(std::vector<std::string> words, bool cookie = true) {
+  FakeHostView host;
+  host.set_socket_netns_cookie(cookie);
+  return lx::compile(policy_of(std::move(words)), host, {{"PATH", "/usr/bin:/bin"}});
+}
+
+sockaddr_storage inet(const char* ip, uint16_t port) {
+  sockaddr_storage ss{};
+  auto* in = reinterpret_cast<sockaddr_in*>(&ss);
+  in->sin_family = AF_INET;
+  in->sin_port = htons(port);
+  inet_pton(AF_INET, ip, &in->sin_addr);
+  return ss;
+}
+
+sockaddr_storage unix_addr(const char* path, bool abstract = false) {
+  sockaddr_storage ss{};
+  auto* un = reinterpret_cast<sockaddr_un*>(&ss);
+  un->sun_family = AF_UNIX;
+  std::strcpy(un->sun_path + (abstract ? 1 : 0), path);
+  return ss;
+}
+
+uint32_t v4(const char* ip) {
+  in_addr a{};
+  inet_pton(AF_INET, ip, &a);
+  return ntohl(a.s_addr);
+}
+
+const std::vector<std::string> kRules = {"--net", "api.example.com:443", "--net", "10.77.0.0/16:8080",
+                                         "--net", "127.0.0.1:9000", "--", "make"};
+
+TEST(LinuxHandoff, OnWhereTheHostTellsNamespacesApartAndOnlyInTransparentMode) {
+  auto plan = plan_of(kRules);
+  ASSERT_TRUE(plan) << plan.error().reason;
+  EXPECT_TRUE(plan->net.transparent.handoff);
+  EXPECT_NE(lx::render_text(*plan).find("hand-off:"), std::string::npos);
+  auto old = plan_of(kRules, false);  // before Linux 5.14: the relay carries everything
+  ASSERT_TRUE(old);
+  EXPECT_FALSE(old->net.transparent.handoff);
+  std::vector<std::string> proxy_only = {"--net-mode", "proxy"};
+  proxy_only.insert(proxy_only.end(), kRules.begin(), kRules.end());
+  auto proxied = plan_of(proxy_only);
+  ASSERT_TRUE(proxied);
+  EXPECT_FALSE(proxied->net.transparent.handoff);
+}
+
+TEST(LinuxHandoff, CarriesWhatLandsOnCagesListenersOnly) {
+  auto plan = plan_of(kRules);
+  ASSERT_TRUE(plan);
+  const auto& net = plan->net;
+  EXPECT_TRUE(lx::handoff::carried(net, v4("198.18.0.1"), 443));   // a synthetic address
+  EXPECT_TRUE(lx::handoff::carried(net, v4("10.77.3.4"), 8080));   // an IPv4 rule's route
+  EXPECT_TRUE(lx::handoff::carried(net, v4("127.0.0.1"), 9000));   // loopback: cage's listener
+  EXPECT_FALSE(lx::handoff::carried(net, v4("198.18.0.1"), 22));   // no listener on that port
+  EXPECT_FALSE(lx::handoff::carried(net, v4("8.8.8.8"), 443));     // not routed in the namespace
+}
+
+TEST(LinuxHandoff, HostSocketsAreNeverConnectedBoundOrListened) {
+  auto plan = plan_of(kRules);
+  ASSERT_TRUE(plan);
+  auto to = inet("198.18.0.1", 443);
+  sockaddr_storage unspec{};
+  auto v = lx::handoff::classify(plan->net, SYS_connect, SocketKind::foreign, AF_INET, SOCK_STREAM, to, 16);
+  EXPECT_EQ(v.action, Action::refuse);
+  EXPECT_EQ(v.err, EISCONN);
+  v = lx::handoff::classify(plan->net, SYS_connect, SocketKind::foreign, AF_INET, SOCK_STREAM, unspec, 2);
+  EXPECT_EQ(v.action, Action::refuse);
+  EXPECT_EQ(v.err, EACCES);
+  for (long nr : {SYS_bind, SYS_listen}) {
+    v = lx::handoff::classify(plan->net, nr, SocketKind::foreign, AF_INET, SOCK_STREAM, to, 16);
+    EXPECT_EQ(v.action, Action::refuse) << nr;
+    EXPECT_EQ(v.err, EACCES) << nr;
+  }
+  // A unix address on a host socket (the fd swapped after the check) is refused the same way.
+  v = lx::handoff::classify(plan->net, SYS_bind, SocketKind::foreign, AF_INET, SOCK_STREAM, unix_addr("/s"), 5);
+  EXPECT_EQ(v.action, Action::refuse);
+}
+
+TEST(LinuxHandoff, SandboxSocketsAreHandedOffOrServedByTheSupervisor) {
+  auto plan = plan_of(kRules);
+  ASSERT_TRUE(plan);
+  const auto& net = plan->net;
+  auto v = lx::handoff::classify(net, SYS_connect, SocketKind::sandbox, AF_INET, SOCK_STREAM,
+                                 inet("198.18.0.1", 443), sizeof(sockaddr_in));
+  EXPECT_EQ(v.action, Action::hand_off);
+  EXPECT_EQ(v.addr, v4("198.18.0.1"));
+  EXPECT_EQ(v.port, 443);
+  // Not carried, not TCP, not IPv4: the supervisor connects the workload's own socket as asked.
+  EXPECT_EQ(lx::handoff::classify(net, SYS_connect, SocketKind::sandbox, AF_INET, SOCK_STREAM,
+                                  inet("127.0.0.1", 5000), 16).action, Action::perform);
+  EXPECT_EQ(lx::handoff::classify(net, SYS_connect, SocketKind::sandbox, AF_INET, SOCK_DGRAM,
+                                  inet("198.18.0.1", 443), 16).action, Action::perform);
+  EXPECT_EQ(lx::handoff::classify(net, SYS_connect, SocketKind::sandbox, AF_INET6, SOCK_STREAM,
+                                  inet("198.18.0.1", 443), 16).action, Action::perform);
+  EXPECT_EQ(lx::handoff::classify(net, SYS_connect, SocketKind::sandbox, AF_INET, SOCK_STREAM,
+                                  inet("198.18.0.1", 443), 8).action, Action::perform);  // short: EINVAL
+  EXPECT_EQ(lx::handoff::classify(net, SYS_listen, SocketKind::sandbox, AF_INET, SOCK_STREAM, {}, 0).action,
+            Action::perform);
+  EXPECT_EQ(lx::handoff::classify(net, SYS_connect, SocketKind::not_socket, 0, 0, inet("198.18.0.1", 443), 16)
+                .action, Action::perform);  // the kernel's ENOTSOCK
+}
+
+TEST(LinuxHandoff, UnixPathsAreResolvedInTheWorkloadsViewAndOnlyPathBindsContinue) {
+  auto plan = plan_of(kRules);
+  ASSERT_TRUE(plan);
+  const auto& net = plan->net;
+  EXPECT_EQ(lx::handoff::classify(net, SYS_connect, SocketKind::sandbox, AF_UNIX, SOCK_STREAM,
+                                  unix_addr("/run/s"), 9).action, Action::perform_unix_path);
+  EXPECT_EQ(lx::handoff::classify(net, SYS_connect, SocketKind::sandbox, AF_UNIX, SOCK_STREAM,
+                                  unix_addr("s", true), 4).action, Action::perform);  // abstract: per namespace
+  EXPECT_EQ(lx::handoff::classify(net, SYS_bind, SocketKind::sandbox, AF_UNIX, SOCK_STREAM,
+                                  unix_addr("/tmp/s"), 9).action, Action::continue_unix_bind);
+  EXPECT_EQ(lx::handoff::classify(net, SYS_bind, SocketKind::sandbox, AF_UNIX, SOCK_STREAM,
+                                  unix_addr("s", true), 4).action, Action::perform);
+  EXPECT_EQ(lx::handoff::classify(net, SYS_bind, SocketKind::sandbox, AF_INET, SOCK_STREAM,
+                                  inet("0.0.0.0", 80), 16).action, Action::perform);
+}
+
+}  // namespace
+}  // namespace cage::testing
