@@ -2,7 +2,11 @@
 // connect() to an allowed destination ends with it holding a socket of the supervisor's (the host's)
 // network namespace, connected by the supervisor to the checked address, so cage moves no bytes.
 //
-// How: cage's init installs a seccomp filter that turns connect, bind and listen into user
+// Only under the default seccomp profile (transparent_plan.cc): it kills the 32-bit and x32 entry
+// points, which the filter below cannot number; an attack review re-aimed a handed-off socket with
+// int 0x80 connect() under relaxed and none. The filter refuses those entry points as well.
+//
+// How: the workload's process installs a seccomp filter that turns connect, bind and listen into user
 // notifications (connect_notify.h). The supervisor reads the sockaddr once and takes the notified
 // descriptor's open file with pidfd_getfd. An IPv4 TCP connect to an address that lands on one of
 // cage's transparent listeners (a synthetic address, an IPv4 rule's route, 127.0.0.0/8) on a carried
@@ -27,7 +31,11 @@
 // Residual risks: bind() of a unix socket to a path is continued (the path and the workload's umask
 // and mounts must apply): a racing thread can make the kernel bind a host socket instead, which can
 // only name a local port of the host for a socket that can neither listen (it stays SS_CONNECTED)
-// nor connect. getsockname() on a handed-off socket shows the host's local address, and its ioctls
+// nor connect (it does keep that port from the host's services for the run). Calls the supervisor
+// performs carry its identity and its capabilities in the sandbox's user namespace: a unix server
+// outside reached through a grant sees cage as the peer (SO_PEERCRED, SO_PEERSEC), and a bind in the
+// sandbox's namespace may take a port below 1024 there (a helper inside the sandbox performing them
+// would close both; not built). getsockname() on a handed-off socket shows the host's local address, and its ioctls
 // (SIOCGIFCONF) list the host's interfaces. A blocking connect() the supervisor performs on a
 // socket whose peer's backlog is full holds the mediator (the sandbox's own calls wait; the socket's
 // SO_SNDTIMEO applies). A handed-off connect() waits for the dial (at most the proxy's 10 s connect
