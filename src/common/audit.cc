@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <iostream>
 
 namespace cage::audit {
 
@@ -347,6 +348,30 @@ bool Log::failed() const {
 std::string Log::failure() const {
   std::lock_guard<std::mutex> lock(mu_);
   return failure_;
+}
+
+Result<Sinks> open_sinks(const ReportOptions& opts, const std::string& run_id) {
+  Sinks s;
+  if (!opts.result.empty()) {
+    auto fd = open_destination(opts.result, "--result", false);
+    if (!fd) return fd.error();
+    s.result = std::move(*fd);
+  }
+  if (opts.audit.empty()) {
+    if (opts.audit_required) return usage("--audit-required", "needs --audit FILE|fd:N", "add --audit");
+    return s;
+  }
+  auto fd = open_destination(opts.audit, "--audit", true);
+  if (fd) {
+    s.log = std::make_unique<Log>(std::move(*fd), run_id);
+  } else {
+    if (opts.audit_required) return fd.error();
+    s.audit_ok = false;
+    s.audit_error = fd.error().reason;
+    std::cerr << "cage: warning: the audit log cannot be written ("
+              << printable(fd.error().input + ": " + fd.error().reason) << "); running without it\n";
+  }
+  return s;
 }
 
 }  // namespace cage::audit

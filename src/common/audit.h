@@ -6,6 +6,7 @@
 #pragma once
 #include <condition_variable>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/report_options.h"
 #include "common/toml.h"
 #include "common/unique_fd.h"
 
@@ -82,5 +84,16 @@ class Log {
   std::string failure_;
   std::thread thread_;
 };
+
+// A run's --result and --audit destinations, opened before it starts (both backends' report
+// sessions). An audit log that cannot be opened is an error with --audit-required, else a warning on
+// stderr and a run without it (audit_ok false, audit_error the reason).
+struct Sinks {
+  UniqueFd result;
+  std::unique_ptr<Log> log;
+  bool audit_ok = true;
+  std::string audit_error;
+};
+Result<Sinks> open_sinks(const ReportOptions& opts, const std::string& run_id);
 
 }  // namespace cage::audit

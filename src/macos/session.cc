@@ -44,25 +44,12 @@ Result<std::unique_ptr<Session>> Session::open(const ReportOptions& opts) {
   s->opts_ = opts;
   s->facts_.run_id = opts.run_id.empty() ? audit::new_run_id() : opts.run_id;
   s->facts_.audit_requested = !opts.audit.empty();
-  if (!opts.result.empty()) {
-    auto fd = audit::open_destination(opts.result, "--result", false);
-    if (!fd) return fd.error();
-    s->result_fd_ = std::move(*fd);
-  }
-  if (!opts.audit.empty()) {
-    auto fd = audit::open_destination(opts.audit, "--audit", true);
-    if (!fd) {
-      if (opts.audit_required) return fd.error();
-      s->facts_.audit_ok = false;
-      s->facts_.audit_error = fd.error().reason;
-      std::cerr << "cage: warning: the audit log cannot be written ("
-                << printable(fd.error().input + ": " + fd.error().reason) << "); running without it\n";
-    } else {
-      s->log_ = std::make_unique<audit::Log>(std::move(*fd), s->facts_.run_id);
-    }
-  } else if (opts.audit_required) {
-    return usage("--audit-required", "needs --audit FILE|fd:N", "add --audit");
-  }
+  auto sinks = audit::open_sinks(opts, s->facts_.run_id);
+  if (!sinks) return sinks.error();
+  s->result_fd_ = std::move(sinks->result);
+  s->log_ = std::move(sinks->log);
+  s->facts_.audit_ok = sinks->audit_ok;
+  s->facts_.audit_error = std::move(sinks->audit_error);
   g_active = s.get();
   return s;
 }
