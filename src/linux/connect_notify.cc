@@ -183,9 +183,13 @@ class Impl final : public Mediator {
     // The kernel caps a filter's errno at MAX_ERRNO (4095) and refuses a larger answer, which would
     // leave the call waiting: the profiles use EPERM and ENOSYS.
     const int e = std::min(static_cast<int>(action & SECCOMP_RET_DATA), 4095);
-    std::string name(seccomp::call_name(req.data.nr));
-    if (name.empty()) name = "call " + std::to_string(req.data.nr);
-    explain_notify::refused(req, std::move(name), e, remedy(req.data), log_);
+    // ENOSYS says "this kernel lacks the call", which programs handle by design (libc falls back from
+    // clone3 to clone): answered, not listed.
+    if (e != ENOSYS) {
+      std::string name(seccomp::call_name(req.data.nr));
+      if (name.empty()) name = "call " + std::to_string(req.data.nr);
+      explain_notify::refused(req, std::move(name), e, remedy(req.data), log_);
+    }
     return e ? e : EPERM;
   }
 
