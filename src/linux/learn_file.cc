@@ -10,6 +10,7 @@
 #include <ctime>
 #include <random>
 
+#include "common/audit.h"
 #include "linux/learn.h"
 
 namespace cage::lx::learn {
@@ -39,19 +40,6 @@ Result<Target> open_target(const std::string& path, const std::string& origin) {
   return Target{UniqueFd(fd), path.substr(slash + 1), path};
 }
 
-namespace {
-bool write_all(int fd, const std::string& text) {
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<size_t>(n);
-  }
-  return ::fsync(fd) == 0;
-}
-}  // namespace
-
 Status write_profile(const Target& t, const std::string& text, const std::string& origin) {
   std::random_device rd;
   const std::string tmp = "." + t.name + ".cage-learn." + std::to_string(rd());
@@ -65,7 +53,8 @@ Status write_profile(const Target& t, const std::string& text, const std::string
   int fd = ::openat(t.dir.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) return failed("cannot create a temporary file beside it");
   UniqueFd own(fd);
-  if (!write_all(fd, text)) {
+  if (int err = audit::write_all(fd, text); err != 0 || ::fsync(fd) != 0) {
+    if (err != 0) errno = err;
     Error e = failed("cannot write it");
     ::unlinkat(t.dir.get(), tmp.c_str(), 0);
     return e;
