@@ -44,6 +44,16 @@ constexpr uint32_t kX32Bit = seccomp::kForeignNrBit;  // x32 calls: refused, the
 constexpr int kPending = -1;   // answered later, from the proxy's thread (dialled)
 constexpr int kContinue = -2;  // the kernel runs the call as it stands
 
+// Linux 6.6: the kernel wakes the waiting side of a notification on the current CPU (the notifying
+// thread's for the mediator, the mediator's for the answer), as a synchronous wake-up. gVisor asked
+// for it to cut a round trip's latency; older kernels refuse the ioctl, which changes nothing else.
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
+
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL
 #endif
@@ -116,6 +126,7 @@ class Impl final : public Mediator {
     char tag = 0;
     listener_.reset(recv_fd(channel_.get(), &tag));
     if (!listener_.valid() || tag != 'n') return;
+    ::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
     if (net_) {  // a socket init made in the sandbox's namespace: its cookie tells the sandbox's sockets
       UniqueFd own(recv_fd(channel_.get(), &tag));
       auto cookie = own.valid() && tag == 'k' ? handoff::netns_cookie(own.get()) : std::nullopt;

@@ -944,10 +944,13 @@ void Server::finish_handoff(Conn& c, int err) {
     Handed h;
     h.event = event_of(c, Decision::allowed, 0, "handed off: the workload holds the connection");
     h.started = c.started;
-    // One look now: where sock_diag cannot answer for a socket just connected (inet_diag/tcp_diag
-    // are modules that may not load), the event goes at once and says so.
-    TcpCounts first;
-    if (tcp_id(fd, h.id) && tcp_counts(h.id, first) == 1) {
+    // The socket is named now (the mediator closes this copy). One look at its counts, after the
+    // workload has its answer (off the path of its connect): where sock_diag cannot answer
+    // (inet_diag/tcp_diag are modules that may not load), the event goes at once and says so; a
+    // connection already closed again is reported by the next poll, as gone.
+    const bool named = tcp_id(fd, h.id);
+    handoff_done_(c.ticket, fd, 0);
+    if (named && tcp_counts(h.id, h.last) >= 0) {
       handed_.push_back(std::move(h));
     } else if (sink_) {
       h.event.reason += " (byte counts unavailable: sock_diag did not answer)";
@@ -958,9 +961,8 @@ void Server::finish_handoff(Conn& c, int err) {
       poller_.remove(c.upstream.get());
       c.upstream.reset();
     }
-    if (err == 0) err = ECONNREFUSED;
+    handoff_done_(c.ticket, -1, err == 0 ? ECONNREFUSED : err);
   }
-  handoff_done_(c.ticket, fd, err);
   close_conn(c.id);
 }
 
