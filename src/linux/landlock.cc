@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -69,6 +70,24 @@ uint64_t rights_for(Access a, bool is_dir, uint64_t handled, bool exec_listed_on
   return r & handled;
 }
 
+// LandlockPlan::stdio_files: each of fds 0-2 that is a regular file gets a rule on that file alone
+// (not its directory) with what its open mode gives; the workload could already read or write, and
+// ftruncate, through the descriptor itself. A rule the kernel refuses (a file of an internal mount,
+// such as a memfd, which Landlock does not mediate) is no loss: a missing allow never widens.
+void add_stdio_rules(int rs, uint64_t handled) {
+  for (int fd = 0; fd <= 2; ++fd) {
+    struct stat st{};
+    const int fl = ::fcntl(fd, F_GETFL);
+    if (fl < 0 || (fl & O_PATH) || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    const int mode = fl & O_ACCMODE;
+    uint64_t a = 0;
+    if (mode == O_RDONLY || mode == O_RDWR) a |= kReadFile;
+    if (mode == O_WRONLY || mode == O_RDWR) a |= kWriteFile | kTruncate;
+    PathBeneathAttr pb{a & handled, fd};
+    if (pb.allowed_access) ::syscall(SYS_landlock_add_rule, rs, kRulePathBeneath, &pb, 0);
+  }
+}
+
 }  // namespace
 
 int landlock_restrict(const LandlockPlan& plan, ChildStep* step, int* failed_index) {
@@ -118,6 +137,7 @@ int landlock_restrict(const LandlockPlan& plan, ChildStep* step, int* failed_ind
       return e;
     }
   }
+  if (plan.stdio_files) add_stdio_rules(rs, handled);
   for (uint16_t port : plan.connect_tcp) {
     NetPortAttr np{kNetConnectTcp, port};
     if (::syscall(SYS_landlock_add_rule, rs, kRuleNetPort, &np, 0) != 0) {

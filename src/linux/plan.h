@@ -84,6 +84,12 @@ struct LandlockPlan {
   bool no_symlinks = false;
   // --exec: execute only where an Access::exec rule grants it (write grants lose it too).
   bool exec_listed_only = false;
+  // The workload's stdin, stdout and stderr, where they are regular files (`cage ... > build.log`),
+  // may be opened again by their /proc/self/fd names (/dev/stdout, `tee /dev/stderr`) with the
+  // access their descriptors already give (read, or write and truncate), and no more: without a
+  // rule on each file, Landlock refuses the reopen of a file outside --rw, which no view without
+  // Landlock (bwrap's, the host's) does. Pipes, terminals and devices need no rule.
+  bool stdio_files = true;
 };
 
 struct IdMaps {
