@@ -683,6 +683,15 @@ static InitPlan plan_init(const Plan& plan) {
   return i;
 }
 
+// LandlockPlan::stdio: cage's own descriptors 0-2 that the workload inherits as they are (a stream
+// --max-output caps reaches it as a pipe instead).
+void plan_stdio(Plan& plan, const HostView& host) {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if ((fd == 1 && plan.limits.max_stdout) || (fd == 2 && plan.limits.max_stderr)) continue;
+    if (auto f = host.stdio_file(fd)) plan.landlock.stdio.push_back(std::move(*f));
+  }
+}
+
 Result<Plan> compile(const Policy& p, const HostView& host,
                      const std::vector<std::pair<std::string, std::string>>& caller_env) {
   Compiler c{p, host, {}, {}, {}};
@@ -722,6 +731,7 @@ Result<Plan> compile(const Policy& p, const HostView& host,
     if (auto s = compile_cgroups(c.plan, host, runtime_dir_of(caller_env)); !s) return s.error();
     c.plan.init = plan_init(c.plan);
     c.plan.seccomp.landlock_only_supplement = true;
+    plan_stdio(c.plan, host);
     return std::move(c.plan);
   }
   if (auto s = check_namespaces_kernel(host); !s) return s.error();
@@ -771,6 +781,7 @@ Result<Plan> compile(const Policy& p, const HostView& host,
   // Landlock is a second filesystem layer here, of whatever ABI the kernel has, or none: the mount
   // namespace is the boundary (layers.cc says which layer is in force).
   c.landlock_rules();
+  plan_stdio(c.plan, host);
   if (p.share_net) {
     c.plan.net.mode = NetPlan::Mode::host;
   } else if (!p.net.empty()) {

@@ -158,6 +158,9 @@ Finding judge(const Plan& plan, const Accesses& all, const Key& key, const Seen&
     if (plain_host_port(path)) f.remedy = "--net " + path;
     return f;
   }
+  // The workload's stdio files, opened again by their /proc/self/fd names (LandlockPlan::stdio).
+  for (const auto& s : plan.landlock.stdio)
+    if (s.path == path && (writes(op) ? s.write : op == Op::read ? s.read : op == Op::stat)) return f;
   Judged j = plan.mechanism == Mechanism::landlock_only ? judge_landlock(plan, path, op)
                                                         : judge_mounts(plan, path, op);
   if (op == Op::exec && j.verdict == Verdict::allowed && plan.landlock.exec_listed_only &&

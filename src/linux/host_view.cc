@@ -141,6 +141,15 @@ class RealHostView final : public HostView {
     return names;
   }
   bool writable(const std::string& path) const override { return ::access(path.c_str(), W_OK) == 0; }
+  std::optional<StdioFile> stdio_file(int fd) const override {
+    struct stat st{};
+    const int fl = ::fcntl(fd, F_GETFL);
+    if (fl < 0 || (fl & O_PATH) || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+    auto path = readlink("/proc/self/fd/" + std::to_string(fd));
+    if (!path || path->empty() || (*path)[0] != '/' || path->ends_with(" (deleted)")) return std::nullopt;
+    const int mode = fl & O_ACCMODE;
+    return StdioFile{fd, *path, mode == O_RDONLY || mode == O_RDWR, mode == O_WRONLY || mode == O_RDWR};
+  }
   uint32_t uid() const override { return ::getuid(); }
   uint32_t gid() const override { return ::getgid(); }
   bool user_namespaces_allowed() const override {

@@ -8,6 +8,8 @@
 #include <vector>
 #include <string>
 
+#include "linux/plan.h"  // StdioFile
+
 namespace cage::lx {
 
 enum class FileKind { missing, dir, file, symlink, socket, fifo, device };
@@ -45,6 +47,8 @@ class HostView {
   // cgroups (cgroup_plan.cc): may we create directories in / write to path? The cgroup layout itself
   // is read through read_file("/proc/self/cgroup"), ("/proc/self/mountinfo") and the cgroup files.
   virtual bool writable(const std::string& path) const { (void)path; return false; }
+  // cage's descriptor fd (0-2) when it is an open regular file (LandlockPlan::stdio).
+  virtual std::optional<StdioFile> stdio_file(int fd) const { (void)fd; return std::nullopt; }
 };
 
 std::unique_ptr<HostView> make_real_host_view();

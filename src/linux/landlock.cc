@@ -70,20 +70,20 @@ uint64_t rights_for(Access a, bool is_dir, uint64_t handled, bool exec_listed_on
   return r & handled;
 }
 
-// LandlockPlan::stdio_files: each of fds 0-2 that is a regular file gets a rule on that file alone
-// (not its directory) with what its open mode gives; the workload could already read or write, and
-// ftruncate, through the descriptor itself. A rule the kernel refuses (a file of an internal mount,
-// such as a memfd, which Landlock does not mediate) is no loss: a missing allow never widens.
-void add_stdio_rules(int rs, uint64_t handled) {
-  for (int fd = 0; fd <= 2; ++fd) {
+// LandlockPlan::stdio: a rule on each file alone (not its directory), never more than the descriptor
+// the workload holds now gives; the workload could already read or write, and ftruncate, through
+// the descriptor itself. A rule the kernel refuses (a file of an internal mount, such as a memfd,
+// which Landlock does not mediate) is no loss: a missing allow never widens.
+void add_stdio_rules(const std::vector<StdioFile>& stdio, int rs, uint64_t handled) {
+  for (const auto& f : stdio) {
     struct stat st{};
-    const int fl = ::fcntl(fd, F_GETFL);
-    if (fl < 0 || (fl & O_PATH) || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    const int fl = ::fcntl(f.fd, F_GETFL);
+    if (fl < 0 || (fl & O_PATH) || ::fstat(f.fd, &st) != 0 || !S_ISREG(st.st_mode)) continue;
     const int mode = fl & O_ACCMODE;
     uint64_t a = 0;
-    if (mode == O_RDONLY || mode == O_RDWR) a |= kReadFile;
-    if (mode == O_WRONLY || mode == O_RDWR) a |= kWriteFile | kTruncate;
-    PathBeneathAttr pb{a & handled, fd};
+    if (f.read && (mode == O_RDONLY || mode == O_RDWR)) a |= kReadFile;
+    if (f.write && (mode == O_WRONLY || mode == O_RDWR)) a |= kWriteFile | kTruncate;
+    PathBeneathAttr pb{a & handled, f.fd};
     if (pb.allowed_access) ::syscall(SYS_landlock_add_rule, rs, kRulePathBeneath, &pb, 0);
   }
 }
@@ -137,7 +137,7 @@ int landlock_restrict(const LandlockPlan& plan, ChildStep* step, int* failed_ind
       return e;
     }
   }
-  if (plan.stdio_files) add_stdio_rules(rs, handled);
+  add_stdio_rules(plan.stdio, rs, handled);
   for (uint16_t port : plan.connect_tcp) {
     NetPortAttr np{kNetConnectTcp, port};
     if (::syscall(SYS_landlock_add_rule, rs, kRuleNetPort, &np, 0) != 0) {

@@ -67,6 +67,13 @@ struct LandlockRule {
   bool granted = false;  // as MountStep::granted
 };
 
+// One of cage's own standard descriptors (0-2), when it is a regular file: the workload inherits it.
+struct StdioFile {
+  int fd = 0;
+  std::string path;  // its name on the host (/proc/self/fd/N's target)
+  bool read = false, write = false;  // its open mode
+};
+
 struct LandlockPlan {
   // The ABI applied, 0 for no Landlock layer (namespaces mechanism only: the kernel has none, or
   // ABI 1, see namespaces_landlock_abi). host_abi: what the kernel offers.
@@ -84,12 +91,13 @@ struct LandlockPlan {
   bool no_symlinks = false;
   // --exec: execute only where an Access::exec rule grants it (write grants lose it too).
   bool exec_listed_only = false;
-  // The workload's stdin, stdout and stderr, where they are regular files (`cage ... > build.log`),
-  // may be opened again by their /proc/self/fd names (/dev/stdout, `tee /dev/stderr`) with the
-  // access their descriptors already give (read, or write and truncate), and no more: without a
-  // rule on each file, Landlock refuses the reopen of a file outside --rw, which no view without
-  // Landlock (bwrap's, the host's) does. Pipes, terminals and devices need no rule.
-  bool stdio_files = true;
+  // The workload's stdin, stdout and stderr, where they are regular files it inherits (`cage ... >
+  // build.log`; not a stream --max-output caps): a rule on each file alone lets it open them again by
+  // their /proc/self/fd names (/dev/stdout, `tee /dev/stderr`) with the access their descriptors
+  // already give (read, or write and truncate), and no more. Without it Landlock refuses the reopen
+  // of a file outside --rw, which no view without Landlock (bwrap's, the host's) does. Pipes,
+  // terminals and devices need no rule. The executor applies each to the descriptor itself.
+  std::vector<StdioFile> stdio;
 };
 
 struct IdMaps {

@@ -291,6 +291,10 @@ toml::table render_table(const Plan& plan) {
   for (const auto& r : plan.landlock.abi >= 1 ? plan.landlock.rules : std::vector<LandlockRule>{})
     rules.push_back(r.granted ? toml::table{{"path", r.path}, {"access", std::string(to_string(r.access))}, {"granted", true}}
                               : toml::table{{"path", r.path}, {"access", std::string(to_string(r.access))}});
+  toml::array stdio;
+  for (const auto& f : plan.landlock.abi >= 1 ? plan.landlock.stdio : std::vector<StdioFile>{})
+    stdio.push_back(toml::table{{"fd", f.fd}, {"path", f.path},
+                                {"access", std::string(f.read && f.write ? "read,write" : f.read ? "read" : "write")}});
   toml::array tcp;
   for (auto port : plan.landlock.connect_tcp) tcp.push_back(static_cast<int64_t>(port));
   toml::array env, argv, allow;
@@ -342,7 +346,7 @@ toml::table render_table(const Plan& plan) {
                                {"connect_tcp", std::move(tcp)},
                                {"scope_signals", plan.landlock.abi >= 6},
                                {"scope_abstract_unix", plan.landlock.abi >= 6},
-                               {"stdio_files", plan.landlock.abi >= 1 && plan.landlock.stdio_files}}},
+                               {"stdio", std::move(stdio)}}},
       {"seccomp", std::string(policy::to_string(plan.seccomp.profile))},
       {"seccomp_no_memfd", plan.seccomp.no_memfd},
       {"network", toml::table{{"mode", std::string(net_mode(plan.net.mode))},

@@ -115,6 +115,11 @@ class FakeHostView : public lx::HostView {
     return names;
   }
   bool writable(const std::string& path) const override { return writable_.count(path) > 0; }
+  std::optional<lx::StdioFile> stdio_file(int fd) const override {
+    auto it = stdio_.find(fd);
+    return it == stdio_.end() ? std::nullopt : std::optional<lx::StdioFile>(it->second);
+  }
+  void add_stdio(int fd, const std::string& path, bool read, bool write) { stdio_[fd] = {fd, path, read, write}; }
   void add_writable(const std::string& p) { writable_.insert(p); }
   void set_uid(uint32_t uid) { uid_ = uid; }
   uint32_t uid() const override { return uid_; }
@@ -137,6 +142,7 @@ class FakeHostView : public lx::HostView {
   int abi_ = 7;
   bool netns_cookie_ = false;
   std::set<std::string> writable_;  // cgroup directories and files we may write
+  std::map<int, lx::StdioFile> stdio_;
   uint32_t uid_ = 1000;
 };
 

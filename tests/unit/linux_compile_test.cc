@@ -43,6 +43,34 @@ TEST(LinuxCompile, GrantsBindAtTheSamePath) {
   EXPECT_EQ(plan->exec_path, "/usr/bin/make");
 }
 
+// The workload's stdio files get a Landlock rule each, for their own access (LandlockPlan::stdio),
+// under both mechanisms; a stream --max-output caps reaches the workload as a pipe, so gets none.
+TEST(LinuxCompile, StdioFilesAreListedForTheirOwnAccess) {
+  FakeHostView host;
+  host.add_stdio(0, "/home/ann/in.txt", true, false);
+  host.add_stdio(1, "/home/ann/logs/build.log", false, true);
+  host.add_stdio(2, "/home/ann/logs/err.log", false, true);
+  for (auto mech : {"namespaces", "landlock"}) {
+    auto plan = compile_words({"--mechanism", mech, "--allow-degraded", "pid", "--", "make"}, host);
+    ASSERT_TRUE(plan) << plan.error().reason;
+    ASSERT_EQ(plan->landlock.stdio.size(), 3u) << mech;
+    EXPECT_EQ(plan->landlock.stdio[0].path, "/home/ann/in.txt");
+    EXPECT_TRUE(plan->landlock.stdio[0].read);
+    EXPECT_FALSE(plan->landlock.stdio[0].write);
+    EXPECT_FALSE(plan->landlock.stdio[1].read);
+    EXPECT_TRUE(plan->landlock.stdio[1].write);
+  }
+  auto capped = compile_words({"--max-stdout", "1M", "--", "make"}, host);
+  ASSERT_TRUE(capped) << capped.error().reason;
+  ASSERT_EQ(capped->landlock.stdio.size(), 2u);
+  EXPECT_EQ(capped->landlock.stdio[0].fd, 0);
+  EXPECT_EQ(capped->landlock.stdio[1].fd, 2);
+  auto both = compile_words({"--max-output", "1M", "--", "make"}, host);
+  ASSERT_TRUE(both) << both.error().reason;
+  ASSERT_EQ(both->landlock.stdio.size(), 1u);
+  EXPECT_EQ(both->landlock.stdio[0].fd, 0);
+}
+
 TEST(LinuxCompile, HideIsMountedAfterTheGrantItMasks) {
   auto plan = compile_words({"--ro", "/home/ann/proj", "--hide", "/home/ann/proj/.env", "--", "make"});
   ASSERT_TRUE(plan) << plan.error().reason;

@@ -92,6 +92,19 @@ TEST(LinuxExplain, GrantedAccessesAreNotListed) {
   EXPECT_TRUE(found.empty());
 }
 
+// A stdio file opened again by its name (/dev/stdout) is the workload's for its descriptor's access
+// (LandlockPlan::stdio): not listed; a read of a write-only one still is.
+TEST(LinuxExplain, StdioFilesAreTheirDescriptorsAccess) {
+  Host h = host();
+  lx::Plan plan = namespaces_plan();
+  plan.landlock.stdio.push_back(lx::StdioFile{1, "/w/secret", false, true});
+  auto found = lx::explain::classify(plan, accesses({{Op::create, "/w/secret"}, {Op::write, "/w/secret"}}), h.kind());
+  EXPECT_TRUE(found.empty());
+  found = lx::explain::classify(plan, accesses({{Op::read, "/w/secret"}}), h.kind());
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].verdict, Verdict::hidden);
+}
+
 TEST(LinuxExplain, WriteBeneathReadOnlyGrantSuggestsItsDirectoryWritable) {
   Host h = host();
   auto found = lx::explain::classify(namespaces_plan(), accesses({{Op::create, "/w/src/a.o"}}), h.kind());
