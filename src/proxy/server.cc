@@ -944,13 +944,15 @@ void Server::finish_handoff(Conn& c, int err) {
     Handed h;
     h.event = event_of(c, Decision::allowed, 0, "handed off: the workload holds the connection");
     h.started = c.started;
-    // The socket is named now (the mediator closes this copy). One look at its counts, after the
-    // workload has its answer (off the path of its connect): where sock_diag cannot answer
-    // (inet_diag/tcp_diag are modules that may not load), the event goes at once and says so; a
-    // connection already closed again is reported by the next poll, as gone.
+    // The socket is named now (the mediator closes this copy). Whether sock_diag answers at all
+    // (inet_diag/tcp_diag are modules that may not load: then the event goes at once and says so)
+    // is learnt from the first hand-off, before its answer, when the connection is surely there;
+    // later ones are looked at after the workload has its answer, off the path of its connect(),
+    // and one already closed again is reported by the next poll, as gone.
     const bool named = tcp_id(fd, h.id);
+    if (named && diag_answers_ < 0) diag_answers_ = tcp_counts(h.id, h.last) == 1 ? 1 : 0;
     handoff_done_(c.ticket, fd, 0);
-    if (named && tcp_counts(h.id, h.last) >= 0) {
+    if (named && diag_answers_ == 1 && tcp_counts(h.id, h.last) >= 0) {
       handed_.push_back(std::move(h));
     } else if (sink_) {
       h.event.reason += " (byte counts unavailable: sock_diag did not answer)";

@@ -144,6 +144,7 @@ class Server {
   using DialTimer = std::pair<std::chrono::steady_clock::time_point, uint64_t>;
   std::priority_queue<DialTimer, std::vector<DialTimer>, std::greater<>> dial_timers_;
   HandoffDone handoff_done_;
+  int diag_answers_ = -1;  // whether sock_diag answers for a handed-off connection; -1: not asked yet
   std::mutex handoff_mu_;
   std::vector<std::pair<uint64_t, Destination>> handoff_queue_;  // under handoff_mu_
   bool transparent_ = false;
