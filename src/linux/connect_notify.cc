@@ -134,6 +134,7 @@ class Impl final : public Mediator {
     std::fill(resp_.begin(), resp_.end(), 0);
     auto* resp = reinterpret_cast<seccomp_notif_resp*>(resp_.data());
     resp->id = req->id;
+    if (explain_ && log_.tasks.size() < explain::kMaxDistinct) log_.tasks.insert(static_cast<int>(req->pid));
     const bool mediated = net_ && handoff::mediates(req->data.nr);
     if (int e = refused(*req); e != 0) {
       resp->error = -e;

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,9 @@ struct Log {
   explain::Accesses seen;
   std::map<std::string, Refusal> refused;  // the profile's errno answers, by call name
   uint64_t dropped = 0;  // distinct accesses past the cap, not recorded
+  // The threads that made a notified call (--learn's task figure when no cgroup counts them), at
+  // most kMaxDistinct; a thread that made none is not seen.
+  std::set<int> tasks;
 };
 
 // Records the access one notification names into log. still_waiting re-checks the request id after

@@ -302,6 +302,18 @@ Status Session::learn_run(const Plan& plan, const RunOutcome& out) {
   for (const auto& g : user.ro) o.user_ro.push_back(g.path);
   o.env_pass = user.env.pass;
   o.offline = user.net.empty() && !user.share_net;
+  if (out.cgroup.memory_peak >= 0) {
+    o.memory_peak = out.cgroup.memory_peak, o.memory_source = "the run's cgroup (memory.peak), all its processes";
+  } else if (facts_.maxrss_bytes >= 0) {
+    o.memory_peak = facts_.maxrss_bytes;
+    o.memory_source = "the largest single process (ru_maxrss; no cgroup measured the sum)";
+  }
+  if (out.cgroup.pids_peak >= 0) {
+    o.tasks_peak = out.cgroup.pids_peak, o.tasks_source = "processes and threads at once (the cgroup's pids.peak)";
+  } else if (!out.explained.tasks.empty()) {
+    o.tasks_peak = static_cast<int64_t>(out.explained.tasks.size());
+    o.tasks_source = "processes and threads seen making file calls over the run (not at once; no cgroup counted)";
+  }
   facts_.learned = RunFacts::Learned{learning_->target.path, false};
   if (auto s = learn::write_profile(learning_->target, learn::render_profile(o), user.learn_origin); !s)
     return s;
