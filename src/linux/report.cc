@@ -252,11 +252,13 @@ void Session::explain_run(const Plan& plan, const policy::Policy& pol, const Run
   auto found = explain::classify(
       plan, all, [&](const std::string& p) { return host.kind(p); },
       [&](const std::string& p) { return host.canonical(p); }, pol.home);
-  // The profile's errno refusals (seccomp_observe.h), first seen first, ahead of the path findings.
+  // The profile's errno refusals and kills (seccomp_observe.h), first seen first, ahead of the paths.
   std::vector<explain::Finding> calls;
   for (const auto& [name, r] : out.explained.refused)
-    calls.push_back({explain::Op::syscall, name, explain::Verdict::refused, r.remedy, r.seen.count, r.seen.pid,
-                     r.seen.comm, 1, r.seen.order});
+    calls.push_back({explain::Op::syscall, name, r.killed ? explain::Verdict::killed : explain::Verdict::refused,
+                     r.remedy, r.seen.count, r.seen.pid, r.seen.comm, 1, r.seen.order});
+  for (const auto& [key, s] : out.explained.direct)
+    calls.push_back({key.first, key.second, explain::Verdict::direct, "", s.count, s.pid, s.comm, 1, s.order});
   std::sort(calls.begin(), calls.end(), [](const auto& a, const auto& b) { return a.order < b.order; });
   found.insert(found.begin(), calls.begin(), calls.end());
   if (out.have_wait_status && WIFSIGNALED(out.wait_status) && WTERMSIG(out.wait_status) == SIGSYS)
@@ -287,8 +289,9 @@ Status Session::learn_run(const Plan& plan, const RunOutcome& out) {
   // The seccomp profile is the same while learning and after: its refusals and a kill are named in
   // the profile's header, not granted.
   for (const auto& [name, r] : out.explained.refused)
-    o.findings.push_back({explain::Op::syscall, name, explain::Verdict::refused, r.remedy, r.seen.count, r.seen.pid,
-                          r.seen.comm, 1, r.seen.order});
+    o.findings.push_back({explain::Op::syscall, name,
+                          r.killed ? explain::Verdict::killed : explain::Verdict::refused, r.remedy, r.seen.count,
+                          r.seen.pid, r.seen.comm, 1, r.seen.order});
   if (out.have_wait_status && WIFSIGNALED(out.wait_status) && WTERMSIG(out.wait_status) == SIGSYS)
     o.findings.push_back(explain::seccomp_kill(policy::to_string(user.seccomp), seccomp::killing_calls(user.seccomp)));
   o.argv = plan.argv;
