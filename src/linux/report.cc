@@ -306,7 +306,7 @@ Status Session::learn_run(const Plan& plan, const RunOutcome& out) {
   o.env_pass = user.env.pass;
   o.offline = user.net.empty() && !user.share_net;
   if (out.cgroup.memory_peak >= 0) {
-    o.memory_peak = out.cgroup.memory_peak, o.memory_source = "the run's cgroup (memory.peak), all its processes";
+    o.memory_peak = out.cgroup.memory_peak, o.memory_source = "the run's cgroup at its peak, all its processes";
   } else if (facts_.maxrss_bytes >= 0) {
     o.memory_peak = facts_.maxrss_bytes;
     o.memory_source = "the largest single process (ru_maxrss; no cgroup measured the sum)";
