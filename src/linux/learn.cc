@@ -298,7 +298,7 @@ std::string render_profile(const Observed& o) {
     out += "# network: none while learning (no --net); name each destination with --net when learning\n";
   if (o.exit_status != 0)
     out += "# warning: the command failed while learning; this profile may be incomplete\n";
-  if (killed) out += "# warning: the seccomp filter killed the command; see --explain\n";
+  if (killed) out += "# warning: the seccomp filter killed a process of the command; see --explain\n";
   if (!refused_calls.empty())
     out += "# seccomp: the profile refused " + comment_safe(refused_calls) +
            " with an error, as it will on every run (--explain names the profile that allows them)\n";

@@ -1,8 +1,9 @@
 // --explain's view of the calls the seccomp profile refuses with an errno (ptrace, keyctl, bpf,
-// unshare...) or kills the process for (clock_settime, reboot...). The kernel runs every filter of a chain on each call and keeps the strongest action,
-// and SECCOMP_RET_ERRNO and _KILL_PROCESS are stronger than SECCOMP_RET_USER_NOTIF, so a refusal or
-// kill in the main filter never reaches the listener. Under --explain the two filters are rewritten
-// as a pair that lets nothing run that the main filter alone lets not run:
+// unshare...) or kills the process for (clock_settime, reboot...). The kernel runs every filter of a
+// chain on each call and keeps the strongest action, and SECCOMP_RET_ERRNO and _KILL_PROCESS are
+// stronger than SECCOMP_RET_USER_NOTIF, so a refusal or kill in the main filter never reaches the
+// listener. Under --explain the two filters are rewritten as a pair that lets nothing run that the
+// main filter alone does not let run:
 //   - the main filter answers ALLOW where it answered an errno or a kill, except for the calls the
 //     listener already notifies (connect, chmod, the observed path calls...), other architectures and
 //     x32, which keep the original program untouched: the supervisor answers CONTINUE for some of
@@ -16,7 +17,7 @@
 // still be waiting. If an answer could not be sent, or the supervisor is gone, the kernel fails the
 // call (ENOSYS). So nothing the profile refused or killed for runs.
 // Proved by tests/unit/seccomp_observe_test.cc (the pair against the original on every call number,
-// and the interpreter against the profiles' own rules) and tests/integration/explain_seccomp.sh.
+// and the interpreter against the profiles' own rules) and tests/integration/explain_lib.bash.
 #pragma once
 #include <linux/audit.h>
 #include <linux/filter.h>
@@ -56,7 +57,7 @@ struct ObservedPair {
 
 // The pair for `main`; `notified`: the native call numbers the listener's own checks notify.
 // nullopt when the program cannot be rewritten safely (a computed return, or too long): the run then
-// keeps the original filter and --explain does not see its errno refusals.
+// keeps the original filter and --explain does not see its errno refusals or kills.
 std::optional<ObservedPair> observe_refusals(std::span<const sock_filter> main, std::span<const int> notified,
                                              uint32_t arch, uint32_t foreign_nr_bit);
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# --explain on two real tools (root and unprivileged, under namespaces): npm install of a local file: dependency, with and without the ~/.npmrc whose
-# setting it must honour, and python3 -m venv beneath a read-only grant. Each refusal's line is
+# --explain on two real tools (root and unprivileged, under namespaces): npm install of a local
+# file: dependency, with and without the ~/.npmrc whose setting it must honour, and python3 -m venv beneath a read-only grant. Each refusal's line is
 # exact and the run with its remedy applied does what the refusal prevented (issue 21's test list;
 # git status, make, curl and date -s are in explain_lib.bash).
 set -u

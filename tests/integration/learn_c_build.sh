@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # --learn on a small C build (cc and make, a header outside the project): the profile grants the
 # project read-write and the header read-only, comments out the credential store make looked at,
-# suggests the limits it reached (commented out), and reruns the build with --profile alone; without the header's line the build fails.
+# suggests the limits it reached (commented out), and reruns the build with --profile alone; without
+# the header's line the build fails.
 set -u
 . "$(dirname "$0")/learn_lib.bash" cc make
 mkdir "$d/inc"

@@ -146,7 +146,7 @@ TEST(LinuxLearn, SeccompRefusalsAndKillsAreNamedNotGranted) {
   EXPECT_EQ(text.find("[seccomp]"), std::string::npos) << text;
   o = observed({found(Op::syscall, "one of clock_settime", "--seccomp relaxed", Verdict::killed)});
   EXPECT_TRUE(has_line(lx::learn::render_profile(o),
-                       "# warning: the seccomp filter killed the command; see --explain"));
+                       "# warning: the seccomp filter killed a process of the command; see --explain"));
 }
 
 TEST(LinuxLearn, LimitsReachedAreSuggestedWithHeadroomCommentedOut) {
