@@ -116,7 +116,7 @@ complete -c cage -n $opt -l result -r -F -d 'Write the result as JSON to FILE or
 complete -c cage -n $opt -l audit -r -F -d 'Append audit events to FILE or fd:N'
 complete -c cage -n $opt -l audit-required -d 'Do not run without the audit log'
 complete -c cage -n $opt -l explain -d 'List what the policy refused or hid, and the flag that allows it'
-complete -c cage -n $opt -l learn -r -F -d 'Run a trusted command in a learning view and write the profile it used to FILE'
+complete -c cage -n $opt -l learn -r -F -d 'Run a trusted command in a learning view and write the profile it used (and the limits it reached) to FILE'
 # Profiles
 complete -c cage -n $opt -l profile -x -a '(__cage_profiles; __fish_complete_path (commandline -ct))' -d 'Load a TOML profile'
 complete -c cage -n $opt -l print-profile -d 'Print flags and profiles as one TOML profile'

@@ -13,6 +13,7 @@ pkgs=(build-essential g++ cmake ninja-build pkg-config dpkg-dev file
       python3 curl socat procps strace git make gcc netcat-openbsd openssl clang-14 libclang-rt-14-dev
       bind9-dnsutils  # dig: tests/integration/net_dns_answers.sh
       fuse3 python3-fusepy  # a FUSE witness: tests/integration/explain_fuse.sh
+      npm python3-venv  # real tools under --explain: tests/integration/explain_tools.sh
       man-db zsh fish lintian rpm ruby python3-yaml fakeroot  # packaging and docs tests (tests/packaging)
       xvfb x11-utils weston wayland-utils)  # the GUI recipe (tests/integration/recipe_gui.sh)
 missing=()

@@ -149,7 +149,8 @@ const OptionSpec kOptions[] = {
     // Never a profile key either: a profile that wrote a profile on every run would be a surprise.
     {.flag = "--learn", .value_name = "FILE", .group = kReport,
      .help = "Run a trusted command in a learning view (host read-only, secrets hidden, the working "
-             "directory writable) and write the profile it used to FILE (Linux; FILE must not exist)",
+             "directory writable) and write the profile it used, with the limits it reached as commented-out "
+             "suggestions, to FILE (Linux; FILE must not exist)",
      .section = nullptr, .key = nullptr, .kind = Kind::path, .scalar = &In::learn, .complete = "file"},
     // --audit and --audit-required are bound with the modes (they fill ReportOptions; apply_profiles
     // merges them as the last source).

@@ -164,6 +164,7 @@ Stats Run::stats() const {
       s.oom_kills = keyed(read_small(dir + "/memory.events"), "oom_kill");
       s.memory_peak = number(dir + "/memory.peak");
       s.pids_refused = keyed(read_small(dir + "/pids.events"), "max");
+      s.pids_peak = number(dir + "/pids.peak");
       s.cpu_usec = keyed(read_small(dir + "/cpu.stat"), "usage_usec");
     } else if (plan_->dirs.size() > i && plan_->dirs[i].controller == "memory") {
       s.oom_kills = keyed(read_small(dir + "/memory.oom_control"), "oom_kill");

@@ -27,6 +27,7 @@ struct Stats {
   int64_t oom_kills = -1;       // memory.events oom_kill (v2) / memory.oom_control oom_kill (v1)
   int64_t memory_peak = -1;     // memory.peak (v2) / memory.max_usage_in_bytes (v1), bytes
   int64_t pids_refused = -1;    // pids.events max: forks refused because pids.max was reached
+  int64_t pids_peak = -1;       // pids.peak (v2; Linux 6.1 and later): the most tasks at once
   int64_t cpu_usec = -1;        // cpu.stat usage_usec (v2); v1 leaves it to getrusage
   std::string path;             // the run's (first) cgroup directory, e.g. the user scope's
 };

@@ -6,8 +6,10 @@
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -145,6 +147,7 @@ class Impl final : public Mediator {
     std::fill(resp_.begin(), resp_.end(), 0);
     auto* resp = reinterpret_cast<seccomp_notif_resp*>(resp_.data());
     resp->id = req->id;
+    if (explain_ && log_.tasks.size() < explain::kMaxDistinct) log_.tasks.insert(static_cast<int>(req->pid));
     const bool mediated = net_ && handoff::mediates(req->data.nr);
     if (int e = refused(*req); e != 0) {
       resp->error = -e;
@@ -184,12 +187,14 @@ class Impl final : public Mediator {
     resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
   }
 
-  // A call the profile refuses with an errno (seccomp_observe.h): recorded, and answered with that
-  // errno, never continued. The original filter judges every notification, so even a call the
-  // listener notifies for its own reasons is never run or decided here if the profile refuses it.
+  // A call the profile refuses with an errno or kills for (seccomp_observe.h): recorded, and
+  // answered with that errno, or its process killed; never continued. The original filter judges
+  // every notification, so even a call the listener notifies for its own reasons is never run or
+  // decided here if the profile refuses it.
   int refused(const seccomp_notif& req) {
     if (refusals_.filter.empty()) return 0;
     const uint32_t action = seccomp::evaluate(refusals_.filter, req.data);
+    if (seccomp::is_kill(action)) return kill_caller(req);
     if ((action & SECCOMP_RET_ACTION_FULL) != SECCOMP_RET_ERRNO) return 0;
     // The kernel caps a filter's errno at MAX_ERRNO (4095) and refuses a larger answer, which would
     // leave the call waiting: the profiles use EPERM and ENOSYS.
@@ -202,6 +207,24 @@ class Impl final : public Mediator {
       explain_notify::refused(req, std::move(name), e, remedy(req.data), log_);
     }
     return e ? e : EPERM;
+  }
+
+  // A call the profile kills for: the kernel would end the caller's process with SIGSYS before the
+  // call ran. Here the caller's thread group gets SIGKILL, which wakes the thread from its wait into
+  // death without a return to the program (a fatal signal ends the whole group even when the pidfd
+  // names a thread); SIGSYS could be caught. The answer returned (ENOSYS) reaches no one unless the
+  // kill failed: the process is gone already, or its pidfd could not be had; then the call fails.
+  int kill_caller(const seccomp_notif& req) {
+    std::string name(seccomp::call_name(req.data.nr));
+    if (name.empty()) name = "call " + std::to_string(req.data.nr);
+    const bool waiting = valid(req.id);
+    UniqueFd pidfd(open_pidfd(static_cast<pid_t>(req.pid)));
+    // Still waiting after pidfd_open: the pidfd names the caller's process, not a reused pid.
+    if (waiting && pidfd.valid() && valid(req.id)) {
+      explain_notify::refused(req, std::move(name), 0, remedy(req.data), log_, true);
+      ::syscall(SYS_pidfd_send_signal, pidfd.get(), SIGKILL, nullptr, 0);
+    }
+    return ENOSYS;
   }
 
   // The first looser profile that allows the call, if any.
@@ -348,7 +371,10 @@ class Impl final : public Mediator {
       static const uint8_t mapped[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 127, 0, 0, 1};
       to_proxy = std::memcmp(&in6->sin6_addr, mapped, 16) == 0 && ntohs(in6->sin6_port) == port_;
     }
-    if (!to_proxy) return EACCES;
+    if (!to_proxy) {
+      if (explain_) record_direct(req, sa);
+      return EACCES;
+    }
     UniqueFd pidfd(open_pidfd(static_cast<pid_t>(req.pid)));
     // Still waiting in connect() after pidfd_open: the pid names that thread, not a reused one.
     if (!pidfd.valid() || !valid(req.id)) return EACCES;
@@ -364,6 +390,31 @@ class Impl final : public Mediator {
     ::getsockopt(sock.get(), SOL_SOCKET, SO_PROTOCOL, &proto, &l);
     if (type != SOCK_STREAM || proto != IPPROTO_TCP || (domain != AF_INET && domain != AF_INET6)) return EACCES;
     return connect_to_proxy(sock.get(), domain);
+  }
+
+  // --explain: a TCP or UDP connect that did not go to the proxy, named by the address cage judged
+  // (its own copy); refused above whatever is recorded here.
+  void record_direct(const seccomp_notif& req, const sockaddr_storage& sa) {
+    char text[INET6_ADDRSTRLEN] = {};
+    uint16_t port = 0;
+    if (sa.ss_family == AF_INET) {
+      auto* in = reinterpret_cast<const sockaddr_in*>(&sa);
+      ::inet_ntop(AF_INET, &in->sin_addr, text, sizeof text);
+      port = ntohs(in->sin_port);
+    } else if (sa.ss_family == AF_INET6) {
+      auto* in6 = reinterpret_cast<const sockaddr_in6*>(&sa);
+      ::inet_ntop(AF_INET6, &in6->sin6_addr, text, sizeof text);
+      port = ntohs(in6->sin6_port);
+    } else {
+      return;  // a unix or netlink socket: not a destination --net or the proxy would name
+    }
+    std::string where;
+    if (sa.ss_family == AF_INET6) where += '[';
+    where += text;
+    if (sa.ss_family == AF_INET6) where += ']';
+    where += ':';
+    where += std::to_string(port);
+    explain_notify::direct(req, std::move(where), log_);
   }
 
   // Where an outer filter refuses pidfd_getfd (Docker's default profile, without CAP_SYS_PTRACE), the

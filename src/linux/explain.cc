@@ -284,6 +284,8 @@ std::string_view to_string(Verdict v) {
       return "hidden_by_policy";
     case Verdict::refused:
       return "refused";
+    case Verdict::direct:
+      return "direct";
     case Verdict::killed:
       return "killed";
     case Verdict::probe:
@@ -356,6 +358,9 @@ std::string render_text(const std::vector<Finding>& findings, uint64_t dropped) 
     line += ")";
     if (f.verdict == Verdict::hidden_by_policy)
       line += "; not suggested";
+    else if (f.verdict == Verdict::direct)  // --net would not help: Landlock refuses every direct connect
+      line += "; connect through cage's proxy (HTTPS_PROXY, HTTP_PROXY as cage sets them), or use "
+              "--mechanism namespaces for transparent egress";
     else if (!f.remedy.empty())
       line += "; allow with " + f.remedy;
     out += printable(line) + "\n";

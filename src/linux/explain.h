@@ -32,7 +32,10 @@ using Accesses = std::map<Key, Seen>;
 
 // What the sandbox shows at one path: the deepest mount (namespaces) or every covering Landlock
 // rule (landlock_only) folded into what it lets the workload do there.
-enum class Verdict { allowed, hidden, read_only, not_executable, hidden_by_policy, refused, killed, probe, unknown };
+// direct: a connection the Landlock-only mechanism refused because it did not go through cage's proxy.
+enum class Verdict {
+  allowed, hidden, read_only, not_executable, hidden_by_policy, refused, direct, killed, probe, unknown
+};
 std::string_view to_string(Verdict v);
 
 struct Finding {

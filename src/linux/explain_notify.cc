@@ -213,7 +213,7 @@ void observe(const seccomp_notif& req, bool (*still_waiting)(void*), void* ctx, 
   record(log, Op::create, std::move(second), tid, comm);
 }
 
-void refused(const seccomp_notif& req, std::string name, int error, std::string remedy, Log& log) {
+void refused(const seccomp_notif& req, std::string name, int error, std::string remedy, Log& log, bool killed) {
   auto it = log.refused.find(name);
   if (it != log.refused.end()) {
     ++it->second.seen.count;
@@ -226,7 +226,23 @@ void refused(const seccomp_notif& req, std::string name, int error, std::string 
   const auto tid = static_cast<pid_t>(req.pid);
   // The name of a thread that may already be gone: only a label, never a decision.
   explain::Seen seen{1, static_cast<int>(tid), comm_of(tid), log.seen.size() + log.refused.size()};
-  log.refused.emplace(std::move(name), Refusal{std::move(seen), error, std::move(remedy)});
+  log.refused.emplace(std::move(name), Refusal{std::move(seen), error, std::move(remedy), killed});
+}
+
+void direct(const seccomp_notif& req, std::string host_port, Log& log) {
+  auto it = log.direct.find({Op::connect, host_port});
+  if (it != log.direct.end()) {
+    ++it->second.count;
+    return;
+  }
+  if (log.direct.size() >= explain::kMaxDistinct) {
+    ++log.dropped;
+    return;
+  }
+  const auto tid = static_cast<pid_t>(req.pid);
+  // A label only, as in refused(): the thread may be gone by now.
+  explain::Seen seen{1, static_cast<int>(tid), comm_of(tid), log.seen.size() + log.direct.size()};
+  log.direct.emplace(explain::Key{Op::connect, std::move(host_port)}, std::move(seen));
 }
 
 }  // namespace cage::lx::explain_notify

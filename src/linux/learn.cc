@@ -131,6 +131,22 @@ void write_array(std::string& out, const char* key, const Entries& e,
 }
 
 // Secret locations beneath a grant, hidden in the profile (optional: skipped while absent).
+// The limits closing the profile, commented out: a ceiling is the user's choice, and one set at
+// the figure itself would fail the next run that uses a little more.
+void write_limits(std::string& out, const Observed& o) {
+  if (o.memory_peak < 0 && o.tasks_peak < 0) return;
+  constexpr int64_t kMiB = int64_t{1} << 20;
+  out += "\n# Limits reached while learning, not enforced: uncomment [limits] and a line to enforce one.\n"
+         "# Each suggested ceiling leaves headroom (cage(1) LEARN), so a rerun does not fail on variance.\n"
+         "# [limits]\n";
+  if (o.memory_peak >= 0)
+    out += "# memory = \"" + std::to_string(memory_suggested(o.memory_peak) / kMiB) + "M\"  # peak " +
+           std::to_string((o.memory_peak + kMiB - 1) / kMiB) + " MiB: " + comment_safe(o.memory_source) + "\n";
+  if (o.tasks_peak >= 0)
+    out += "# pids = " + std::to_string(tasks_suggested(o.tasks_peak)) + "  # " + std::to_string(o.tasks_peak) +
+           ": " + comment_safe(o.tasks_source) + "\n";
+}
+
 std::vector<std::string> hides_for(const Entries& ro, const Entries& rw, const std::string& home) {
   std::vector<std::string> out;
   if (home.empty()) return out;
@@ -146,6 +162,15 @@ std::vector<std::string> hides_for(const Entries& ro, const Entries& rw, const s
 }
 
 }  // namespace
+
+int64_t memory_suggested(int64_t peak_bytes) {
+  constexpr int64_t kMiB = int64_t{1} << 20;
+  return std::max<int64_t>(64 * kMiB, (2 * peak_bytes + kMiB - 1) / kMiB * kMiB);
+}
+
+int64_t tasks_suggested(int64_t tasks) {
+  return std::max<int64_t>(64, 4 * tasks);
+}
 
 const std::vector<std::string>& secret_locations() {
   static const std::vector<std::string> kList = {".ssh",
@@ -266,13 +291,14 @@ std::string render_profile(const Observed& o) {
       "# working directory: " + comment_safe(o.cwd) + "; exit status " + std::to_string(o.exit_status) + "\n";
   out +=
       "# observed: the paths it opened, ran, wrote and listed, and the destinations cage's proxy let\n"
-      "# through; paths the default view already shows are left out. Not observed: environment\n"
-      "# variables and resource use. Lines commented out were used but are not granted: read why.\n";
+      "# through; paths the default view already shows are left out. Not observed: the environment\n"
+      "# variables it read (a process reads its own environment; nothing outside it sees which).\n"
+      "# Lines commented out were used but are not granted: read why.\n";
   if (o.offline)
     out += "# network: none while learning (no --net); name each destination with --net when learning\n";
   if (o.exit_status != 0)
     out += "# warning: the command failed while learning; this profile may be incomplete\n";
-  if (killed) out += "# warning: the seccomp filter killed the command; see --explain\n";
+  if (killed) out += "# warning: the seccomp filter killed a process of the command; see --explain\n";
   if (!refused_calls.empty())
     out += "# seccomp: the profile refused " + comment_safe(refused_calls) +
            " with an error, as it will on every run (--explain names the profile that allows them)\n";
@@ -295,6 +321,7 @@ std::string render_profile(const Observed& o) {
       out += "  # " + comment_safe(toml_string(hp)) + ",  # " + note + "\n";
     out += "]\n";
   }
+  write_limits(out, o);
   return out;
 }
 

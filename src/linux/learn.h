@@ -45,11 +45,22 @@ struct Observed {
   uint64_t dropped = 0;                                 // accesses past the observer's cap
   int exit_status = 0;
   bool offline = false;  // no --net while learning: the run had only its own loopback
+  // The limits the run reached, -1 when not measured, each with where the figure comes from.
+  int64_t memory_peak = -1;  // bytes: the run's cgroup memory.peak, else ru_maxrss
+  std::string memory_source;
+  int64_t tasks_peak = -1;  // processes and threads: the cgroup's pids.peak, else those the observer saw
+  std::string tasks_source;
 };
 
 // The profile, as TOML cage --profile loads: a comment header (command, date, what was observed),
 // [fs] ro / rw folded and deduplicated, [net] allow; secrets, writes the learning view refused and
-// paths that would grant a home or the root are commented out, each with why.
+// paths that would grant a home or the root are commented out, each with why. The limits observed
+// close it as a commented-out [limits] with a suggested ceiling (memory_suggested, tasks_suggested).
 std::string render_profile(const Observed& o);
+
+// The ceiling suggested for an observed figure: headroom so a rerun never fails on variance.
+// memory: twice the peak in whole MiB, at least 64 MiB; tasks: four times the figure, at least 64.
+int64_t memory_suggested(int64_t peak_bytes);
+int64_t tasks_suggested(int64_t tasks);
 
 }  // namespace cage::lx::learn

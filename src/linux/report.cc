@@ -252,11 +252,13 @@ void Session::explain_run(const Plan& plan, const policy::Policy& pol, const Run
   auto found = explain::classify(
       plan, all, [&](const std::string& p) { return host.kind(p); },
       [&](const std::string& p) { return host.canonical(p); }, pol.home);
-  // The profile's errno refusals (seccomp_observe.h), first seen first, ahead of the path findings.
+  // The profile's errno refusals and kills (seccomp_observe.h), first seen first, ahead of the paths.
   std::vector<explain::Finding> calls;
   for (const auto& [name, r] : out.explained.refused)
-    calls.push_back({explain::Op::syscall, name, explain::Verdict::refused, r.remedy, r.seen.count, r.seen.pid,
-                     r.seen.comm, 1, r.seen.order});
+    calls.push_back({explain::Op::syscall, name, r.killed ? explain::Verdict::killed : explain::Verdict::refused,
+                     r.remedy, r.seen.count, r.seen.pid, r.seen.comm, 1, r.seen.order});
+  for (const auto& [key, s] : out.explained.direct)
+    calls.push_back({key.first, key.second, explain::Verdict::direct, "", s.count, s.pid, s.comm, 1, s.order});
   std::sort(calls.begin(), calls.end(), [](const auto& a, const auto& b) { return a.order < b.order; });
   found.insert(found.begin(), calls.begin(), calls.end());
   if (out.have_wait_status && WIFSIGNALED(out.wait_status) && WTERMSIG(out.wait_status) == SIGSYS)
@@ -287,8 +289,9 @@ Status Session::learn_run(const Plan& plan, const RunOutcome& out) {
   // The seccomp profile is the same while learning and after: its refusals and a kill are named in
   // the profile's header, not granted.
   for (const auto& [name, r] : out.explained.refused)
-    o.findings.push_back({explain::Op::syscall, name, explain::Verdict::refused, r.remedy, r.seen.count, r.seen.pid,
-                          r.seen.comm, 1, r.seen.order});
+    o.findings.push_back({explain::Op::syscall, name,
+                          r.killed ? explain::Verdict::killed : explain::Verdict::refused, r.remedy, r.seen.count,
+                          r.seen.pid, r.seen.comm, 1, r.seen.order});
   if (out.have_wait_status && WIFSIGNALED(out.wait_status) && WTERMSIG(out.wait_status) == SIGSYS)
     o.findings.push_back(explain::seccomp_kill(policy::to_string(user.seccomp), seccomp::killing_calls(user.seccomp)));
   o.argv = plan.argv;
@@ -302,6 +305,18 @@ Status Session::learn_run(const Plan& plan, const RunOutcome& out) {
   for (const auto& g : user.ro) o.user_ro.push_back(g.path);
   o.env_pass = user.env.pass;
   o.offline = user.net.empty() && !user.share_net;
+  if (out.cgroup.memory_peak >= 0) {
+    o.memory_peak = out.cgroup.memory_peak, o.memory_source = "the run's cgroup at its peak, all its processes";
+  } else if (facts_.maxrss_bytes >= 0) {
+    o.memory_peak = facts_.maxrss_bytes;
+    o.memory_source = "the largest single process (ru_maxrss; no cgroup measured the sum)";
+  }
+  if (out.cgroup.pids_peak >= 0) {
+    o.tasks_peak = out.cgroup.pids_peak, o.tasks_source = "processes and threads at once (the cgroup's pids.peak)";
+  } else if (!out.explained.tasks.empty()) {
+    o.tasks_peak = static_cast<int64_t>(out.explained.tasks.size());
+    o.tasks_source = "processes and threads seen making file calls over the run (not at once; no cgroup counted)";
+  }
   facts_.learned = RunFacts::Learned{learning_->target.path, false};
   if (auto s = learn::write_profile(learning_->target, learn::render_profile(o), user.learn_origin); !s)
     return s;

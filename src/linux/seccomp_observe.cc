@@ -8,6 +8,8 @@
 
 namespace cage::lx::seccomp {
 
+bool is_kill(uint32_t action) { return (action & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_KILL_PROCESS; }
+
 uint32_t evaluate(std::span<const sock_filter> prog, const seccomp_data& d) {
   uint32_t a = 0, x = 0, mem[BPF_MEMWORDS] = {};
   unsigned char data[sizeof(seccomp_data)];
@@ -84,6 +86,9 @@ namespace {
 
 bool is_errno(uint32_t action) { return (action & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ERRNO; }
 
+// The answers the listener observes: an errno, and a kill of the process.
+bool observed(uint32_t action) { return is_errno(action) || is_kill(action); }
+
 // A copy of prog whose constant returns are mapped by `ret`; nullopt if it returns a computed value.
 template <typename F>
 std::optional<std::vector<sock_filter>> remap_returns(std::span<const sock_filter> prog, F ret) {
@@ -99,8 +104,8 @@ std::optional<std::vector<sock_filter>> remap_returns(std::span<const sock_filte
 
 std::optional<ObservedPair> observe_refusals(std::span<const sock_filter> main, std::span<const int> notified,
                                              uint32_t arch, uint32_t foreign_nr_bit) {
-  auto copy = remap_returns(main, [](uint32_t k) { return is_errno(k) ? SECCOMP_RET_ALLOW : k; });
-  auto tail = remap_returns(main, [](uint32_t k) { return is_errno(k) ? SECCOMP_RET_USER_NOTIF : SECCOMP_RET_ALLOW; });
+  auto copy = remap_returns(main, [](uint32_t k) { return observed(k) ? SECCOMP_RET_ALLOW : k; });
+  auto tail = remap_returns(main, [](uint32_t k) { return observed(k) ? SECCOMP_RET_USER_NOTIF : SECCOMP_RET_ALLOW; });
   if (!copy || !tail || main.empty()) return std::nullopt;
   // The header sends another architecture's calls, the x32 range and the listener's own calls to the
   // original program, every other call to the rewritten copy. Each starts as the kernel starts a

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # --learn on a small C build (cc and make, a header outside the project): the profile grants the
 # project read-write and the header read-only, comments out the credential store make looked at,
-# and reruns the build with --profile alone; without the header's line the build fails.
+# suggests the limits it reached (commented out), and reruns the build with --profile alone; without
+# the header's line the build fails.
 set -u
 . "$(dirname "$0")/learn_lib.bash" cc make
 mkdir "$d/inc"
@@ -21,6 +22,11 @@ has "  \"$d/proj\","
 has "  \"$d/inc\","  # the -I directory cc searched
 has "  # \"$d/home/.ssh/config\",  # a credential store, hidden while learning: grant it only if the command needs it"
 grep -q '^  "/usr' "$P" && fail "the default view's paths were granted: $(cat "$P")"
+# The limits it reached: suggested, commented out (cc's peak is well under 64 MiB: the floor).
+has "# [limits]"
+grep -qE '^# memory = "[0-9]+M"  # peak [0-9]+ MiB: ' "$P" || fail "no memory figure: $(cat "$P")"
+grep -qE '^# pids = [0-9]+  # [1-9][0-9]*: ' "$P" || fail "no process figure: $(cat "$P")"
+grep -q '^\[limits\]' "$P" && fail "a limit was enforced: $(cat "$P")"
 
 # Never replaced: a second --learn to the same file refuses before running anything.
 "$CAGE" --learn cage.toml -- touch "$d/proj/ran" 2>"$d/err"; rc=$?

@@ -257,6 +257,15 @@ TEST(LinuxExplain, SeccompKillNamesTheCallsAndTheProfileToRelax) {
   EXPECT_EQ(lx::explain::seccomp_kill("relaxed", "").remedy, "--seccomp none");
 }
 
+// Landlock only: a connect that bypassed the proxy has no --net remedy (none would let it through).
+TEST(LinuxExplain, ADirectConnectNamesTheProxyNotANetGrant) {
+  Finding f{Op::connect, "10.0.0.5:443", Verdict::direct, "", 2, 9, "curl", 1, 0};
+  EXPECT_EQ(lx::explain::render_text({f}, 0),
+            "cage: explain: connect 10.0.0.5:443: direct (2x, first curl[9]); connect through cage's proxy "
+            "(HTTPS_PROXY, HTTP_PROXY as cage sets them), or use --mechanism namespaces for transparent egress\n");
+  EXPECT_FALSE(lx::explain::finding_fields(f).contains("remedy"));
+}
+
 lx::Plan landlock_plan() {
   lx::Plan p;
   p.mechanism = lx::Mechanism::landlock_only;

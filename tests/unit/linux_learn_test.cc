@@ -146,7 +146,24 @@ TEST(LinuxLearn, SeccompRefusalsAndKillsAreNamedNotGranted) {
   EXPECT_EQ(text.find("[seccomp]"), std::string::npos) << text;
   o = observed({found(Op::syscall, "one of clock_settime", "--seccomp relaxed", Verdict::killed)});
   EXPECT_TRUE(has_line(lx::learn::render_profile(o),
-                       "# warning: the seccomp filter killed the command; see --explain"));
+                       "# warning: the seccomp filter killed a process of the command; see --explain"));
+}
+
+TEST(LinuxLearn, LimitsReachedAreSuggestedWithHeadroomCommentedOut) {
+  auto o = observed({found(Op::read, "/opt/tool/bin/tool", "--ro /opt/tool/bin/tool")});
+  o.memory_peak = 100 * (int64_t{1} << 20) + 1, o.memory_source = "ru_maxrss";
+  o.tasks_peak = 20, o.tasks_source = "seen";
+  auto text = lx::learn::render_profile(o);
+  EXPECT_TRUE(has_line(text, "# [limits]")) << text;
+  EXPECT_TRUE(has_line(text, "# memory = \"201M\"  # peak 101 MiB: ru_maxrss")) << text;
+  EXPECT_TRUE(has_line(text, "# pids = 80  # 20: seen")) << text;
+  // Commented out: the profile enforces no limit, so a rerun cannot fail on one.
+  auto parsed = toml::parse(text);
+  EXPECT_FALSE(parsed.contains("limits")) << text;
+  // Small figures get the floor; nothing measured, nothing written.
+  EXPECT_EQ(lx::learn::memory_suggested(1), int64_t{64} << 20);
+  EXPECT_EQ(lx::learn::tasks_suggested(3), 64);
+  EXPECT_EQ(lx::learn::render_profile(observed({})).find("limits"), std::string::npos);
 }
 
 TEST(LinuxLearn, AWorkloadsNameCannotEndACommentOrAString) {

@@ -1,8 +1,9 @@
-// --explain's errno observer (src/linux/seccomp_observe.h): the interpreter agrees with the profiles'
+// --explain's seccomp observer (src/linux/seccomp_observe.h): the interpreter agrees with the profiles'
 // own rules, and the rewritten pair of filters decides, for every call number and for arguments built
 // from every constant the profiles compare with, exactly what the original filter and the listener
-// decided before, except that an errno refusal outside the listener's own calls becomes a
-// notification (which the supervisor answers with the same errno, never CONTINUE).
+// decided before, except that an errno refusal or a kill outside the listener's own calls becomes a
+// notification (which the supervisor answers with the same errno, or with a SIGKILL of the caller's
+// process; never CONTINUE).
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <seccomp.h>
@@ -142,7 +143,7 @@ TEST(SeccompObserve, ThePairDecidesWhatTheOriginalDecided) {
       ASSERT_LE(after.size(), BPF_MAXINSNS);
       ASSERT_LE(pair->main.size(), BPF_MAXINSNS);
       const std::set<int> listener_calls(notified.begin(), notified.end());
-      size_t notifications = 0, own_refusals = 0;
+      size_t notifications = 0, own_refusals = 0, kills = 0;
       for (uint32_t arch : {kNativeArch, uint32_t{AUDIT_ARCH_I386}})
         for (int nr = 0; nr < 470; ++nr)
           for (int x32 : {0, 1}) {
@@ -151,10 +152,13 @@ TEST(SeccompObserve, ThePairDecidesWhatTheOriginalDecided) {
               const uint32_t legacy = strongest(evaluate(original, d), evaluate(before, d));
               const uint32_t now = strongest(evaluate(pair->main, d), evaluate(after, d));
               const bool own = arch == kNativeArch && !(n & kForeignNrBit) && listener_calls.count(n);
-              if (action(legacy) == SECCOMP_RET_ERRNO && !own && arch == kNativeArch && !(n & kForeignNrBit)) {
+              const bool observed = action(legacy) == SECCOMP_RET_ERRNO || is_kill(legacy);
+              if (observed && !own && arch == kNativeArch && !(n & kForeignNrBit)) {
                 ASSERT_EQ(now, SECCOMP_RET_USER_NOTIF) << "nr " << n << " profile " << static_cast<int>(p);
-                ASSERT_EQ(action(evaluate(original, d)), SECCOMP_RET_ERRNO);  // what the supervisor answers
+                // What the supervisor judges by: the original's own answer, an errno or a kill.
+                ASSERT_EQ(action(evaluate(original, d)), action(legacy));
                 ++notifications;
+                kills += is_kill(legacy);
               } else {
                 if (own && action(legacy) == SECCOMP_RET_ERRNO) ++own_refusals;
                 ASSERT_EQ(now, legacy) << "nr " << n << " arch " << arch << " profile " << static_cast<int>(p)
@@ -164,7 +168,27 @@ TEST(SeccompObserve, ThePairDecidesWhatTheOriginalDecided) {
           }
       EXPECT_GT(notifications, 0u);
       EXPECT_GT(own_refusals, 0u);  // the floor's set-id rule on openat, a call the listener observes
+      if (p == SeccompProfile::default_profile) {
+        EXPECT_GT(kills, 0u);  // clock_settime, reboot...
+      }
     }
+}
+
+// date -s under the default profile: the native call reaches the supervisor, which judges it a
+// kill; the same call through another architecture's entry point is still killed by the kernel.
+TEST(SeccompObserve, AKilledCallIsNotifiedAndJudgedAKill) {
+  auto original = embedded_filter(SeccompProfile::default_profile);
+  auto pair = observe_refusals(original, connect_notify::notified_calls(false, false, true, false), kNativeArch,
+                               kForeignNrBit);
+  ASSERT_TRUE(pair);
+  const auto listener = connect_notify::filter(false, false, true, false, pair->tail);
+  const auto d = call(nr_of("clock_settime"));
+  EXPECT_EQ(evaluate(pair->main, d), SECCOMP_RET_ALLOW);
+  EXPECT_EQ(evaluate(listener, d), SECCOMP_RET_USER_NOTIF);
+  EXPECT_TRUE(is_kill(evaluate(original, d)));
+  EXPECT_FALSE(is_kill(evaluate(original, call(nr_of("ptrace")))));
+  const auto i386 = call(25 /* i386 stime */, AUDIT_ARCH_I386);
+  EXPECT_TRUE(is_kill(evaluate(pair->main, i386)));
 }
 
 // The hand-off's listener filter (connect_notify.cc): connect, bind and listen are notified; TCP Fast
