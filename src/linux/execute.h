@@ -24,6 +24,7 @@ struct RunOutcome {
   std::vector<output_cap::StreamStats> output;  // each capped stream (--max-output): counts and hash
   std::vector<TmpfsUsage> tmpfs;             // each sized private tmpfs as the run left it
   explain_notify::Log explained;             // --explain: the workload's observed path calls
+  std::string private_dir;  // landlock_only: where the plan's <private> HOME and TMPDIR were (removed now)
 };
 
 // What the audit log and the result learn from a run while it happens.

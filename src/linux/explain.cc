@@ -158,6 +158,9 @@ Finding judge(const Plan& plan, const Accesses& all, const Key& key, const Seen&
     if (plain_host_port(path)) f.remedy = "--net " + path;
     return f;
   }
+  // Under Landlock only the view is the host's: a directory made where one exists (mkdir -p) fails
+  // with EEXIST before Landlock is asked, as it would outside.
+  if (plan.mechanism == Mechanism::landlock_only && op == Op::create && host(path) == 2) return f;
   // The workload's stdio files, opened again by their /proc/self/fd names (LandlockPlan::stdio).
   for (const auto& s : plan.landlock.stdio)
     if (s.path == path && (writes(op) ? s.write : op == Op::read ? s.read : op == Op::stat)) return f;

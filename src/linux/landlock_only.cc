@@ -137,7 +137,9 @@ Result<RunOutcome> execute(const Plan& plan, const RunHooks& hooks) {
     with_proxy.proxy_port = proxy->port();
   }
   with_proxy.private_dir = dir.path();
-  return execute_plan(local, with_proxy);
+  auto out = execute_plan(local, with_proxy);
+  if (out) out->private_dir = dir.path();
+  return out;
 }
 
 }  // namespace cage::lx

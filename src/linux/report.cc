@@ -249,8 +249,14 @@ void Session::explain_run(const Plan& plan, const policy::Policy& pol, const Run
     net_dropped = net_dropped_;
   }
   const HostAnswers host;
+  // Under Landlock only the plan names the run's private HOME and TMPDIR "<private>": judged as the
+  // directory they were, they are the workload's own (writable), not a refusal beneath /tmp.
+  Plan judged = plan;
+  if (!out.private_dir.empty())
+    for (auto& r : judged.landlock.rules)
+      if (is_private_dir_rule(r)) r.path = out.private_dir;
   auto found = explain::classify(
-      plan, all, [&](const std::string& p) { return host.kind(p); },
+      judged, all, [&](const std::string& p) { return host.kind(p); },
       [&](const std::string& p) { return host.canonical(p); }, pol.home);
   // The profile's errno refusals and kills (seccomp_observe.h), first seen first, ahead of the paths.
   std::vector<explain::Finding> calls;

@@ -131,6 +131,14 @@ if [ "$NOT" = refused ]; then
   grep -q -- "allow with --net" "$d/err" && fail "a direct connect was given a --net remedy: $(cat "$d/err")"
 fi
 
+# The run's own HOME and TMPDIR (private: a tmpfs under namespaces, a directory of the run's under
+# Landlock only) are the workload's: making and writing there is not listed, next to a refused
+# write that is.
+"${C[@]}" --explain -- sh -c 'mkdir -p "$HOME/.npm/x" && echo a >"$HOME/.npm/x/f" && echo b >"${TMPDIR:-/tmp}/t" &&
+  ! echo c >"'"$d"'/out/f"' >/dev/null 2>"$d/err" || fail "private HOME/TMPDIR writes: $(cat "$d/err")"
+grep -qE 'explain: (create|write) [^ ]*/(\.npm|t)[/:]' "$d/err" && fail "the private HOME or TMPDIR was listed: $(cat "$d/err")"
+line "cage: explain: create $d/out/f: $NOT \(1x, first sh\[[0-9]+\]\); allow with --rw $d/out"
+
 # The result and the audit log carry the same finding.
 "${C[@]}" --explain --result "$d/r.json" --audit "$d/a.jsonl" -- cat "$d/home/secret" >/dev/null 2>&1
 python3 - "$d" "$NOT" <<'PY' || fail "result or audit lacks the finding"

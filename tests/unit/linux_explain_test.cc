@@ -280,6 +280,17 @@ lx::Plan landlock_plan() {
   return p;
 }
 
+// mkdir -p over directories that exist: EEXIST before Landlock is asked, not a refusal; a new one
+// beneath a read-only rule still is.
+TEST(LinuxExplainLandlock, MakingAnExistingDirectoryIsNotListed) {
+  Host h = host();
+  auto found = lx::explain::classify(landlock_plan(), accesses({{Op::create, "/w"}, {Op::create, "/w/src"},
+                                                                {Op::create, "/w/src/new"}}),
+                                     h.kind());
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].path, "/w/src/new");
+}
+
 TEST(LinuxExplainLandlock, RulesDecide) {
   Host h = host();
   auto found = lx::explain::classify(landlock_plan(),
