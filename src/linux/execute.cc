@@ -191,7 +191,8 @@ const UnavailableStep kUnavailableSteps[] = {
     {ChildStep::landlock_restrict, "landlock", "Landlock could not be applied"},
     {ChildStep::seccomp, "seccomp", "the seccomp filter could not be loaded"},
     {ChildStep::shim, "--net", "the network shim could not start"},
-    {ChildStep::performer, "--net", "the process that runs the workload's connect, bind and listen could not start"},
+    {ChildStep::performer, "--net",
+     "the process that runs the workload's connect, bind and listen could not start"},
     {ChildStep::nested_userns, "user namespaces",
      "cannot forbid nested user namespaces inside the sandbox (a root caller's nested namespace could write "
      "file capabilities valid on the host)",

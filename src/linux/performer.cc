@@ -136,7 +136,8 @@ int start_connect(const Request& r, int fds[3], int count) {
     const int count = receive_request(&r, fds);
     if (count == -2) _exit(0);  // the supervisor is gone: the run is over
     int err = count < 0 ? EACCES : -1;
-    if (err < 0) err = r.blocking && r.nr == SYS_connect ? start_connect(r, fds, count) : perform(r, fds, count);
+    if (err < 0 && r.blocking && r.nr == SYS_connect) err = start_connect(r, fds, count);
+    else if (err < 0) err = perform(r, fds, count);
     if (err >= 0) reply(r.id, err);
     for (int fd : fds)
       if (fd >= 0) ::close(fd);
@@ -152,8 +153,8 @@ int start_connect(const Request& r, int fds[3], int count) {
   ChildStep step = ChildStep::none;
   int idx = -1;
   if (drop_privileges(&step) != 0 || ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 ||
-      landlock_restrict(c.performer_landlock, &step, &idx) != 0 || seccomp::load_program(c.seccomp_exec) != 0 ||
-      seccomp::load_program(c.seccomp) != 0)
+      landlock_restrict(c.performer_landlock, &step, &idx) != 0 ||
+      seccomp::load_program(c.seccomp_exec) != 0 || seccomp::load_program(c.seccomp) != 0)
     _exit(exit_status::kCageError);
   ::signal(SIGPIPE, SIG_IGN);
   static const char kOk = 'r';
@@ -179,11 +180,13 @@ int spawn(const ChildContext& c, int* supervisor_end) {
   if (pid == 0) {
     // A copy of init (no exec): it dies with init, wipes the --secret values, and keeps no
     // descriptor but its channel and the ready pipe (moved clear of 0..9 first, as the shim's).
-    if (::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || ::getppid() != init) _exit(exit_status::kCageError);
+    if (::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || ::getppid() != init)
+      _exit(exit_status::kCageError);
     for (char* s : c.secret_envp) explicit_bzero(s, std::strlen(s));
     int ch = ::fcntl(sv[1], F_DUPFD_CLOEXEC, 10), r = ::fcntl(ready[1], F_DUPFD_CLOEXEC, 10);
-    if (ch < 0 || r < 0 || ::syscall(SYS_close_range, 0U, 9U, 0U) != 0 || ::dup3(ch, kChannel, O_CLOEXEC) < 0 ||
-        ::dup3(r, kReady, O_CLOEXEC) < 0 || ::syscall(SYS_close_range, 5U, ~0U, 0U) != 0)
+    if (ch < 0 || r < 0 || ::syscall(SYS_close_range, 0U, 9U, 0U) != 0 ||
+        ::dup3(ch, kChannel, O_CLOEXEC) < 0 || ::dup3(r, kReady, O_CLOEXEC) < 0 ||
+        ::syscall(SYS_close_range, 5U, ~0U, 0U) != 0)
       _exit(exit_status::kCageError);
     confine_and_serve(c);
   }

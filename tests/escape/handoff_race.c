@@ -190,14 +190,15 @@ static int closed_host(void) {
 static void* bind_swapper(void* arg) {
   (void)arg;
   while (!atomic_load(&stop_flag)) {
-    int h = closed_host(), f = socket(AF_UNIX, SOCK_STREAM, 0);
-    // 50 ms per host socket: making one (a dial, the server's close, the shutdown) takes a while.
-    for (double end = now() + 0.05; now() < end && h >= 0 && f >= 0;) {
+    int h = closed_host();
+    // 50 ms per host socket (making one, a dial, the server's close and the shutdown, takes a while),
+    // each time against a fresh unix socket (a bound one cannot bind again).
+    for (double end = now() + 0.05; now() < end && h >= 0;) {
+      int f = socket(AF_UNIX, SOCK_STREAM, 0);
       dup2(h, swap_fd);
-      dup2(f, swap_fd);
+      if (f >= 0) dup2(f, swap_fd), close(f);
     }
     if (h >= 0) close(h);
-    if (f >= 0) close(f);
   }
   return NULL;
 }
@@ -215,25 +216,20 @@ static void* binder(void* arg) {
   (void)arg;
   while (!atomic_load(&stop_flag)) {
     if (bind(swap_fd, (struct sockaddr*)&flip, sizeof(struct sockaddr_un)) != 0) continue;
-    // Judged on one file (a dup: the number may name another file by now, so only a host socket that
-    // holds the very port counts).
+    // A bind that worked: a unix socket's (the path is removed for the next), or a host socket's. Judged
+    // on one file (a dup: the number may name another file by now, so only a host socket that holds
+    // the very port counts; the host's own look at the port does not depend on this).
+    unlink(kBindPath);
     int one = dup(swap_fd);
     struct sockaddr_storage a;
     socklen_t l = sizeof a;
-    if (one < 0 || getsockname(one, (struct sockaddr*)&a, &l) != 0) {
-      if (one >= 0) close(one);
+    if (one >= 0 && getsockname(one, (struct sockaddr*)&a, &l) == 0 && a.ss_family == AF_INET &&
+        ((struct sockaddr_in*)&a)->sin_port == forbidden.sin_port && cookie(one) != own_cookie) {
+      atomic_fetch_add(&hostbound, 1);  // kept open: the host sees the port held for the run
       continue;
     }
-    if (a.ss_family == AF_UNIX) {
-      atomic_fetch_add(&unixbound, 1);
-      unlink(kBindPath);
-      close(one);
-    } else if (a.ss_family == AF_INET && ((struct sockaddr_in*)&a)->sin_port == forbidden.sin_port &&
-               cookie(one) != own_cookie) {
-      atomic_fetch_add(&hostbound, 1);  // kept open: the host sees the port held for the run
-    } else {
-      close(one);
-    }
+    atomic_fetch_add(&unixbound, 1);
+    if (one >= 0) close(one);
   }
   return NULL;
 }

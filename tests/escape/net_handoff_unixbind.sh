@@ -35,7 +35,7 @@ u=$(awk '/^unixbound/ { print $2 }' <<<"$out")
 [ "${u:-0}" -gt 0 ] || fail "no unix bind of the sandbox worked (the race tested nothing): $out $err"
 [ "${h:-0}" -eq 0 ] || fail "a host socket was bound to 127.0.0.1:$free $h time(s) from the sandbox"
 [ -s "$work/held" ] && fail "the host saw 127.0.0.1:$free held during the run ($(wc -l < "$work/held") time(s))"
-[ "${h:-0}" -eq 0 ] && [ ! -s "$work/held" ] &&
+[ "${n:-0}" -gt 0 ] && [ "${u:-0}" -gt 0 ] && [ "${h:-0}" -eq 0 ] && [ ! -s "$work/held" ] &&
   pass "$n hand-offs and $u unix binds raced for ${secs}s: no host socket bound to 127.0.0.1:$free"
 # Twin: a relative unix path from the workload's cwd, under its umask, owned by the caller.
 mkdir "$work/rw" && chmod 777 "$work/rw"
