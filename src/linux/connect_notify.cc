@@ -106,6 +106,7 @@ class Impl final : public Mediator {
     if (!stop_.valid() || ::syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) != 0) return errno ? errno : EMFILE;
     req_.resize(std::max<size_t>(sizes.seccomp_notif, sizeof(seccomp_notif)));
     resp_.resize(std::max<size_t>(sizes.seccomp_notif_resp, sizeof(seccomp_notif_resp)));
+    performed_.resize(resp_.size());
     thread_ = std::thread([this] { run(); });
     return 0;
   }
@@ -184,9 +185,10 @@ class Impl final : public Mediator {
     performing_.clear();
   }
 
+  // An answer of the performer's, or EACCES for it: its own buffer, since answer() may be filling resp_.
   void reply(uint64_t id, int err) {
-    std::fill(resp_.begin(), resp_.end(), 0);
-    auto* resp = reinterpret_cast<seccomp_notif_resp*>(resp_.data());
+    std::fill(performed_.begin(), performed_.end(), 0);
+    auto* resp = reinterpret_cast<seccomp_notif_resp*>(performed_.data());
     resp->id = id;
     resp->error = -err;
     ::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_SEND, resp);  // ENOENT: the caller was interrupted or died
@@ -529,7 +531,7 @@ class Impl final : public Mediator {
   std::unordered_map<uint64_t, Pending> pending_;
   uint64_t submitted_ = 0;
   explain_notify::Log log_;
-  std::vector<char> req_, resp_;
+  std::vector<char> req_, resp_, performed_;
   std::thread thread_;
 };
 

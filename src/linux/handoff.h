@@ -40,6 +40,8 @@
 // Residual risks: the performer's Landlock domain is not the workload's own but a copy of its rules
 // without the abstract-socket scope (a sibling domain's scope would keep it from the workload's own
 // abstract sockets); abstract sockets are per network namespace, so it reaches only the sandbox's.
+// The workload's rlimits do not bind the performer (its address space is a copy of cage's init:
+// --memory's RLIMIT_AS stand-in would leave it no room for a thread); a cgroup's limits do.
 // The workload can kill or stop the performer (same uid; with Landlock ABI 6 signal scoping it
 // cannot): its own connect, bind and listen then fail with EACCES. A connect in a performer thread
 // whose caller was interrupted or died waits on until the kernel ends it (the socket's SO_SNDTIMEO,

@@ -8,7 +8,6 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -144,12 +143,10 @@ int start_connect(const Request& r, int fds[3], int count) {
   }
 }
 
-// The performer's confinement: the workload's (limits, privileges, Landlock, seccomp), except
-// Landlock's abstract-socket scope (ChildContext::performer_landlock).
+// The performer's confinement: the workload's (privileges, Landlock, seccomp), except Landlock's
+// abstract-socket scope (ChildContext::performer_landlock). Not the workload's rlimits: its address
+// space is a copy of init's, and --memory's RLIMIT_AS stand-in would leave it no room for a thread.
 [[noreturn]] void confine_and_serve(const ChildContext& c) {
-  for (size_t i = 0; i < (c.scope_refused ? c.rlimits.size() : c.plan_rlimits); ++i)  // the workload's limits
-    if (::setrlimit(static_cast<__rlimit_resource>(c.rlimit_resources[i]), &c.rlimits[i]) != 0)
-      _exit(exit_status::kCageError);
   ChildStep step = ChildStep::none;
   int idx = -1;
   if (drop_privileges(&step) != 0 || ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 ||
