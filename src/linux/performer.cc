@@ -1,6 +1,6 @@
 // Egress hand-off's performer: see performer.h. Init side (spawn, then the performer's own loop) and
 // the supervisor's two calls on its channel. Proven by tests/escape/net_handoff_peer.sh,
-// net_handoff_lowport.sh and net_handoff_unixbind.sh.
+// net_handoff_lowport.sh, net_handoff_unixbind.sh and net_handoff_performer_gone.sh.
 #include "linux/performer.h"
 
 #include <fcntl.h>

@@ -4,7 +4,7 @@
 // gid, no capability, the workload's seccomp profile and Landlock rules, and is not dumpable; the
 // supervisor (connect_notify.cc) sends it the sandbox's socket and the address it read once, and
 // answers the notification with the errno it returns. Proven by tests/escape/net_handoff_peer.sh,
-// net_handoff_lowport.sh and net_handoff_unixbind.sh.
+// net_handoff_lowport.sh, net_handoff_unixbind.sh and net_handoff_performer_gone.sh.
 #pragma once
 #include <sys/socket.h>
 #include <sys/uio.h>
