@@ -17,7 +17,7 @@ namespace cage::lx {
 enum class ChildStep : int32_t {
   none, sync, mount_propagation, root_tmpfs, mount_step, mount_attr, pivot_root, hostname,
   loopback, shim, fork_workload, landlock_create, landlock_rule, landlock_restrict, no_new_privs,
-  securebits, caps, rlimit, chdir, seccomp, exec, signals, keyring, nested_userns,
+  securebits, caps, rlimit, chdir, seccomp, exec, signals, keyring, nested_userns, performer,
 };
 
 struct ChildFailure {
@@ -55,6 +55,9 @@ struct ChildContext {
   int net_fd = -1;       // the shim's end of the proxy channel
   int notify_fd = -1;    // where the workload sends the notification listener (connect_notify::install)
   bool notify_netns = false;  // and a socket of the sandbox's namespace (egress hand-off)
+  // Egress hand-off: the performer's Landlock rules (performer.h), the workload's without the
+  // abstract-socket scope, which would keep it from the workload's own abstract sockets.
+  LandlockPlan performer_landlock;
   mutable int shim_ready = -1;  // readable once the --net shim has confined itself (net::await_shim)
   mutable int dev_null = -1;  // O_PATH /dev/null, used to mask files; opened by the child too
   const char* private_dir = nullptr;  // landlock_only: removed by init should the supervisor die

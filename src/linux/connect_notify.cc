@@ -22,6 +22,7 @@
 #include <cerrno>
 #include <mutex>
 #include <unordered_map>
+#include <unordered_set>
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
@@ -32,6 +33,7 @@
 #include "common/send_fd.h"
 #include "linux/handoff.h"
 #include "linux/metadata_notify.h"
+#include "linux/performer.h"
 #include "linux/seccomp_observe.h"
 #include "linux/seccomp_profiles.h"
 #include "proxy/synthetic.h"
@@ -87,6 +89,19 @@ unsigned long fd_flags(pid_t pid, int fd) {
   return f ? std::strtoul(f + 6, nullptr, 8) : 0;
 }
 
+// The thread's umask (/proc/TID/status, Linux 4.7), or -1.
+int thread_umask(pid_t tid) {
+  char path[64], buf[2048] = {};
+  std::snprintf(path, sizeof path, "/proc/%d/status", static_cast<int>(tid));
+  UniqueFd status(::open(path, O_RDONLY | O_CLOEXEC));
+  if (!status.valid() || ::read(status.get(), buf, sizeof buf - 1) <= 0) return -1;
+  const char* u = std::strstr(buf, "\nUmask:");
+  if (!u) return -1;
+  char* end = nullptr;
+  const long m = std::strtol(u + 7, &end, 8);
+  return end != u + 7 && m >= 0 && m <= 0777 ? static_cast<int>(m) : -1;
+}
+
 class Impl final : public Mediator {
  public:
   Impl(UniqueFd channel, uint16_t port, std::vector<std::string> writable, bool explain, Refusals refusals,
@@ -103,6 +118,7 @@ class Impl final : public Mediator {
     if (!stop_.valid() || ::syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) != 0) return errno ? errno : EMFILE;
     req_.resize(std::max<size_t>(sizes.seccomp_notif, sizeof(seccomp_notif)));
     resp_.resize(std::max<size_t>(sizes.seccomp_notif_resp, sizeof(seccomp_notif_resp)));
+    performed_.resize(resp_.size());
     thread_ = std::thread([this] { run(); });
     return 0;
   }
@@ -126,6 +142,14 @@ class Impl final : public Mediator {
     if (metadata_notify::drop_effective_capabilities() != 0) return;
     if (!wait_for(channel_.get(), false)) return;
     char tag = 0;
+    if (net_) {  // the performer's channel comes first (init sends it before the workload starts)
+      performer_.reset(recv_fd(channel_.get(), &tag));
+      if (!performer_.valid() || tag != 'p') return;
+      // A performer that stops reading (stopped, or killed) fails the calls; it never holds this thread.
+      timeval limit{1, 0};
+      if (::setsockopt(performer_.get(), SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit) != 0) return;
+      if (!wait_for(channel_.get(), false)) return;
+    }
     listener_.reset(recv_fd(channel_.get(), &tag));
     if (!listener_.valid() || tag != 'n') return;
     ::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
@@ -135,8 +159,91 @@ class Impl final : public Mediator {
       handoff_ok_ = cookie.has_value();
       sandbox_cookie_ = cookie.value_or(0);
     }
-    while (wait_for(listener_.get(), true))
-      if (!answer()) return;
+    serve();
+  }
+
+  // Notifications, and the performer's answers, until the listener hangs up or stop() is called.
+  void serve() {
+    for (;;) {
+      pollfd p[3] = {{listener_.get(), POLLIN, 0}, {stop_.get(), POLLIN, 0}, {performer_.get(), POLLIN, 0}};
+      if (::poll(p, performer_.valid() ? 3 : 2, -1) < 0) {
+        if (errno == EINTR) continue;
+        return;
+      }
+      if ((p[1].revents & POLLIN) || (p[0].revents & POLLNVAL)) return;
+      if (performer_.valid() && p[2].revents) performed(p[2].revents);
+      if (p[0].revents & POLLIN) {
+        if (!answer()) return;
+      } else if (p[0].revents & (POLLHUP | POLLERR)) {
+        return;
+      }
+    }
+  }
+
+  // The performer's answers: each to a call it was sent, or it is treated as gone.
+  void performed(short revents) {
+    performer::Reply a;
+    int got;
+    while ((got = performer::receive(performer_.get(), &a)) > 0) {
+      if (performing_.erase(a.id) == 0) break;  // an answer to nothing asked: misbehaving
+      reply(a.id, a.err);
+    }
+    if (got != 0 || (revents & (POLLHUP | POLLERR))) performer_gone();
+  }
+
+  // The performer is dead or misbehaves: its calls, and every later one, fail (to_performer).
+  void performer_gone() {
+    performer_.reset();
+    for (uint64_t id : performing_) reply(id, EACCES);
+    performing_.clear();
+  }
+
+  // An answer of the performer's, or EACCES for it: its own buffer, since answer() may be filling resp_.
+  void reply(uint64_t id, int err) {
+    std::fill(performed_.begin(), performed_.end(), 0);
+    auto* resp = reinterpret_cast<seccomp_notif_resp*>(performed_.data());
+    resp->id = id;
+    resp->error = -err;
+    ::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_SEND, resp);  // ENOENT: the caller was interrupted or died
+  }
+
+  // Sends the call to the performer (performer.h) on the open file `sock` taken from the workload,
+  // with the address read once; answered later (performed). A unix path goes with the thread's cwd,
+  // root and umask, all read while the notification is still valid (the tid is still that thread).
+  int to_performer(const seccomp_notif& req, long nr, int sock, int type, const sockaddr_storage& sa,
+                   size_t len, bool unix_path) {
+    if (!performer_.valid()) return EACCES;
+    performer::Request r;
+    r.id = req.id;
+    r.nr = static_cast<int32_t>(nr);
+    r.backlog = nr == SYS_listen ? static_cast<int32_t>(req.data.args[1]) : 0;
+    r.len = static_cast<uint32_t>(len);
+    r.sa = sa;
+    const int fl = ::fcntl(sock, F_GETFL);
+    if (fl < 0) return EACCES;
+    // Only a connection-oriented connect can wait (for the peer's backlog, or TCP's handshake).
+    r.blocking = nr == SYS_connect && !(fl & O_NONBLOCK) && (type == SOCK_STREAM || type == SOCK_SEQPACKET);
+    UniqueFd cwd, root;
+    int fds[3] = {sock, -1, -1};
+    if (unix_path) {
+      const auto tid = static_cast<pid_t>(req.pid);
+      char path[64];
+      std::snprintf(path, sizeof path, "/proc/%d/cwd", static_cast<int>(tid));
+      cwd.reset(::open(path, O_PATH | O_DIRECTORY | O_CLOEXEC));
+      std::snprintf(path, sizeof path, "/proc/%d/root", static_cast<int>(tid));
+      root.reset(::open(path, O_PATH | O_DIRECTORY | O_CLOEXEC));
+      r.umask = thread_umask(tid);
+      if (!cwd.valid() || !root.valid() || r.umask < 0 || !valid(req.id)) return EACCES;
+      r.unix_path = 1;
+      fds[1] = cwd.get();
+      fds[2] = root.get();
+    }
+    if (performer::send(performer_.get(), r, fds, unix_path ? 3 : 1) != 0) {
+      performer_gone();
+      return EACCES;
+    }
+    performing_.insert(req.id);
+    return kPending;
   }
 
   // One notification; false when the listener is finished (every filtered process is gone).
@@ -294,18 +401,18 @@ class Impl final : public Mediator {
     auto v = handoff::classify(*net_, nr, kind, domain, type, sa, len);
     switch (v.action) {
       case handoff::Action::refuse: return v.err;
-      case handoff::Action::perform:
-        return handoff::perform(nr, sock.get(), sa, len, static_cast<int>(req.data.args[1]));
-      case handoff::Action::perform_unix_path:
-        return handoff::connect_unix_path(static_cast<pid_t>(req.pid), sock.get(), sa, len);
-      case handoff::Action::continue_unix_bind: return kContinue;
+      case handoff::Action::perform: return to_performer(req, nr, sock.get(), type, sa, len, false);
+      case handoff::Action::perform_unix_path: return to_performer(req, nr, sock.get(), type, sa, len, true);
       case handoff::Action::hand_off: break;
     }
     sockaddr_storage peer{};
     socklen_t plen = sizeof peer;
     if (::getpeername(sock.get(), reinterpret_cast<sockaddr*>(&peer), &plen) == 0) return EISCONN;
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!dialer_) return handoff::perform(nr, sock.get(), sa, len, 0);  // no proxy: its listener relays
+    std::unique_lock<std::mutex> lock(mu_);
+    if (!dialer_) {  // no proxy: its listener relays
+      lock.unlock();
+      return to_performer(req, nr, sock.get(), type, sa, len, false);
+    }
     const bool cloexec = (fd_flags(static_cast<pid_t>(req.pid), fd) & O_CLOEXEC) != 0;
     pending_[req.id] = Pending{fd, cloexec, std::move(sock)};
     ++submitted_;
@@ -473,6 +580,8 @@ class Impl final : public Mediator {
   Refusals refusals_;
   const NetPlan* net_;              // hand-off mode when set
   bool handoff_ok_ = false;         // mediator thread only
+  UniqueFd performer_;              // mediator thread only: the performer's channel, or gone
+  std::unordered_set<uint64_t> performing_;  // the notifications the performer is to answer
   uint64_t sandbox_cookie_ = 0;
   struct Pending {
     int fd = -1;
@@ -484,7 +593,7 @@ class Impl final : public Mediator {
   std::unordered_map<uint64_t, Pending> pending_;
   uint64_t submitted_ = 0;
   explain_notify::Log log_;
-  std::vector<char> req_, resp_;
+  std::vector<char> req_, resp_, performed_;
   std::thread thread_;
 };
 

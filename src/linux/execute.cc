@@ -137,6 +137,10 @@ Status prepare_filters(const Plan& plan, ChildContext& c) {
   }
   c.notify = connect_notify::filter(connect, metadata, plan.explain, handoff, tail);
   c.notify_netns = handoff;
+  if (handoff) {
+    c.performer_landlock = plan.landlock;
+    c.performer_landlock.scope_abstract_unix = false;
+  }
   return Ok{};
 }
 
@@ -187,6 +191,8 @@ const UnavailableStep kUnavailableSteps[] = {
     {ChildStep::landlock_restrict, "landlock", "Landlock could not be applied"},
     {ChildStep::seccomp, "seccomp", "the seccomp filter could not be loaded"},
     {ChildStep::shim, "--net", "the network shim could not start"},
+    {ChildStep::performer, "--net",
+     "the process that runs the workload's connect, bind and listen could not start"},
     {ChildStep::nested_userns, "user namespaces",
      "cannot forbid nested user namespaces inside the sandbox (a root caller's nested namespace could write "
      "file capabilities valid on the host)",

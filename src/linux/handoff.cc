@@ -4,7 +4,6 @@
 #include "linux/handoff.h"
 
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/syscall.h>
@@ -53,16 +52,15 @@ bool carried(const NetPlan& net, uint32_t addr, uint16_t port) {
 
 Verdict classify(const NetPlan& net, long nr, SocketKind kind, int domain, int type, const sockaddr_storage& sa,
                  size_t len) {
-  // Not a socket: the call is run on the file so the workload gets the kernel's own ENOTSOCK.
-  if (kind == SocketKind::not_socket) return Verdict{Action::perform};
+  if (kind == SocketKind::not_socket) return refuse(ENOTSOCK);  // the kernel's own answer
   if (kind == SocketKind::foreign) {
     // A host socket (a handed-off one, or one passed on): it keeps its one checked destination.
     const bool inet = sa.ss_family == AF_INET || sa.ss_family == AF_INET6;
     return refuse(nr == SYS_connect && inet ? EISCONN : EACCES);
   }
   if (nr == SYS_listen) return Verdict{Action::perform};
-  if (nr == SYS_bind) return unix_path(sa, len) ? Verdict{Action::continue_unix_bind} : Verdict{Action::perform};
   if (unix_path(sa, len)) return Verdict{Action::perform_unix_path};
+  if (nr == SYS_bind) return Verdict{Action::perform};
   if (domain == AF_INET && type == SOCK_STREAM && sa.ss_family == AF_INET && len >= sizeof(sockaddr_in)) {
     const auto& in = reinterpret_cast<const sockaddr_in&>(sa);
     uint32_t addr = ntohl(in.sin_addr.s_addr);
@@ -83,40 +81,6 @@ SocketKind kind_of(int sock, uint64_t sandbox_cookie) {
   auto c = netns_cookie(sock);
   if (!c) return errno == ENOTSOCK ? SocketKind::not_socket : SocketKind::foreign;
   return *c == sandbox_cookie ? SocketKind::sandbox : SocketKind::foreign;
-}
-
-int perform(long nr, int sock, const sockaddr_storage& sa, size_t len, int backlog) {
-  int rc;
-  const auto* a = reinterpret_cast<const sockaddr*>(&sa);
-  if (nr == SYS_listen)
-    rc = ::listen(sock, backlog);
-  else if (nr == SYS_bind)
-    rc = ::bind(sock, a, static_cast<socklen_t>(len));
-  else
-    rc = ::connect(sock, a, static_cast<socklen_t>(len));
-  return rc == 0 ? 0 : errno;
-}
-
-int connect_unix_path(pid_t tid, int sock, const sockaddr_storage& sa, size_t len) {
-  const auto& un = reinterpret_cast<const sockaddr_un&>(sa);
-  const size_t max = len - offsetof(sockaddr_un, sun_path);
-  std::string path(un.sun_path, strnlen(un.sun_path, max));
-  const bool absolute = path[0] == '/';
-  char dir[64];
-  std::snprintf(dir, sizeof dir, "/proc/%d/%s", static_cast<int>(tid), absolute ? "root" : "cwd");
-  UniqueFd base(::open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC));
-  if (!base.valid()) return EACCES;
-  // The workload's view: its root bounds absolute names and symlinks; a relative name stays beneath
-  // its cwd (a ".." above it, or an absolute symlink, fails with EXDEV: a documented limit).
-  open_how how{};
-  how.flags = O_PATH | O_CLOEXEC;
-  how.resolve = RESOLVE_NO_MAGICLINKS | (absolute ? RESOLVE_IN_ROOT : RESOLVE_BENEATH);
-  UniqueFd target(static_cast<int>(::syscall(SYS_openat2, base.get(), path.c_str(), &how, sizeof how)));
-  if (!target.valid()) return errno;
-  sockaddr_un via{};
-  via.sun_family = AF_UNIX;
-  std::snprintf(via.sun_path, sizeof via.sun_path, "/proc/self/fd/%d", target.get());
-  return ::connect(sock, reinterpret_cast<sockaddr*>(&via), sizeof via) == 0 ? 0 : errno;
 }
 
 void copy_settings(int old, int fresh) {

@@ -18,30 +18,42 @@
 //
 // Why it is safe: a host socket in the workload could reach anything if the kernel ever ran
 // connect (after connect(AF_UNSPEC), or a thread dup2-ing it over a checked descriptor number while
-// another swaps the sockaddr) or listen on it. So no connect and no listen is ever answered with
-// CONTINUE: the supervisor performs them itself on the open file it took, with the address it read,
-// and only when that file is a socket of the sandbox's namespace (SO_NETNS_COOKIE against a socket
-// init made there); on any other socket they fail (EISCONN / EACCES). connect() to a unix path is
-// resolved in the workload's root (openat2 RESOLVE_IN_ROOT from /proc/TID/root, or RESOLVE_BENEATH
-// from its cwd) and connected through the O_PATH descriptor. The filter refuses sendto/sendmsg/
-// sendmmsg with MSG_FASTOPEN (a connect from send) and setsockopt IP_OPTIONS / IPv6 routing headers
-// (a source route re-aims a connected socket's packets); io_uring is refused by seccomp/floor.txt.
-// Proven by tests/escape/net_handoff_*.sh (races) and tests/integration/net_handoff.sh.
+// another swaps the sockaddr), bind or listen on it. So none of them is ever answered with CONTINUE:
+// the supervisor takes the open file, and only when it is a socket of the sandbox's namespace
+// (SO_NETNS_COOKIE against a socket init made there) sends it, with the address it read, to the
+// performer (performer.h), which runs the call; on any other socket they fail (EISCONN / EACCES).
+// The performer is a process of the sandbox with the workload's identity and no more (its uid and
+// gid, no capability, its seccomp profile and Landlock rules, not dumpable), so a unix server outside
+// reached through a grant sees a process of the sandbox as the peer (SO_PEERCRED, SO_PEERSEC), and
+// a bind below port 1024 fails with EACCES as the workload's own would. A unix path is resolved by
+// the performer from the calling thread's cwd (an O_PATH descriptor of /proc/TID/cwd), a bind under
+// its umask (/proc/TID/status), and only while the thread's root is the sandbox's (else EACCES). A
+// connect that can wait (a blocking stream socket: a full backlog, TCP's handshake) runs in a thread
+// of the performer, at most performer::kMaxWaiting at once (then EAGAIN), so neither the mediator nor
+// the sandbox's other calls wait for it. A performer that is gone, stopped (a send to it waits at
+// most 1 s) or answers what it was not asked fails the calls with EACCES, never CONTINUE. The filter
+// refuses sendto/sendmsg/sendmmsg with MSG_FASTOPEN (a connect from send) and setsockopt IP_OPTIONS /
+// IPv6 routing headers (a source route re-aims a connected socket's packets); io_uring is refused by
+// seccomp/floor.txt. Proven by tests/escape/net_handoff_*.sh (races; peer, lowport and unixbind for
+// the performer) and tests/integration/net_handoff.sh.
 //
-// Residual risks: bind() of a unix socket to a path is continued (the path and the workload's umask
-// and mounts must apply): a racing thread can make the kernel bind a host socket instead, which can
-// only name a local port of the host for a socket that can neither listen (it stays SS_CONNECTED)
-// nor connect (it does keep that port from the host's services for the run). Calls the supervisor
-// performs carry its identity and its capabilities in the sandbox's user namespace: a unix server
-// outside reached through a grant sees cage as the peer (SO_PEERCRED, SO_PEERSEC), and a bind in the
-// sandbox's namespace may take a port below 1024 there (a helper inside the sandbox performing them
-// would close both; not built). getsockname() on a handed-off socket shows the host's local address, and its ioctls
-// (SIOCGIFCONF) list the host's interfaces. A blocking connect() the supervisor performs on a
-// socket whose peer's backlog is full holds the mediator (the sandbox's own calls wait; the socket's
-// SO_SNDTIMEO applies). A handed-off connect() waits for the dial (at most the proxy's 10 s connect
-// timeout) even on a non-blocking socket, and handled signals wait for its answer. Where the hand-off is not made (IPv6, UDP,
-// proxy-mode clients, Landlock-only, kernels without SO_NETNS_COOKIE before Linux 5.14) the relay
-// carries the bytes as before.
+// Residual risks: the performer's Landlock domain is not the workload's own but a copy of its rules
+// without the abstract-socket scope (a sibling domain's scope would keep it from the workload's own
+// abstract sockets); abstract sockets are per network namespace, so it reaches only the sandbox's.
+// The workload's rlimits do not bind the performer (its address space is a copy of cage's init:
+// --memory's RLIMIT_AS stand-in would leave it no room for a thread); a cgroup's limits do.
+// The workload can kill or stop the performer (same uid; with Landlock ABI 6 signal scoping it
+// cannot): its own connect, bind and listen then fail with EACCES. A connect in a performer thread
+// whose caller was interrupted or died waits on until the kernel ends it (the socket's SO_SNDTIMEO,
+// TCP's retries, the peer's accept), holding one of the kMaxWaiting places (a unix connect to a backlog that
+// stays full and has no SO_SNDTIMEO holds its place for the run). SO_PEERCRED names the performer,
+// not the calling process: a server sees a process of the sandbox, never the workload's own pid.
+// getsockname() on a handed-off socket shows the host's local address, and its ioctls (SIOCGIFCONF)
+// list the host's interfaces. A handed-off connect() waits for the dial (at most the proxy's 10 s
+// connect timeout) even on a non-blocking socket, and handled signals wait for its answer; so do
+// calls the performer runs (the notification is answered when it answers). Where the hand-off is not
+// made (IPv6, UDP, proxy-mode clients, Landlock-only, kernels without SO_NETNS_COOKIE before Linux
+// 5.14) the relay carries the bytes as before, and connect, bind and listen run as the workload's own.
 #pragma once
 #include <sys/socket.h>
 
@@ -65,11 +77,10 @@ enum class SocketKind { not_socket, sandbox, foreign };  // foreign: any other n
 
 // What the supervisor does with one notified call in hand-off mode.
 enum class Action {
-  hand_off,            // dial the checked destination and install the socket in the workload's place
-  perform,             // the supervisor runs the call on the workload's open file, with its copy
-  perform_unix_path,   // connect to a unix path resolved in the workload's root
-  continue_unix_bind,  // bind of a unix socket to a path (residual risk above)
-  refuse,              // fail with `err`
+  hand_off,           // dial the checked destination and install the socket in the workload's place
+  perform,            // the performer (performer.h) runs the call on the workload's open file
+  perform_unix_path,  // the same, for a unix path: from the thread's cwd, under its umask
+  refuse,             // fail with `err`
 };
 struct Verdict {
   Action action = Action::refuse;
@@ -83,15 +94,10 @@ struct Verdict {
 Verdict classify(const NetPlan& net, long nr, SocketKind kind, int domain, int type, const sockaddr_storage& sa,
                  size_t len);
 
-// The workload's descriptor `fd` (its open file `sock`, taken by the caller) bound for `addr`:
 // Parent, mediator thread. The kind of a socket: SO_NETNS_COOKIE against the sandbox's.
 SocketKind kind_of(int sock, uint64_t sandbox_cookie);
 // SO_NETNS_COOKIE of a socket; nullopt before Linux 5.14 (no hand-off then).
 std::optional<uint64_t> netns_cookie(int sock);
-// Runs the call on `sock` (perform); 0 or an errno.
-int perform(long nr, int sock, const sockaddr_storage& sa, size_t len, int backlog);
-// connect(sock) to the unix path in sa, resolved as the thread `tid` would; 0 or an errno.
-int connect_unix_path(pid_t tid, int sock, const sockaddr_storage& sa, size_t len);
 // Gives `fresh` what the workload set on `old` that survives a hand-off (options, O_NONBLOCK).
 void copy_settings(int old, int fresh);
 

@@ -28,6 +28,8 @@
 #include "linux/connect_notify.h"
 #include "linux/net.h"
 #include "linux/netns.h"
+#include "linux/performer.h"
+#include "common/send_fd.h"
 
 extern char** environ;
 
@@ -202,6 +204,15 @@ void connect_network(const ChildContext& c) {
   if (plan.net.mode == NetPlan::Mode::proxy && !plan.loopback_proxy)
     if (int e = net::spawn_shim(plan.net, c.net_fd, c.secret_envp, &c.shim_ready)) child_fail(c, ChildStep::shim, e);
   if (c.net_fd >= 0) ::close(c.net_fd);
+  // Egress hand-off: the workload's connect, bind and listen are run by the performer (performer.h);
+  // its channel reaches the supervisor before the workload's listener does.
+  if (c.notify_netns) {
+    int end = -1;
+    if (int e = performer::spawn(c, &end)) child_fail(c, ChildStep::performer, e);
+    const int e = send_fd(c.notify_fd, end, 'p');
+    ::close(end);
+    if (e != 0) child_fail(c, ChildStep::performer, e);
+  }
 }
 
 pid_t start_workload(const ChildContext& c) {

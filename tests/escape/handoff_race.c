@@ -4,13 +4,16 @@
 // listener outside the sandbox counts connections (`serve`): any connection there is an escape.
 // Prints "handoffs N" (sockets seen to be the host's) and "listened N" (a host socket in listen):
 //   handoff_race serve COUNTFILE PORTFILE      (outside: accept, count, close; COUNTFILE - : none)
-//   handoff_race MODE ALLOWED FORBIDDEN SECS   MODE: unspec bindlisten fastopen swap passed
+//   handoff_race MODE ALLOWED FORBIDDEN SECS   MODE: unspec bindlisten fastopen swap passed unixbind
+// unixbind takes a free port of the host's loopback for FORBIDDEN and prints "hostbound N" (a host
+// socket bound there) and "unixbound N" (the sandbox's own unix binds that worked).
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -31,7 +34,7 @@
 
 static struct sockaddr_in allowed, forbidden;
 static uint64_t own_cookie;
-static atomic_int stop_flag, handoffs, listened;
+static atomic_int stop_flag, handoffs, listened, hostbound, unixbound;
 static double until;
 static int tricks = 7;  // 1 disconnect and connect elsewhere, 2 bind and listen, 4 Fast Open and options
 
@@ -161,6 +164,76 @@ static void* swap_connector(void* arg) {
   return NULL;
 }
 
+// unixbind: one thread puts a host socket whose connection has ended (a hand-off the server closed,
+// shut down here: no port, so bind() works on it) and a fresh sandbox unix socket in turn at one
+// number; another binds that number to the address a third flips between a unix path and the
+// host's 127.0.0.1:FORBIDDEN. Were a unix path bind continued, the kernel would read the number and
+// the address again and could bind the host socket to a port of the host.
+static const char* kBindPath = "/tmp/handoff-race-bind.sock";
+static int closed_host(void) {
+  int s = handed();
+  if (s < 0) return -1;
+  char b[64];
+  struct pollfd p = {s, POLLIN, 0};
+  while (poll(&p, 1, 200) == 1 && recv(s, b, sizeof b, 0) > 0) {
+  }
+  shutdown(s, SHUT_RDWR);
+  for (int i = 0; i < 100; ++i) {
+    struct tcp_info ti;
+    socklen_t l = sizeof ti;
+    if (getsockopt(s, IPPROTO_TCP, TCP_INFO, &ti, &l) == 0 && ti.tcpi_state == TCP_CLOSE) return s;
+    usleep(1000);
+  }
+  close(s);
+  return -1;
+}
+static void* bind_swapper(void* arg) {
+  (void)arg;
+  while (!atomic_load(&stop_flag)) {
+    int h = closed_host();
+    // 50 ms per host socket (making one, a dial, the server's close and the shutdown, takes a while),
+    // each time against a fresh unix socket (a bound one cannot bind again).
+    for (double end = now() + 0.05; now() < end && h >= 0;) {
+      int f = socket(AF_UNIX, SOCK_STREAM, 0);
+      dup2(h, swap_fd);
+      if (f >= 0) dup2(f, swap_fd), close(f);
+    }
+    if (h >= 0) close(h);
+  }
+  return NULL;
+}
+static void* bind_flipper(void* arg) {
+  (void)arg;
+  struct sockaddr_un un = {.sun_family = AF_UNIX};
+  strcpy(un.sun_path, kBindPath);
+  for (unsigned i = 0; !atomic_load(&stop_flag); ++i) {
+    if (i % 2) memcpy(&flip, &forbidden, sizeof forbidden);
+    else memcpy(&flip, &un, sizeof un);
+  }
+  return NULL;
+}
+static void* binder(void* arg) {
+  (void)arg;
+  while (!atomic_load(&stop_flag)) {
+    if (bind(swap_fd, (struct sockaddr*)&flip, sizeof(struct sockaddr_un)) != 0) continue;
+    // A bind that worked: a unix socket's (the path is removed for the next), or a host socket's. Judged
+    // on one file (a dup: the number may name another file by now, so only a host socket that holds
+    // the very port counts; the host's own look at the port does not depend on this).
+    unlink(kBindPath);
+    int one = dup(swap_fd);
+    struct sockaddr_storage a;
+    socklen_t l = sizeof a;
+    if (one >= 0 && getsockname(one, (struct sockaddr*)&a, &l) == 0 && a.ss_family == AF_INET &&
+        ((struct sockaddr_in*)&a)->sin_port == forbidden.sin_port && cookie(one) != own_cookie) {
+      atomic_fetch_add(&hostbound, 1);  // kept open: the host sees the port held for the run
+      continue;
+    }
+    atomic_fetch_add(&unixbound, 1);
+    if (one >= 0) close(one);
+  }
+  return NULL;
+}
+
 static void run_threads(void* (*fns[])(void*), int n) {
   pthread_t t[8];
   for (int i = 0; i < n; ++i) pthread_create(&t[i], NULL, fns[i], NULL);
@@ -230,6 +303,11 @@ int main(int argc, char** argv) {
     fcntl(u, F_SETFL, O_NONBLOCK);
     void* (*fns[])(void*) = {swapper, flipper, swap_connector, swap_connector};
     run_threads(fns, 4);
+  } else if (!strcmp(mode, "unixbind")) {
+    unlink(kBindPath);
+    void* (*fns[])(void*) = {bind_swapper, bind_flipper, binder, binder};
+    run_threads(fns, 4);
+    printf("hostbound %d\nunixbound %d\n", atomic_load(&hostbound), atomic_load(&unixbound));
   } else if (!strcmp(mode, "passed")) {
     // Host sockets passed over SCM_RIGHTS to another process of the sandbox, which abuses them.
     int sv[2];

@@ -105,7 +105,7 @@ TEST(LinuxHandoff, SandboxSocketsAreHandedOffOrServedByTheSupervisor) {
   EXPECT_EQ(v.action, Action::hand_off);
   EXPECT_EQ(v.addr, v4("198.18.0.1"));
   EXPECT_EQ(v.port, 443);
-  // Not carried, not TCP, not IPv4: the supervisor connects the workload's own socket as asked.
+  // Not carried, not TCP, not IPv4: the performer connects the workload's own socket as asked.
   EXPECT_EQ(lx::handoff::classify(net, SYS_connect, SocketKind::sandbox, AF_INET, SOCK_STREAM,
                                   inet("127.0.0.1", 5000), 16).action, Action::perform);
   EXPECT_EQ(lx::handoff::classify(net, SYS_connect, SocketKind::sandbox, AF_INET, SOCK_DGRAM,
@@ -117,10 +117,10 @@ TEST(LinuxHandoff, SandboxSocketsAreHandedOffOrServedByTheSupervisor) {
   EXPECT_EQ(lx::handoff::classify(net, SYS_listen, SocketKind::sandbox, AF_INET, SOCK_STREAM, {}, 0).action,
             Action::perform);
   EXPECT_EQ(lx::handoff::classify(net, SYS_connect, SocketKind::not_socket, 0, 0, inet("198.18.0.1", 443), 16)
-                .action, Action::perform);  // the kernel's ENOTSOCK
+                .err, ENOTSOCK);  // as the kernel answers
 }
 
-TEST(LinuxHandoff, UnixPathsAreResolvedInTheWorkloadsViewAndOnlyPathBindsContinue) {
+TEST(LinuxHandoff, UnixPathsAreResolvedInTheWorkloadsViewAndNothingContinues) {
   auto plan = plan_of(kRules);
   ASSERT_TRUE(plan);
   const auto& net = plan->net;
@@ -129,7 +129,7 @@ TEST(LinuxHandoff, UnixPathsAreResolvedInTheWorkloadsViewAndOnlyPathBindsContinu
   EXPECT_EQ(lx::handoff::classify(net, SYS_connect, SocketKind::sandbox, AF_UNIX, SOCK_STREAM,
                                   unix_addr("s", true), 4).action, Action::perform);  // abstract: per namespace
   EXPECT_EQ(lx::handoff::classify(net, SYS_bind, SocketKind::sandbox, AF_UNIX, SOCK_STREAM,
-                                  unix_addr("/tmp/s"), 9).action, Action::continue_unix_bind);
+                                  unix_addr("/tmp/s"), 9).action, Action::perform_unix_path);
   EXPECT_EQ(lx::handoff::classify(net, SYS_bind, SocketKind::sandbox, AF_UNIX, SOCK_STREAM,
                                   unix_addr("s", true), 4).action, Action::perform);
   EXPECT_EQ(lx::handoff::classify(net, SYS_bind, SocketKind::sandbox, AF_INET, SOCK_STREAM,
