@@ -316,6 +316,30 @@ Accesses resolved(const Accesses& seen, const Canonical& canonical) {
 
 }  // namespace
 
+// git (and what uses its discovery) looks for .git in the working directory, then in each parent,
+// but stops where the parent lies on another mount: with the working directory granted as its own
+// mount (the implicit cwd grant, or a --ro of a subdirectory), the repository's .git above it is
+// never even looked for, so nothing would be listed and git only says "not a git repository". When
+// a .git was looked for in D and the host has one above D that the view hides, that one is listed
+// with the grant of its repository.
+void repository_above(const Plan& plan, const Accesses& all_seen, const HostKind& host, const std::string& home,
+                      std::vector<Finding>& out) {
+  for (const auto& [key, s] : all_seen) {
+    const auto& [op, path] = key;
+    if ((op != Op::stat && op != Op::read) || !path.ends_with("/.git")) continue;
+    for (std::string a = parent_of(parent_of(path)); a != "/" && a != home; a = parent_of(a)) {
+      const std::string git = a + "/.git";
+      if (host(git) <= 0) continue;
+      const bool listed = std::any_of(out.begin(), out.end(), [&](const Finding& f) { return f.path == git; });
+      Judged j = plan.mechanism == Mechanism::landlock_only ? judge_landlock(plan, git, Op::stat)
+                                                            : judge_mounts(plan, git, Op::stat);
+      if (!listed && (j.verdict == Verdict::hidden || j.verdict == Verdict::refused))
+        out.push_back(Finding{Op::stat, git, j.verdict, "--ro " + shell_word(a), s.count, s.pid, s.comm, 1, s.order});
+      break;
+    }
+  }
+}
+
 std::vector<Finding> classify(const Plan& plan, const Accesses& named, const HostKind& host,
                               const Canonical& canonical, const std::string& home) {
   const bool resolve = plan.mechanism == Mechanism::landlock_only && canonical;
@@ -323,6 +347,7 @@ std::vector<Finding> classify(const Plan& plan, const Accesses& named, const Hos
   std::vector<Finding> all;
   for (const auto& [key, s] : seen) all.push_back(judge(plan, seen, key, s, host));
   mark_path_searches(all);
+  repository_above(plan, seen, host, home, all);
   std::erase_if(
       all, [](const Finding& f) { return f.verdict == Verdict::allowed || f.verdict == Verdict::unknown; });
   all = fold_siblings(std::move(all), home);

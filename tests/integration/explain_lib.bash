@@ -55,6 +55,12 @@ line "cage: explain: $GIT_OP $d/repo/$GIT_PATH: $NOT \(1x, first git\[[0-9]+\]\)
 (cd "$d/repo/sub" && "${C[@]}" --explain --ro "$d/repo" \
   -- git -c safe.directory='*' status >/dev/null 2>"$d/err") ||
   fail "git status with the repository granted failed: $(cat "$d/err")"
+# The same with the working directory granted (cage's default, namespaces): git stops at that mount
+# without looking above it, and the repository is named all the same.
+if [ "$NOT" = hidden ]; then
+  (cd "$d/repo/sub" && "$CAGE" --explain -- git status >/dev/null 2>"$d/err") && fail "git found the hidden repository"
+  line "cage: explain: stat $d/repo/.git: hidden \(1x, first git\[[0-9]+\]\); allow with --ro $d/repo"
+fi
 
 # A call the seccomp profile kills (date -s: clock_settime): under --explain the supervisor kills the
 # caller's process (SIGKILL: exit 137, never the call) and names the call, its process and the

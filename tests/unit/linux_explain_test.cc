@@ -105,6 +105,24 @@ TEST(LinuxExplain, StdioFilesAreTheirDescriptorsAccess) {
   EXPECT_EQ(found[0].verdict, Verdict::hidden);
 }
 
+// git from a subdirectory granted as its own mount stops at that mount: the repository's .git above
+// is named with its repository's grant, though git never looked there.
+TEST(LinuxExplain, RepositoryAboveTheWorkingDirectoryIsNamed) {
+  Host h = host();
+  h.dirs.insert({"/w/repo", "/w/repo/.git", "/w/repo/sub"});
+  lx::Plan plan = namespaces_plan();
+  plan.mounts.push_back(mount(lx::MountKind::bind_ro, "/w/repo/sub", "working directory"));
+  auto found = lx::explain::classify(plan, accesses({{Op::stat, "/w/repo/sub/.git"}}), h.kind());
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].path, "/w/repo/.git");
+  EXPECT_EQ(found[0].verdict, Verdict::hidden);
+  EXPECT_EQ(found[0].remedy, "--ro /w/repo");
+  // Granted, or no repository above: nothing.
+  plan.mounts.push_back(mount(lx::MountKind::bind_ro, "/w/repo", "--ro /w/repo"));
+  EXPECT_TRUE(lx::explain::classify(plan, accesses({{Op::stat, "/w/repo/sub/.git"}}), h.kind()).empty());
+  EXPECT_TRUE(lx::explain::classify(namespaces_plan(), accesses({{Op::stat, "/w/src/.git"}}), h.kind()).empty());
+}
+
 TEST(LinuxExplain, WriteBeneathReadOnlyGrantSuggestsItsDirectoryWritable) {
   Host h = host();
   auto found = lx::explain::classify(namespaces_plan(), accesses({{Op::create, "/w/src/a.o"}}), h.kind());
