@@ -112,7 +112,7 @@ _cage() {
       --seccomp --timeout --rlimit --memory --tmpfs-size --pids --cpu --max-output --max-stdout --max-stderr --limits --strict-limits --exec
       --mechanism --allow-degraded --hostname --uid --label --run-id --result --audit --audit-required --explain --learn --profile
       --print-profile --script
-      --dry-run -v --verbose --target --check --self-test --json --json-errors -q --quiet -V --version -h --help --"
+      --dry-run -v --verbose --target --check --self-test --install-windows-network --uninstall-windows-network --json --json-errors -q --quiet -V --version -h --help --"
     mapfile -t COMPREPLY < <(compgen -W "$opts" -- "$cur")
     return 0
   fi

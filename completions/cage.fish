@@ -127,6 +127,8 @@ complete -c cage -n $opt -s v -l verbose -d 'With --dry-run: print the whole pla
 complete -c cage -n $opt -l target -x -a 'linux macos windows' -d 'With --dry-run: plan for OS'
 complete -c cage -n $opt -l check -d 'Probe this host and report each mechanism'
 complete -c cage -n $opt -l self-test -d 'Run confined probes and report each'
+complete -c cage -n $opt -l install-windows-network -d 'Windows, elevated: put cage.net on the loopback-exemption list'
+complete -c cage -n $opt -l uninstall-windows-network -d 'Windows, elevated: take cage.net off the loopback-exemption list'
 complete -c cage -n $opt -l json -d 'Machine-readable output'
 complete -c cage -n $opt -l json-errors -d 'Print errors as JSON'
 complete -c cage -n $opt -s q -l quiet -d 'No notes of cage\'s own on stderr'

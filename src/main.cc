@@ -91,6 +91,8 @@ int run(const std::vector<std::string>& args) {
     case cli::Mode::version: std::cout << "cage " CAGE_VERSION "\n"; return 0;
     case cli::Mode::check: return check(*inv, cwd);
     case cli::Mode::self_test: return backend::self_test(args, inv->json);
+    case cli::Mode::install_windows_network: return backend::windows_network(true, inv->json_errors);
+    case cli::Mode::uninstall_windows_network: return backend::windows_network(false, inv->json_errors);
     case cli::Mode::scratch_list:
     case cli::Mode::scratch_remove: return scratch(*inv, cwd);
     case cli::Mode::print_profile:

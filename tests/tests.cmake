@@ -39,6 +39,8 @@ add_executable(cage_unit_tests
   src/macos/session.cc
   tests/unit/windows_plan_test.cc
   tests/unit/windows_journal_test.cc
+  tests/unit/windows_label_test.cc
+  tests/unit/windows_loopback_test.cc
   tests/unit/cli_test.cc
   tests/unit/profile_test.cc
   tests/unit/profile_golden_test.cc

@@ -40,6 +40,9 @@ int fail(const Error& e, bool json);
 // --check: the host's probes, and the run the other flags describe (its policy, or why it is invalid).
 int check(bool json, const Result<policy::Policy>& intended, const Environ& env);
 int self_test(const std::vector<std::string>& args, bool json);     // --self-test
+// --install-windows-network (install) / --uninstall-windows-network: Windows builds change the
+// machine's loopback-exemption list; every other build refuses with a usage_error (posix.cc).
+int windows_network(bool install, bool json_errors);
 // This OS's plan: --dry-run without --target (or with --target host_os()).
 // The POSIX runner of the self-test (self_test_posix.cc), for the Linux and macOS backends.
 int posix_self_test(bool json);

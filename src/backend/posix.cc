@@ -27,4 +27,16 @@ std::string current_dir() {
   return ::getcwd(buf, sizeof buf) ? std::string(buf) : std::string();
 }
 
+// The loopback-exemption list is Windows' own: nothing here to install. Linux and macOS --net runs
+// need no setup step.
+int windows_network(bool install, bool json_errors) {
+  const std::string flag = install ? "--install-windows-network" : "--uninstall-windows-network";
+  return fail(usage(flag,
+                    std::string("only the Windows build of cage has this (it changes Windows' "
+                                "loopback-exemption list); this is a ") +
+                        host_os() + " build",
+                    "run it with cage.exe on Windows, from an elevated prompt; --net needs no setup here"),
+              json_errors);
+}
+
 }  // namespace cage::backend

@@ -74,6 +74,13 @@ int check(bool json, const Result<policy::Policy>&, const Environ&) { return win
 
 int self_test(const std::vector<std::string>&, bool json) { return win::self_test(json); }
 
+int windows_network(bool install, bool json_errors) {
+  auto done = win::set_up_network(install);
+  if (!done) return fail(done.error(), json_errors);
+  std::cout << "cage: " << *done << "\n";
+  return 0;
+}
+
 int dry_run(const policy::Policy& pol, const Environ& env, bool json, bool verbose, bool json_errors) {
   auto text = win::dry_run(pol, env, json, verbose);
   if (!text) return fail(text.error(), json_errors);

@@ -24,6 +24,7 @@ struct Bound {
   bool audit_required = false, quiet = false;
   std::string result, audit;
   bool print_profile = false, scratch_list = false;
+  bool install_windows_network = false, uninstall_windows_network = false;
   std::string scratch_remove;
   std::string target;
   bool script = false;  // only for --help: parse() splits --script off before CLI11 runs
@@ -84,6 +85,13 @@ void bind_modes(CLI::App& app, Bound& b) {
       ->group(g);
   app.add_option("--scratch-remove", b.scratch_remove, "Delete the --scratch directory NAME and exit")
       ->type_name("NAME")
+      ->group(g);
+  app.add_flag("--install-windows-network", b.install_windows_network,
+               "Windows, elevated, once: put the cage.net AppContainer on the loopback-exemption list so "
+               "--net runs reach cage's proxy (other entries kept)")
+      ->group(g);
+  app.add_flag("--uninstall-windows-network", b.uninstall_windows_network,
+               "Windows, elevated: take cage.net off the loopback-exemption list (only cage's entry)")
       ->group(g);
   app.add_flag("--json", b.json, "Machine-readable output for --dry-run, --check and --scratch-list")->group(g);
   app.add_flag("--json-errors", b.json_errors, "Print errors as one JSON object on stderr")->group(g);
@@ -245,6 +253,17 @@ Result<Invocation> parse_words(const std::vector<std::string>& words, const std:
   }
   if (b.self_test) {
     inv.mode = Mode::self_test;
+    return inv;
+  }
+  if (b.install_windows_network || b.uninstall_windows_network) {
+    const char* flag = b.install_windows_network ? "--install-windows-network" : "--uninstall-windows-network";
+    if (b.install_windows_network && b.uninstall_windows_network)
+      return usage(flag, "--install-windows-network and --uninstall-windows-network exclude each other",
+                   "give one of them");
+    if (!inv.input.argv.empty())
+      return usage(flag, "takes no command (it changes a setting of this machine and exits)",
+                   std::string("run `cage ") + flag + "` by itself");
+    inv.mode = b.install_windows_network ? Mode::install_windows_network : Mode::uninstall_windows_network;
     return inv;
   }
   if (b.print_profile) {

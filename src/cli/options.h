@@ -10,7 +10,19 @@
 
 namespace cage::cli {
 
-enum class Mode { run, dry_run, check, self_test, version, help, print_profile, scratch_list, scratch_remove };
+enum class Mode {
+  run,
+  dry_run,
+  check,
+  self_test,
+  version,
+  help,
+  print_profile,
+  scratch_list,
+  scratch_remove,
+  install_windows_network,    // --install-windows-network (Windows builds only; refused elsewhere)
+  uninstall_windows_network,  // --uninstall-windows-network
+};
 
 struct Invocation {
   Mode mode = Mode::run;

@@ -60,6 +60,9 @@ std::vector<Check> checks(const Host& h) {
   c.push_back({"environment: a variable of the caller is not passed (CAGE_SELF_TEST_SECRET)", {},
                {"env", "CAGE_SELF_TEST_SECRET"}, 0, "", "", {{"CAGE_SELF_TEST_SECRET", "leaked"}}});
   for (const auto& p : h.programs) c.push_back({p.name, p.flags, {}, 0, "", "", {}, "", p.command});
+  for (auto& check : c)
+    for (const auto& [prefix, why] : h.gaps)
+      if (check.name.rfind(prefix, 0) == 0) check.gap = why;
   return c;
 }
 

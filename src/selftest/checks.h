@@ -29,6 +29,9 @@ struct Host {
     std::vector<std::string> flags, command;
   };
   std::vector<Program> programs;
+  // Denials this platform documents as not enforced: a check whose name starts with `first` that is
+  // allowed (the probe succeeds) is reported as a GAP with `second` as the reason, not a FAIL.
+  std::vector<std::pair<std::string, std::string>> gaps = {};
 };
 
 // Runs every check, prints PASS/FAIL lines (or one JSON object), returns 0 if all passed, else 1.

@@ -2,8 +2,9 @@
 // to the restore journal before it is made, undone in reverse when the run ends, and undone by the
 // next cage after a crash (restore_orphaned_journals). Grants are opened without following a
 // reparse point and changed through that handle, so a junction cannot redirect them; undoing an ACE
-// removes exactly the run's package SID's explicit ACEs. The journal format: journal.cc and its
-// test; denied and allowed access on a real host: `cage --self-test`.
+// removes exactly the run's package SID's explicit ACEs; the Low label of a --rw path goes through
+// its per-path count (label.cc). The journal format: journal.cc and its test; denied and allowed
+// access on a real host: `cage --self-test`.
 
 #include <algorithm>
 
@@ -24,6 +25,8 @@ std::string replace_user(std::string sddl, const std::string& sid) {
   return sddl;
 }
 
+}  // namespace
+
 bool create_dirs(const std::string& dir) {
   std::wstring w = wide(dir);
   for (size_t i = 3; i <= w.size(); ++i) {  // past "C:\"
@@ -34,6 +37,8 @@ bool create_dirs(const std::string& dir) {
   return true;
 }
 
+namespace {
+
 SECURITY_INFORMATION info_of(JournalEntry::Kind k) {
   return k == JournalEntry::Kind::label ? LABEL_SECURITY_INFORMATION : DACL_SECURITY_INFORMATION;
 }
@@ -43,6 +48,8 @@ bool same_path(std::string a, std::string b) {
     while (s->size() > 3 && s->back() == '\\') s->pop_back();
   return ::CompareStringOrdinal(wide(a).c_str(), -1, wide(b).c_str(), -1, TRUE) == CSTR_EQUAL;
 }
+
+}  // namespace
 
 // `path` itself, never what a reparse point at it names, and only if its final name is `path`: a
 // junction planted in a parent (by an earlier run in its --rw grant) would otherwise redirect the ACE.
@@ -123,6 +130,8 @@ Status write_descriptor(HANDLE h, JournalEntry::Kind kind, const std::string& sd
   return Ok{};
 }
 
+namespace {
+
 // Removes the explicit ACEs for `sid_text` from the DACL of `h`; inherited copies go with them, as
 // SetSecurityInfo re-propagates. Everything else in the DACL stays as it is now.
 bool remove_aces(HANDLE h, const std::string& sid_text) {
@@ -164,8 +173,10 @@ bool is_run_profile(const std::string& name) {
 }
 
 // Puts one journal entry back; false if it could not.
-bool undo_entry(const JournalEntry& e) {
+bool undo_entry(const JournalEntry& e, const std::string& labels_dir) {
   switch (e.kind) {
+    case JournalEntry::Kind::label_ref:
+      return release_low_label(e.path, e.saved, labels_dir);
     case JournalEntry::Kind::dacl:
     case JournalEntry::Kind::label:
     case JournalEntry::Kind::remove_aces: {
@@ -234,6 +245,8 @@ Result<std::unique_ptr<AclSession>> AclSession::open(const JournalPlan& plan, st
                        "check that %LOCALAPPDATA% is writable");
   std::unique_ptr<AclSession> s(new AclSession);
   s->path_ = plan.file;
+  s->run_ = plan.run;
+  s->labels_dir_ = plan.labels;
   s->user_sid_ = std::move(user_sid);
   // Share mode: read only. While this handle lives no other cage can open the journal exclusively,
   // which is how restore_orphaned_journals tells a live run from a crashed one.
@@ -270,10 +283,11 @@ Status AclSession::apply(const AclChange& change, const std::string& package_sid
   if (!h) return h.error();
   Status done = Ok{};
   if (label) {
-    auto saved = read_descriptor(h->get(), JournalEntry::Kind::label, change.path);
-    if (!saved) return saved.error();
-    if (auto s = record(JournalEntry{JournalEntry::Kind::label, change.path, *saved}); !s) return s;
-    done = write_descriptor(h->get(), JournalEntry::Kind::label, change.sddl, change.path);
+    // Journaled first: a crash after the count was raised still has this run's holder dropped.
+    const LabelHolder self = this_run_holder(run_);
+    if (auto s = record(JournalEntry{JournalEntry::Kind::label_ref, change.path, format_holder(self)}); !s)
+      return s;
+    done = acquire_low_label(h->get(), change, labels_dir_, self);
   } else {
     // Journaled as "remove this SID's ACEs": what is restored is the absence of ours, not an old copy.
     if (auto s = record(JournalEntry{JournalEntry::Kind::remove_aces, change.path, package_sid}); !s)
@@ -322,7 +336,7 @@ std::vector<std::string> AclSession::undo() {
   if (undone_) return failed;
   undone_ = true;
   for (auto it = done_.rbegin(); it != done_.rend(); ++it)
-    if (!undo_entry(*it)) failed.push_back(it->path);
+    if (!undo_entry(*it, labels_dir_)) failed.push_back(it->path);
   file_.reset();
   if (failed.empty()) ::DeleteFileW(wide(path_).c_str());  // else the next start tries again
   return failed;
@@ -356,7 +370,7 @@ std::vector<std::string> restore_orphaned_journals(const std::string& dir) {
       } else if (it->kind == JournalEntry::Kind::delete_profile && !is_run_profile(it->path)) {
         ok = false;
         problems.push_back(path + ": refusing to delete the AppContainer " + it->path + " (not a run's)");
-      } else if (!undo_entry(*it)) {
+      } else if (!undo_entry(*it, label_lock_dir(dir))) {
         ok = false;
         problems.push_back(path + ": could not restore " + it->path);
       }

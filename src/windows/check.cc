@@ -1,6 +1,7 @@
 // check.cc: `cage --check` on Windows. Tries each mechanism a run needs, as a run would, and undoes
 // it at once: an AppContainer profile (made and deleted), a job object with limits; and says whether
-// --net can run (the cage.net container on the loopback-exemption list; docs/windows.md). Exit 0
+// --net can run (the cage.net SID on the loopback-exemption list, which `cage
+// --install-windows-network` puts there; docs/windows.md). Exit 0
 // only if a run without --net can start. Under Wine (tests/cross/wine_smoke.sh) the AppContainer is
 // reported missing.
 #include <iostream>
@@ -10,6 +11,7 @@
 #include "common/exit_status.h"
 #include "common/json.h"
 #include "windows/execute.h"
+#include "windows/loopback.h"
 #include "windows/mechanisms.h"
 
 namespace cage::win {
@@ -41,15 +43,17 @@ int check(bool json) {
                     j ? "job object with kill-on-close and limits: created" : j.error().reason});
   bool all = true;
   for (const auto& p : probes) all = all && p.ok;
-  // --net is optional: reported, not counted in "full confinement".
-  ContainerPlan net;
-  net.name = kNetContainerName;
-  net.sid = package_sid_of(net.name);
-  net.per_run = false;
-  net.loopback_exemption = true;
-  auto n = AppContainer::open(net);
-  probes.push_back({"net", static_cast<bool>(n),
-                    n ? "--net: the cage.net container is loopback-exempt" : n.error().reason});
+  // --net is optional: reported, not counted in "full confinement". Read only: --check changes no
+  // machine-wide setting (the install command does, elevated).
+  const std::string net_sid = package_sid_of(kNetContainerName);
+  auto listed = loopback_exempt_sids();
+  const bool exempt = listed && loopback_listed(*listed, net_sid);
+  probes.push_back({"net", exempt,
+                    !listed  ? listed.error().reason + " (--net is refused)"
+                    : exempt ? std::string("--net: the cage.net AppContainer (") + net_sid +
+                                   ") is on the loopback-exemption list (cage --install-windows-network: done)"
+                             : net_needs_exemption(kNetContainerName, net_sid).reason + "; not installed: " +
+                                   net_needs_exemption(kNetContainerName, net_sid).remedy});
   const bool wine = under_wine();
   if (json) {
     toml::table mechs;

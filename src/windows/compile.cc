@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "common/sha256.h"
+#include "windows/label_refs.h"
 #include "proxy/env.h"
 
 namespace cage::win {
@@ -485,6 +486,8 @@ Result<WinPlan> compile(const policy::Policy& p, const WinHostFacts& facts,
   const std::string id = run_id(facts);
   plan.journal.dir = local + "\\cage\\restore";
   plan.journal.file = plan.journal.dir + "\\run-" + id + ".journal";
+  plan.journal.run = id;
+  plan.journal.labels = label_lock_dir(plan.journal.dir);
   // The caller, SYSTEM and the run's container, not inherited from LOCALAPPDATA, labelled Low so
   // the run (at Low integrity) can write it.
   plan.temp.path = local + "\\cage\\tmp\\run-" + id;
@@ -508,7 +511,7 @@ Result<WinPlan> compile(const policy::Policy& p, const WinHostFacts& facts,
   if (!p.rw.empty())
     plan.gaps.push_back(
         "writes: other Low-integrity processes of yours can write the --rw paths during the run (they "
-        "carry a Low label), and two runs at once on one --rw path can leave that label behind");
+        "carry a Low label)");
   network(plan, p);
   limits(plan, p.limits, facts);
   if (p.limits.strict && !p.limits.rlimits.empty())

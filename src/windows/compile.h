@@ -90,8 +90,10 @@ struct AclChange {
 // The restore journal: one file per run in `dir`, held open exclusively while the run lives, so that
 // a later cage can tell an orphaned journal (its run crashed) from a live one and restore it.
 struct JournalPlan {
-  std::string dir;   // %LOCALAPPDATA%\cage\restore
-  std::string file;  // dir\run-<pid>-<nonce>.journal
+  std::string dir;     // %LOCALAPPDATA%\cage\restore
+  std::string file;    // dir\run-<pid>-<nonce>.journal
+  std::string run;     // "<pid>-<nonce>": the run's holder name in the --rw label counts
+  std::string labels;  // %LOCALAPPDATA%\cage\labels: one lock file per --rw path (label_refs.h)
 };
 
 // The run's own TEMP, created Low-labelled (AppContainers run at Low integrity) with an ACE for the

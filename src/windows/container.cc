@@ -7,6 +7,7 @@
 // `cage --self-test`; the plan: windows_plan_test.cc; the refusal under Wine: tests/cross/wine_smoke.sh.
 #include <vector>
 
+#include "windows/loopback.h"
 #include "windows/mechanisms.h"
 // After <windows.h> (mechanisms.h): these headers need its macros.
 #include <sddl.h>
@@ -26,7 +27,6 @@ F* userenv(const char* name) {
 using CreateProfileFn = HRESULT WINAPI(PCWSTR, PCWSTR, PCWSTR, PSID_AND_ATTRIBUTES, DWORD, PSID*);
 using DeriveSidFn = HRESULT WINAPI(PCWSTR, PSID*);
 using DeleteProfileFn = HRESULT WINAPI(PCWSTR);
-using GetLoopbackFn = DWORD WINAPI(DWORD*, PSID_AND_ATTRIBUTES*);
 
 std::string sid_text(PSID sid) {
   wchar_t* text = nullptr;
@@ -64,24 +64,9 @@ Result<std::unique_ptr<AppContainer>> AppContainer::open(const ContainerPlan& pl
                  "Windows derived " + sid_text(sid) + " for " + plan.name + ", the plan " + plan.sid,
                  "report this with `cage --self-test`", "AppContainer", 0};
   if (plan.loopback_exemption) {
-    HMODULE fw = ::LoadLibraryExW(L"firewallapi.dll", nullptr, LOAD_LIBRARY_SEARCH_SYSTEM32);
-    void* fn =
-        fw ? reinterpret_cast<void*>(::GetProcAddress(fw, "NetworkIsolationGetAppContainerConfig")) : nullptr;
-    auto get = reinterpret_cast<GetLoopbackFn*>(fn);
-    if (!get) return missing("NetworkIsolationGetAppContainerConfig");
-    DWORD n = 0;
-    PSID_AND_ATTRIBUTES list = nullptr;  // left to the process's end: one small list per run
-    if (DWORD rc = get(&n, &list); rc != ERROR_SUCCESS)
-      return call_failed("NetworkIsolationGetAppContainerConfig", rc, "--net", "");
-    bool exempt = false;
-    for (DWORD i = 0; i < n && !exempt; ++i) exempt = ::EqualSid(list[i].Sid, sid) != FALSE;
-    if (!exempt)
-      return Error{ErrorClass::spawn_sandbox_unavailable,
-                   "--net needs the AppContainer " + plan.name +
-                       " on this machine's loopback-exemption list (to reach cage's proxy on 127.0.0.1)",
-                   "an administrator adds it once (docs/windows.md: `cage --install-windows-network`, not in "
-                   "this version yet); or run without --net",
-                   "--net", 0};
+    auto listed = loopback_exempt_sids();
+    if (!listed) return listed.error();
+    if (!loopback_listed(*listed, plan.sid)) return net_needs_exemption(plan.name, plan.sid);
   }
   for (const auto& [text, name_of_cap] : plan.capabilities) {
     PSID cap = nullptr;

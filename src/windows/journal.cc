@@ -18,13 +18,16 @@ const char* name_of(JournalEntry::Kind k) {
       return "remove_aces";
     case JournalEntry::Kind::delete_profile:
       return "delete_profile";
+    case JournalEntry::Kind::label_ref:
+      return "label_ref";
   }
   return "?";
 }
 
 bool kind_of(const std::string& s, JournalEntry::Kind& k) {
   for (auto c : {JournalEntry::Kind::dacl, JournalEntry::Kind::label, JournalEntry::Kind::remove_tree,
-                 JournalEntry::Kind::remove_aces, JournalEntry::Kind::delete_profile})
+                 JournalEntry::Kind::remove_aces, JournalEntry::Kind::delete_profile,
+                 JournalEntry::Kind::label_ref})
     if (s == name_of(c)) {
       k = c;
       return true;

@@ -10,8 +10,10 @@ namespace cage::win {
 struct JournalEntry {
   // dacl/label: put `saved` back as the path's DACL/label; remove_tree: delete the run's TEMP;
   // remove_aces: remove the explicit ACEs for the SID in `saved` from the path's DACL (and nothing
-  // else: concurrent runs' ACEs and the user's edits stay); delete_profile: the AppContainer `path`.
-  enum class Kind { dacl, label, remove_tree, remove_aces, delete_profile } kind = Kind::dacl;
+  // else: concurrent runs' ACEs and the user's edits stay); delete_profile: the AppContainer `path`;
+  // label_ref: drop the holder in `saved` ("<pid> <started> <run>") from the path's Low-label count,
+  // the last holder putting the label back (label_refs.h). `label` is what cage wrote before the count.
+  enum class Kind { dacl, label, remove_tree, remove_aces, delete_profile, label_ref } kind = Kind::dacl;
   std::string path;   // Windows form, UTF-8 (delete_profile: the profile's name)
   std::string saved;  // SDDL of the descriptor part before the change, the SID for remove_aces, or ""
 };

@@ -7,6 +7,7 @@
 
 #include "windows/compile.h"
 #include "windows/journal.h"
+#include "windows/label_refs.h"
 #include "windows/win32.h"
 
 namespace cage::win {
@@ -52,10 +53,30 @@ class AclSession {
   AclSession() = default;
   Status record(const JournalEntry& e);
   UniqueHandle file_;
-  std::string path_, user_sid_;
+  std::string path_, run_, labels_dir_, user_sid_;
   std::vector<JournalEntry> done_;
   bool undone_ = false;
 };
+// acl.cc's primitives, shared with label.cc. `path` itself, never what a reparse point at it names,
+// and only if its final name is `path`; the label or the DACL of a handle as SDDL, and set from SDDL.
+bool create_dirs(const std::string& dir);
+Result<UniqueHandle> open_exact(const std::string& path, DWORD access, const std::string& why);
+Result<std::string> read_descriptor(HANDLE h, JournalEntry::Kind kind, const std::string& path);
+Status write_descriptor(HANDLE h, JournalEntry::Kind kind, const std::string& sddl, const std::string& path);
+
+// label.cc: the Low label of a --rw path, through its count of live runs (label_refs.h).
+LabelHolder this_run_holder(const std::string& run);
+// Joins the path's holders and sets cage's label if it is not set yet. `h` is the path, opened exactly.
+Status acquire_low_label(HANDLE h, const AclChange& change, const std::string& labels_dir,
+                         const LabelHolder& self);
+// Drops `holder` (and every dead holder) from the count of `path`; the last one out puts the saved
+// label back. False if it could not (the journal then stays for the next start).
+bool release_low_label(const std::string& path, const std::string& holder, const std::string& labels_dir);
+
+// network_setup.cc: the machine's loopback-exemption list as SID strings (firewallapi.dll, looked up
+// at run time: a host without it gets spawn_sandbox_unavailable).
+Result<std::vector<std::string>> loopback_exempt_sids();
+
 // Journals in `dir` that no live run holds open: restore them, then delete them. Returns one line per
 // journal it could not finish (left in place for the next start).
 std::vector<std::string> restore_orphaned_journals(const std::string& dir);

@@ -8,6 +8,7 @@
 #include "common/json.h"
 #include "policy/summary.h"
 #include "windows/compile.h"
+#include "windows/label_refs.h"
 
 namespace cage::win {
 
@@ -99,21 +100,36 @@ std::vector<WinCall> calls_of(const WinPlan& plan) {
                         "FILE_SHARE_READ (held open while the run lives: a live run's journal cannot be "
                         "opened exclusively)"}},
                       "restore journal: each descriptor is saved here before it is changed"});
-  for (const auto& a : plan.acl)
-    c.push_back(
-        WinCall{"SetSecurityInfo",
-                {{"path", a.path},
-                 {"open",
-                  "CreateFileW(FILE_FLAG_OPEN_REPARSE_POINT): a reparse point is refused; the final path "
-                  "(GetFinalPathNameByHandleW) must be this one"},
-                 {"info", a.kind == AclChange::Kind::low_label ? "LABEL_SECURITY_INFORMATION"
-                                                               : "DACL_SECURITY_INFORMATION"},
-                 {a.kind == AclChange::Kind::low_label ? "set" : "add", a.sddl},
-                 {"restore",
-                  a.kind == AclChange::Kind::low_label
-                      ? "the saved label, put back at exit (or on the next start after a crash)"
-                      : "remove exactly the ACEs for " + plan.container.sid + " (others' and yours stay)"}},
-                access_of(a.kind) + "; " + a.why});
+  const std::string open =
+      "CreateFileW(FILE_FLAG_OPEN_REPARSE_POINT): a reparse point is refused; the final path "
+      "(GetFinalPathNameByHandleW) must be this one";
+  for (const auto& a : plan.acl) {
+    if (a.kind == AclChange::Kind::low_label) {
+      c.push_back(WinCall{
+          "SetSecurityInfo",
+          {{"path", a.path},
+           {"open", open},
+           {"lock",
+            plan.journal.labels + "\\" + label_lock_name(a.path) +
+                " (opened unshared: one cage at a time; holds the label before cage's and the runs "
+                "holding it, by pid and start time)"},
+           {"info", "LABEL_SECURITY_INFORMATION"},
+           {"set", a.sddl + " (unless a live run already set it)"},
+           {"restore",
+            "by the last live holder (a crashed run's entry is dropped by the next cage), and only if "
+            "the label is still cage's"}},
+          access_of(a.kind) + "; " + a.why});
+      continue;
+    }
+    c.push_back(WinCall{"SetSecurityInfo",
+                        {{"path", a.path},
+                         {"open", open},
+                         {"info", "DACL_SECURITY_INFORMATION"},
+                         {"add", a.sddl},
+                         {"restore",
+                          "remove exactly the ACEs for " + plan.container.sid + " (others' and yours stay)"}},
+                        access_of(a.kind) + "; " + a.why});
+  }
   std::string subdirs;
   for (const auto& d : plan.temp.subdirs) subdirs += (subdirs.empty() ? "" : ", ") + d;
   c.push_back(WinCall{"CreateDirectoryW",
@@ -142,7 +158,8 @@ std::vector<WinCall> calls_of(const WinPlan& plan) {
   c.push_back(WinCall{"Cleanup",
                       {{"order",
                         "close job; then the journal in reverse: delete the AppContainer profile, remove "
-                        "TEMP, remove the run's ACEs and restore labels; delete journal"}},
+                        "TEMP, remove the run's ACEs, leave each label count (the last holder restores "
+                        "the label); delete journal"}},
                       "also after any failure above"});
   return c;
 }

@@ -158,10 +158,48 @@ if [ $rc = 125 ] && [ -d "$WINEPREFIX/drive_c/keepme" ] && grep -q 'refusing to 
 else fail "forged journal (exit $rc)" "$work/err"; fi
 rm -f "$local_dir/cage/restore/run-2-evil.journal"
 
+# A crashed run's --rw label count: its journal names the path and its holder; the lock file (named by
+# the SHA-256 of the upper-cased path) lists that holder, whose pid no process has. The next start
+# drops the dead holder; the path is gone, so no label is written; journal and lock file are deleted.
+gone='C:\smoke\gone-rw'
+lock_name=$(printf '%s' "${gone^^}" | sha256sum | cut -d' ' -f1).lock
+mkdir -p "$local_dir/cage/labels"
+printf 'cage-restore-journal 1\nlabel_ref\t%s\t4000000000 1 4000000000-dead\n' "$gone" >"$local_dir/cage/restore/run-4000000000-dead.journal"
+printf 'cage-label-refs 1\npath\t%s\nset\tS:(ML;OICI;NW;;;LW)\noriginal\t\nholder\t4000000000 1 4000000000-dead\n' "$gone" \
+  >"$local_dir/cage/labels/$lock_name"
+cage --share-net -- cmd.exe /c exit 0
+if [ $rc = 125 ] && [ ! -e "$local_dir/cage/restore/run-4000000000-dead.journal" ] && [ ! -e "$local_dir/cage/labels/$lock_name" ]; then
+  pass "crashed run's label count: dead holder dropped, lock file and journal deleted"
+else fail "crashed run's label count not cleaned up (exit $rc)" "$work/err"; fi
+# A lock file that names another path than its own is not obeyed: it and the journal stay.
+printf 'cage-restore-journal 1\nlabel_ref\t%s\t4000000000 1 4000000000-odd\n' "$gone" >"$local_dir/cage/restore/run-4000000000-odd.journal"
+printf 'cage-label-refs 1\npath\tC:\\elsewhere\nset\tS:(ML;OICI;NW;;;LW)\noriginal\t\nholder\t4000000000 1 4000000000-odd\n' \
+  >"$local_dir/cage/labels/$lock_name"
+cage --share-net -- cmd.exe /c exit 0
+if [ $rc = 125 ] && [ -e "$local_dir/cage/restore/run-4000000000-odd.journal" ] && [ -e "$local_dir/cage/labels/$lock_name" ] &&
+   grep -q "could not restore $(printf '%s' "$gone" | sed 's/\\/\\\\/g')" "$work/err"; then
+  pass "label lock file naming another path: not obeyed, left in place"
+else fail "odd label lock file (exit $rc)" "$work/err"; fi
+rm -f "$local_dir/cage/restore/run-4000000000-odd.journal" "$local_dir/cage/labels/$lock_name"
+
+# The one-time --net setup: Wine has no firewallapi.dll. Whether Wine's token counts as elevated or
+# not, the answer is a structured refusal with exit 125 naming the flag, never a success.
+for flag in --install-windows-network --uninstall-windows-network; do
+  cage $flag
+  if [ $rc = 125 ] && { grep -q "capability_denied: $flag: .*administrator" "$work/err" ||
+                        grep -q "spawn_sandbox_unavailable: $flag: NetworkIsolation.*not available" "$work/err"; }; then
+    pass "$flag under Wine: refused with a structured error, exit 125"
+  else fail "$flag under Wine (exit $rc)" "$work/err"; fi
+done
+cage --install-windows-network -- cmd.exe
+[ $rc = 125 ] && grep -q 'usage_error: --install-windows-network: takes no command' "$work/err" &&
+  pass "--install-windows-network with a command: usage_error" || fail "--install-windows-network -- cmd.exe (exit $rc)" "$work/err"
+
 # --check tries each mechanism: the job is created; the AppContainer (and so --net) is missing under Wine.
 cage --check
 if [ $rc = 125 ] && grep -q '^MISSING appcontainer' "$work/out" && grep -q '^ok      job' "$work/out" &&
-   grep -q '^MISSING net' "$work/out"; then pass "--check: job ok, AppContainer missing, exit 125"
+   grep -q '^MISSING net: NetworkIsolationGetAppContainerConfig is not available' "$work/out"; then
+  pass "--check: job ok, AppContainer and the loopback-exemption list missing, exit 125"
 else fail "--check (exit $rc)" "$work/out"; fi
 
 # The self-test runs, says it is under Wine, and fails (Wine enforces none of it): nonzero exit.

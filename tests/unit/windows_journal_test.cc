@@ -18,6 +18,7 @@ TEST(WindowsJournal, RoundTrips) {
       {JournalEntry::Kind::dacl, "D:\\daten\\ü ñ", "D:P(A;;FA;;;WD)"},
       {JournalEntry::Kind::remove_aces, "C:\\Users\\ann\\proj", "S-1-15-2-1-2-3-4-5-6-7"},
       {JournalEntry::Kind::delete_profile, "cage.run-7-00000abc00000012", ""},
+      {JournalEntry::Kind::label_ref, "C:\\Users\\ann\\proj\\out", "7 133000000000000000 7-00000abc00000012"},
   };
   std::string text = win::format_journal_header();
   for (const auto& e : in) text += win::format_journal_entry(e);

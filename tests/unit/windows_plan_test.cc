@@ -7,6 +7,7 @@
 #include "cli/options.h"
 #include "golden.h"
 #include "windows/compile.h"
+#include "windows/label_refs.h"
 
 namespace cage::testing {
 namespace {
@@ -285,6 +286,25 @@ TEST(WindowsPlan, JournalAndTempAreTheRunsOwn) {
   auto moved = plan_of({"--", "cmd.exe"}, facts);
   ASSERT_TRUE(moved);
   EXPECT_EQ(moved->journal.dir, "D:\\Local\\cage\\restore");
+  EXPECT_EQ(moved->journal.labels, "D:\\Local\\cage\\labels");
+}
+
+// The Low label of a --rw path is counted per path (label_refs.h): the plan names the run's holder
+// id and the path's lock file beside the journals, and no longer lists "can leave that label behind".
+TEST(WindowsPlan, RwLabelGoesThroughThePathsLockFile) {
+  auto plan = plan_of({"--rw", "out", "--", "cmd.exe"});
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan->journal.run, "7-00000abc00000012");
+  EXPECT_EQ(plan->journal.labels, "C:\\Users\\ann\\AppData\\Local\\cage\\labels");
+  auto calls = win::calls_of(*plan);
+  const win::WinCall* label = nullptr;
+  for (const auto& c : calls)
+    if (c.api == "SetSecurityInfo" && arg(&c, "info") == "LABEL_SECURITY_INFORMATION") label = &c;
+  ASSERT_NE(label, nullptr);
+  const std::string lock = plan->journal.labels + "\\" + win::label_lock_name("C:\\Users\\ann\\proj\\out");
+  EXPECT_EQ(arg(label, "lock").rfind(lock, 0), 0u);
+  EXPECT_NE(arg(label, "restore").find("last live holder"), std::string::npos);
+  for (const auto& g : plan->gaps) EXPECT_EQ(g.find("label behind"), std::string::npos) << g;
 }
 
 // The executor follows calls_of: nothing is changed before the journal exists, the workload is
