@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A command line becomes a file: `cage --print-profile FLAGS -- CMD` printed as TOML and loaded back
 # with --profile gives the same --dry-run --json plan (compared without the "why" notes, which name
-# each value's origin: "--rw" on one side, "p.toml:7:7 fs.rw" on the other). Also: a profile plus
+# each value's origin: "--rw" on one side, "p.toml:7:7 fs.rw" on the other, and without the stdio
+# files, which are where each dry run's own output went). Also: a profile plus
 # flags merges as documented, a real run under a printed profile writes only where granted, and
 # [audit] file writes the audit log beside the profile.
 set -u
@@ -13,7 +14,7 @@ plan_eq() {  # plan_eq A.json B.json
   python3 - "$1" "$2" <<'PY'
 import json, sys
 def strip(o):
-    if isinstance(o, dict): return {k: strip(v) for k, v in o.items() if k != "why"}
+    if isinstance(o, dict): return {k: strip(v) for k, v in o.items() if k not in ("why", "stdio")}
     if isinstance(o, list): return [strip(x) for x in o]
     return o
 a, b = (strip(json.load(open(f))) for f in sys.argv[1:3])
