@@ -30,29 +30,10 @@ constexpr int kChannel = 3, kReady = 4;  // the performer's only descriptors
 // -1 for a message that is not a whole request (answered EACCES).
 int receive_request(Request* r, int fds[3]) {
   fds[0] = fds[1] = fds[2] = -1;
-  iovec iov{r, sizeof *r};
-  alignas(cmsghdr) char ctl[CMSG_SPACE(3 * sizeof(int))] = {};
-  msghdr m{};
-  m.msg_iov = &iov;
-  m.msg_iovlen = 1;
-  m.msg_control = ctl;
-  m.msg_controllen = sizeof ctl;
-  ssize_t n;
-  do n = ::recvmsg(kChannel, &m, MSG_CMSG_CLOEXEC);
-  while (n < 0 && errno == EINTR);
+  int count = 0, flags = 0;
+  const ssize_t n = recv_fds(kChannel, r, sizeof *r, fds, 3, &count, &flags);
   if (n <= 0) return -2;
-  int count = 0;
-  for (cmsghdr* h = CMSG_FIRSTHDR(&m); h; h = CMSG_NXTHDR(&m, h)) {
-    if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS) continue;
-    const size_t k = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-    for (size_t i = 0; i < k; ++i) {
-      int fd;
-      std::memcpy(&fd, CMSG_DATA(h) + i * sizeof(int), sizeof fd);
-      if (count < 3) fds[count++] = fd;
-      else ::close(fd);
-    }
-  }
-  const bool whole = n == static_cast<ssize_t>(sizeof *r) && !(m.msg_flags & (MSG_TRUNC | MSG_CTRUNC));
+  const bool whole = n == static_cast<ssize_t>(sizeof *r) && !(flags & (MSG_TRUNC | MSG_CTRUNC));
   return whole ? count : -1;
 }
 

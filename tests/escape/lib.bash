@@ -55,6 +55,15 @@ require_sandbox() {
   fi
 }
 is_root() { [ "$(id -u)" -eq 0 ]; }
+# The egress hand-off's Python-driven tests: skipped where no hand-off is made (Landlock only, a kernel
+# before 5.14 without SO_NETNS_COOKIE) or python3 is missing.
+require_handoff() {
+  landlock_only && { echo "skip: egress hand-off is the namespace mechanism's (transparent --net)"; exit 77; }
+  require_sandbox
+  [ -x "$py" ] || { echo "skip: no $py"; exit 77; }
+  grep -q '"handoff"' < <("$CAGE" --dry-run --json --net 127.0.0.1:1 -- true 2>/dev/null) ||
+    { echo "skip: no hand-off on this kernel (SO_NETNS_COOKIE needs Linux 5.14)"; exit 77; }
+}
 . "$escape_dir/mechanism.bash"  # landlock_mechanism
 finish() {
   if [ "$failures" -ne 0 ]; then echo "$failures failure(s)" >&2; exit 1; fi

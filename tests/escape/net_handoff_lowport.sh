@@ -6,11 +6,7 @@
 # Policy: --net 127.0.0.1:PORT; twins: the same without --net, and port 8080.
 # Expected: bind(127.0.0.1:80) fails with EACCES with --net exactly as without it; 8080 works in both.
 . "$(dirname "$0")/lib.bash"
-landlock_only && { echo "skip: egress hand-off is the namespace mechanism's (transparent --net)"; exit 77; }
-require_sandbox
-[ -x "$py" ] || { echo "skip: no $py"; exit 77; }
-grep -q '"handoff"' < <("$CAGE" --dry-run --json --net 127.0.0.1:1 -- true 2>/dev/null) ||
-  { echo "skip: no hand-off on this kernel (SO_NETNS_COOKIE needs Linux 5.14)"; exit 77; }
+require_handoff
 helper="$escape_dir/handoff_unix.py"
 cage_run --ro "$escape_dir" -- "$py" "$helper" bind 80
 [ "$out" = EACCES ] || { echo "skip: bind to port 80 without --net gives '$out $err', not EACCES"; exit 77; }

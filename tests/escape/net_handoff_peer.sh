@@ -7,11 +7,7 @@
 # Expected: the connect works (absolute and relative path) and the peer is a process of the sandbox's
 # pid namespace (one level deeper than the server's), with --net as without it.
 . "$(dirname "$0")/lib.bash"
-landlock_only && { echo "skip: egress hand-off is the namespace mechanism's (transparent --net)"; exit 77; }
-require_sandbox
-[ -x "$py" ] || { echo "skip: no $py"; exit 77; }
-grep -q '"handoff"' < <("$CAGE" --dry-run --json --net 127.0.0.1:1 -- true 2>/dev/null) ||
-  { echo "skip: no hand-off on this kernel (SO_NETNS_COOKIE needs Linux 5.14)"; exit 77; }
+require_handoff
 mkdir "$work/rw" && chmod 777 "$work/rw"
 "$py" "$escape_dir/handoff_unix.py" serve "$work/rw/s.sock" "$work/peers" & at_exit "kill $!"
 for _ in $(seq 100); do [ -S "$work/rw/s.sock" ] && break; sleep 0.1; done

@@ -7,11 +7,7 @@
 # Expected: with the performer alive the calls work; once it is gone (killed by the workload, if
 # Landlock's signal scoping lets it, or from outside) they fail with EACCES, never run by the kernel.
 . "$(dirname "$0")/lib.bash"
-landlock_only && { echo "skip: egress hand-off is the namespace mechanism's (transparent --net)"; exit 77; }
-require_sandbox
-[ -x "$py" ] || { echo "skip: no $py"; exit 77; }
-grep -q '"handoff"' < <("$CAGE" --dry-run --json --net 127.0.0.1:1 -- true 2>/dev/null) ||
-  { echo "skip: no hand-off on this kernel (SO_NETNS_COOKIE needs Linux 5.14)"; exit 77; }
+require_handoff
 cat > "$work/gone.py" <<'PY'
 import errno, os, signal, socket, sys, time
 def calls():
