@@ -28,10 +28,11 @@
 // a bind below port 1024 fails with EACCES as the workload's own would. A unix path is resolved by
 // the performer from the calling thread's cwd (an O_PATH descriptor of /proc/TID/cwd), a bind under
 // its umask (/proc/TID/status), and only while the thread's root is the sandbox's (else EACCES). A
-// connect that can wait (a blocking stream socket: a full backlog, TCP's handshake) runs in a thread
-// of the performer, at most performer::kMaxWaiting at once (then EAGAIN), so neither the mediator nor
-// the sandbox's other calls wait for it. A performer that is gone, stopped (a send to it waits at
-// most 1 s) or answers what it was not asked fails the calls with EACCES, never CONTINUE. The filter
+// connect that can wait (a stream socket, blocking now or by the time it runs: a full backlog, TCP's
+// handshake) runs in a thread of the performer, at most performer::kMaxWaiting at once (then EAGAIN),
+// so neither the mediator nor the sandbox's other calls wait for it. A performer that is gone,
+// stopped (a send to it waits at most 1 s) or answers what it was not asked fails the calls with
+// EACCES, never CONTINUE. The filter
 // refuses sendto/sendmsg/sendmmsg with MSG_FASTOPEN (a connect from send) and setsockopt IP_OPTIONS /
 // IPv6 routing headers (a source route re-aims a connected socket's packets); io_uring is refused by
 // seccomp/floor.txt. Proven by tests/escape/net_handoff_*.sh (races; peer, lowport and unixbind for
