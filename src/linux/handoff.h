@@ -41,6 +41,10 @@
 // Residual risks: the performer's Landlock domain is not the workload's own but a copy of its rules
 // without the abstract-socket scope (a sibling domain's scope would keep it from the workload's own
 // abstract sockets); abstract sockets are per network namespace, so it reaches only the sandbox's.
+// The performer has the rights the sandbox started with, not the calling thread's: a process that
+// confines itself further (its own Landlock domain: MAKE_SOCK, TCP rules, the abstract scope; a cage
+// run inside this one, which can only use Landlock) has its connect, bind and listen run without those
+// restrictions (tests/escape/pending/net_handoff_nested_landlock.sh; no interface tells a thread's domain).
 // The workload's rlimits do not bind the performer (its address space is a copy of cage's init:
 // --memory's RLIMIT_AS stand-in would leave it no room for a thread); a cgroup's limits do.
 // The workload can kill or stop the performer (same uid; with Landlock ABI 6 signal scoping it
