@@ -58,6 +58,9 @@ struct ChildContext {
   // Egress hand-off: the performer's Landlock rules (performer.h), the workload's without the
   // abstract-socket scope, which would keep it from the workload's own abstract sockets.
   LandlockPlan performer_landlock;
+  // and its seccomp profile as written: --explain rewrites `seccomp` into an ALLOW for each refusal,
+  // which the workload's listener filter (`notify`, not the performer's) turns back into a refusal.
+  seccomp::Program performer_seccomp;
   mutable int shim_ready = -1;  // readable once the --net shim has confined itself (net::await_shim)
   mutable int dev_null = -1;  // O_PATH /dev/null, used to mask files; opened by the child too
   const char* private_dir = nullptr;  // landlock_only: removed by init should the supervisor die

@@ -221,8 +221,11 @@ class Impl final : public Mediator {
     r.sa = sa;
     const int fl = ::fcntl(sock, F_GETFL);
     if (fl < 0) return EACCES;
-    // Only a connection-oriented connect can wait (for the peer's backlog, or TCP's handshake).
-    r.blocking = nr == SYS_connect && !(fl & O_NONBLOCK) && (type == SOCK_STREAM || type == SOCK_SEQPACKET);
+    // Only a connection-oriented connect can wait (for the peer's backlog, or TCP's handshake). Also
+    // on a socket that is non-blocking now: the kernel reads O_NONBLOCK when the performer's connect
+    // runs, and a thread of the workload can clear it by then, which in the performer's own loop
+    // would stop it for good (tests/escape/net_handoff_wedge.sh).
+    r.blocking = nr == SYS_connect && (type == SOCK_STREAM || type == SOCK_SEQPACKET);
     UniqueFd cwd, root;
     int fds[3] = {sock, -1, -1};
     if (unix_path) {

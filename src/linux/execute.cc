@@ -122,6 +122,7 @@ Status prepare_filters(const Plan& plan, ChildContext& c) {
   }
   const bool connect = ll && plan.loopback_proxy, metadata = ll && !plan.allow_metadata;
   const bool handoff = !ll && plan.net.transparent.handoff;
+  if (handoff) c.performer_seccomp = c.seccomp;  // before --explain rewrites it (child.h)
   if (!connect && !metadata && !plan.explain && !handoff) return Ok{};
   std::vector<sock_filter> tail;
   if (plan.explain) {

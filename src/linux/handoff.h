@@ -28,10 +28,11 @@
 // a bind below port 1024 fails with EACCES as the workload's own would. A unix path is resolved by
 // the performer from the calling thread's cwd (an O_PATH descriptor of /proc/TID/cwd), a bind under
 // its umask (/proc/TID/status), and only while the thread's root is the sandbox's (else EACCES). A
-// connect that can wait (a blocking stream socket: a full backlog, TCP's handshake) runs in a thread
-// of the performer, at most performer::kMaxWaiting at once (then EAGAIN), so neither the mediator nor
-// the sandbox's other calls wait for it. A performer that is gone, stopped (a send to it waits at
-// most 1 s) or answers what it was not asked fails the calls with EACCES, never CONTINUE. The filter
+// connect that can wait (a stream socket, blocking now or by the time it runs: a full backlog, TCP's
+// handshake) runs in a thread of the performer, at most performer::kMaxWaiting at once (then EAGAIN),
+// so neither the mediator nor the sandbox's other calls wait for it. A performer that is gone,
+// stopped (a send to it waits at most 1 s) or answers what it was not asked fails the calls with
+// EACCES, never CONTINUE. The filter
 // refuses sendto/sendmsg/sendmmsg with MSG_FASTOPEN (a connect from send) and setsockopt IP_OPTIONS /
 // IPv6 routing headers (a source route re-aims a connected socket's packets); io_uring is refused by
 // seccomp/floor.txt. Proven by tests/escape/net_handoff_*.sh (races; peer, lowport and unixbind for
@@ -40,6 +41,10 @@
 // Residual risks: the performer's Landlock domain is not the workload's own but a copy of its rules
 // without the abstract-socket scope (a sibling domain's scope would keep it from the workload's own
 // abstract sockets); abstract sockets are per network namespace, so it reaches only the sandbox's.
+// The performer has the rights the sandbox started with, not the calling thread's: a process that
+// confines itself further (its own Landlock domain: MAKE_SOCK, TCP rules, the abstract scope; a cage
+// run inside this one, which can only use Landlock) has its connect, bind and listen run without those
+// restrictions (tests/escape/pending/net_handoff_nested_landlock.sh; no interface tells a thread's domain).
 // The workload's rlimits do not bind the performer (its address space is a copy of cage's init:
 // --memory's RLIMIT_AS stand-in would leave it no room for a thread); a cgroup's limits do.
 // The workload can kill or stop the performer (same uid; with Landlock ABI 6 signal scoping it

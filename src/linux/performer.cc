@@ -1,6 +1,7 @@
 // Egress hand-off's performer: see performer.h. Init side (spawn, then the performer's own loop) and
 // the supervisor's two calls on its channel. Proven by tests/escape/net_handoff_peer.sh,
-// net_handoff_lowport.sh, net_handoff_unixbind.sh and net_handoff_performer_gone.sh.
+// net_handoff_lowport.sh, net_handoff_unixbind.sh, net_handoff_performer_gone.sh, net_handoff_wedge.sh
+// and net_handoff_explain.sh.
 #include "linux/performer.h"
 
 #include <fcntl.h>
@@ -125,14 +126,17 @@ int start_connect(const Request& r, int fds[3], int count) {
 }
 
 // The performer's confinement: the workload's (privileges, Landlock, seccomp), except Landlock's
-// abstract-socket scope (ChildContext::performer_landlock). Not the workload's rlimits: its address
-// space is a copy of init's, and --memory's RLIMIT_AS stand-in would leave it no room for a thread.
+// abstract-socket scope (ChildContext::performer_landlock); the seccomp profile as written, not
+// --explain's rewrite, whose refusals only the workload's listener filter makes
+// (ChildContext::performer_seccomp; tests/escape/net_handoff_explain.sh). Not the workload's
+// rlimits: its address space is a copy of init's, and --memory's RLIMIT_AS stand-in would leave it no
+// room for a thread.
 [[noreturn]] void confine_and_serve(const ChildContext& c) {
   ChildStep step = ChildStep::none;
   int idx = -1;
   if (drop_privileges(&step) != 0 || ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 ||
       landlock_restrict(c.performer_landlock, &step, &idx) != 0 ||
-      seccomp::load_program(c.seccomp_exec) != 0 || seccomp::load_program(c.seccomp) != 0)
+      seccomp::load_program(c.seccomp_exec) != 0 || seccomp::load_program(c.performer_seccomp) != 0)
     _exit(exit_status::kCageError);
   ::signal(SIGPIPE, SIG_IGN);
   static const char kOk = 'r';

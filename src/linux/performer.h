@@ -4,7 +4,8 @@
 // gid, no capability, the workload's seccomp profile and Landlock rules, and is not dumpable; the
 // supervisor (connect_notify.cc) sends it the sandbox's socket and the address it read once, and
 // answers the notification with the errno it returns. Proven by tests/escape/net_handoff_peer.sh,
-// net_handoff_lowport.sh, net_handoff_unixbind.sh and net_handoff_performer_gone.sh.
+// net_handoff_lowport.sh, net_handoff_unixbind.sh, net_handoff_performer_gone.sh, net_handoff_wedge.sh
+// and net_handoff_explain.sh.
 #pragma once
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -26,7 +27,7 @@ struct Request {
   int32_t backlog = 0;    // listen
   int32_t umask = 0;      // a unix path bind: the thread's umask
   int32_t unix_path = 0;  // cwd and root come with the socket
-  int32_t blocking = 0;   // a connect that can wait: run in a thread, the performer goes on
+  int32_t blocking = 0;   // a connect that can wait (a stream socket's): in a thread, the performer goes on
   uint32_t len = 0;
   sockaddr_storage sa{};
 };

@@ -4,12 +4,18 @@
 // listener outside the sandbox counts connections (`serve`): any connection there is an escape.
 // Prints "handoffs N" (sockets seen to be the host's) and "listened N" (a host socket in listen):
 //   handoff_race serve COUNTFILE PORTFILE      (outside: accept, count, close; COUNTFILE - : none)
-//   handoff_race MODE ALLOWED FORBIDDEN SECS   MODE: unspec bindlisten fastopen swap passed unixbind
+//   handoff_race MODE ALLOWED FORBIDDEN SECS   MODE: unspec bindlisten fastopen swap passed unixbind nested
 // unixbind takes a free port of the host's loopback for FORBIDDEN and prints "hostbound N" (a host
 // socket bound there) and "unixbound N" (the sandbox's own unix binds that worked).
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -234,6 +240,62 @@ static void* binder(void* arg) {
   return NULL;
 }
 
+// nested: the workload's own seccomp filter (filters stack; its listener is its own) turns connect,
+// bind and listen into notifications that a thread of its own answers with CONTINUE. Of two filters
+// that both answer SECCOMP_RET_USER_NOTIF the newest one's listener gets the notification, so cage's
+// mediator would never see these calls, and the kernel would run them on the handed-off host sockets.
+static int own_listener = -1;
+static void* continuer(void* arg) {
+  (void)arg;
+  while (!atomic_load(&stop_flag)) {
+    struct pollfd p = {own_listener, POLLIN, 0};
+    if (poll(&p, 1, 100) != 1) continue;
+    struct seccomp_notif req;
+    memset(&req, 0, sizeof req);
+    if (ioctl(own_listener, SECCOMP_IOCTL_NOTIF_RECV, &req) != 0) continue;
+    struct seccomp_notif_resp resp;
+    memset(&resp, 0, sizeof resp);
+    resp.id = req.id;
+    resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+    ioctl(own_listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+  }
+  return NULL;
+}
+static int own_filter(void) {
+  struct sock_filter f[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_connect, 2, 0),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_bind, 1, 0),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_listen, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  struct sock_fprog prog = {sizeof f / sizeof f[0], f};
+  prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);  // cage's is set already; without cage it is needed
+  return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+}
+static int nested(void) {
+  int hosts[32], n = 0;
+  while (n < 32 && now() < until) {  // handed off while cage's mediator still sees connect()
+    int s = handed();
+    if (s >= 0) hosts[n++] = s;
+  }
+  own_listener = own_filter();
+  if (own_listener < 0) {
+    printf("own filter: %s\n", strerror(errno));
+    return 0;
+  }
+  pthread_t t;
+  pthread_create(&t, NULL, continuer, NULL);
+  for (int i = 0; i < n; ++i) {
+    tricks = i % 2 ? 2 : 1;  // half of them re-aimed at FORBIDDEN, half bound and put in listen
+    abuse(hosts[i]);
+  }
+  atomic_store(&stop_flag, 1);
+  pthread_join(t, NULL);
+  return 0;
+}
+
 static void run_threads(void* (*fns[])(void*), int n) {
   pthread_t t[8];
   for (int i = 0; i < n; ++i) pthread_create(&t[i], NULL, fns[i], NULL);
@@ -293,6 +355,8 @@ int main(int argc, char** argv) {
     }
     atomic_store(&stop_flag, 1);
     for (int i = 0; i < 2; ++i) pthread_join(t[i], NULL);
+  } else if (!strcmp(mode, "nested")) {
+    nested();
   } else if (!strcmp(mode, "swap")) {
     int u = socket(AF_UNIX, SOCK_STREAM, 0);  // a unix listener the flipped path names
     struct sockaddr_un un = {.sun_family = AF_UNIX};
