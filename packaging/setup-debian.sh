@@ -13,9 +13,12 @@ pkgs=(build-essential g++ cmake ninja-build pkg-config dpkg-dev file
       python3 curl socat procps strace git make gcc netcat-openbsd openssl clang-14 libclang-rt-14-dev
       bind9-dnsutils  # dig: tests/integration/net_dns_answers.sh
       fuse3 python3-fusepy  # a FUSE witness: tests/integration/explain_fuse.sh
-      npm python3-venv  # real tools under --explain: tests/integration/explain_tools.sh
+      python3-venv  # a real tool under --explain: tests/integration/explain_tools.sh (npm: below)
       man-db zsh fish lintian rpm ruby python3-yaml fakeroot  # packaging and docs tests (tests/packaging)
       xvfb x11-utils weston wayland-utils)  # the GUI recipe (tests/integration/recipe_gui.sh)
+# npm for tests/integration/explain_tools.sh, unless one is installed already: Debian's npm
+# conflicts with a nodejs from elsewhere (NodeSource's bundles its own npm).
+command -v npm >/dev/null || pkgs+=(npm)
 missing=()
 for p in "${pkgs[@]}"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p"); done
 
