@@ -1,6 +1,7 @@
 // run.cc: one Windows run from a validated Policy (parent side): the proxy first (its port is part
 // of the plan), then this host's facts, compile, execute. The proxy runs on a thread of cage's own
 // process, outside the AppContainer.
+#include <iostream>
 #include <memory>
 #include <string>
 
@@ -33,6 +34,9 @@ Result<int> run(const policy::Policy& pol, const Environ& env) {
       pol, real_host_facts(pol, env, proxy ? proxy->port() : 0, proxy ? proxy->secret() : std::string()),
       env);
   if (!plan) return plan.error();
+  // What this run cannot enforce is said at every run, not only by --dry-run: never a silently
+  // weaker sandbox (as Linux warns of a limit no cgroup enforces).
+  for (const auto& g : plan->gaps) std::cerr << "cage: warning: not enforced on Windows: " << g << "\n";
   return execute(*plan);
 }
 
