@@ -60,6 +60,7 @@ uint32_t evaluate(std::span<const sock_filter> prog, const seccomp_data& d) {
         case BPF_XOR: a ^= src; continue;
         case BPF_LSH: a = src >= 32 ? 0 : a << src; continue;
         case BPF_RSH: a = src >= 32 ? 0 : a >> src; continue;
+        case BPF_NEG: a = -a; continue;
         default: return SECCOMP_RET_KILL_PROCESS;
       }
     }

@@ -20,8 +20,10 @@ bool loadable(const std::vector<sock_filter>& p) {
   for (size_t pc = 0; pc < p.size(); ++pc) {
     const auto& i = p[pc];
     const size_t left = p.size() - pc - 1;
+    if (i.code > 0xff) return false;  // no classic opcode has bits above the low byte
     switch (BPF_CLASS(i.code)) {
       case BPF_JMP:
+        if (BPF_OP(i.code) == BPF_JA && i.code != (BPF_JMP | BPF_JA)) return false;  // no JA with X
         if (BPF_OP(i.code) == BPF_JA ? i.k >= left : (i.jt >= left || i.jf >= left)) return false;
         if (BPF_OP(i.code) != BPF_JA && BPF_OP(i.code) != BPF_JEQ && BPF_OP(i.code) != BPF_JGT &&
             BPF_OP(i.code) != BPF_JGE && BPF_OP(i.code) != BPF_JSET)
@@ -35,12 +37,31 @@ bool loadable(const std::vector<sock_filter>& p) {
         if (i.code == (BPF_LD | BPF_MEM) && i.k >= BPF_MEMWORDS) return false;
         break;
       case BPF_ALU:
+        // seccomp_check_filter's list of ALU operations (BPF_MOD is not on it).
+        if (BPF_OP(i.code) != BPF_ADD && BPF_OP(i.code) != BPF_SUB && BPF_OP(i.code) != BPF_MUL &&
+            BPF_OP(i.code) != BPF_DIV && BPF_OP(i.code) != BPF_AND && BPF_OP(i.code) != BPF_OR &&
+            BPF_OP(i.code) != BPF_XOR && BPF_OP(i.code) != BPF_LSH && BPF_OP(i.code) != BPF_RSH &&
+            BPF_OP(i.code) != BPF_NEG)
+          return false;
+        if (BPF_OP(i.code) == BPF_NEG && i.code != (BPF_ALU | BPF_NEG)) return false;
         if (BPF_SRC(i.code) == BPF_K && (BPF_OP(i.code) == BPF_DIV) && i.k == 0) return false;
         if (BPF_SRC(i.code) == BPF_K && (BPF_OP(i.code) == BPF_LSH || BPF_OP(i.code) == BPF_RSH) && i.k >= 32)
           return false;
         break;
       case BPF_RET:
         if (i.code != (BPF_RET | BPF_K) && i.code != (BPF_RET | BPF_A)) return false;
+        break;
+      case BPF_LDX:
+        if (i.code != (BPF_LDX | BPF_W | BPF_LEN) && i.code != (BPF_LDX | BPF_IMM) && i.code != (BPF_LDX | BPF_MEM))
+          return false;
+        if (i.code == (BPF_LDX | BPF_MEM) && i.k >= BPF_MEMWORDS) return false;
+        break;
+      case BPF_ST:
+      case BPF_STX:
+        if (i.code != BPF_CLASS(i.code) || i.k >= BPF_MEMWORDS) return false;
+        break;
+      case BPF_MISC:
+        if (i.code != (BPF_MISC | BPF_TAX) && i.code != (BPF_MISC | BPF_TXA)) return false;
         break;
       default: break;
     }
