@@ -139,6 +139,7 @@ struct Compiler {
   Status default_view();
   void etc_view();
   void etc_entry(const std::string& path, const std::string& why, size_t& budget, int depth);
+  std::optional<size_t> etc_copy_is_bind(const std::string& path, int depth, size_t most);
   void passwd_files();
   void proc_and_dev();
   Status home_and_cwd();
@@ -191,10 +192,73 @@ Status Compiler::resolve(const Grant& g, MountKind kind) {
 }
 
 // /etc is a snapshot, not a bind: regular files are copied into cage's tmpfs and symlinks
-// recreated, so the view costs no mounts (start-up) and cannot change under the workload. A
-// directory too large to copy is bound read-only instead.
+// recreated, so the view cannot show what the curation leaves out. A directory too large to copy is
+// bound read-only instead, and so is a directory whose copy would equal a bind (below).
 constexpr size_t kEtcCopyBudget = 8u << 20;  // bytes copied in all
 constexpr size_t kEtcFileMax = 2u << 20;
+// A directory holding more than this many entries is bound, not copied (alternatives, ssl/certs).
+constexpr size_t kMostCopied = 64;
+// A directory whose copy would equal a bind is bound once its subtree holds this many entries: one
+// bind mount (made, and torn down at the end) costs about what three or four tmpfs entries cost, each
+// read by the supervisor and created by the child (fontconfig's conf.d alone is ~40 links;
+// bench/README, "Start-up and teardown").
+constexpr size_t kBindFrom = 8;
+
+namespace {
+// A link the copy recreates as its text: it resolves inside as well (into /usr, /proc or /etc
+// itself), judged on its text, which is cheap (/etc/alternatives alone holds hundreds). Any other
+// target (resolv.conf into /run) is shown by its content.
+bool etc_link_as_is(const std::string& path, const std::string& target) {
+  std::string lexical =
+      policy::lexically_clean(target[0] == '/' ? target : path.substr(0, path.rfind('/')) + "/" + target);
+  return is_beneath(lexical, "/usr") || is_beneath(lexical, "/proc") || is_beneath(lexical, "/etc");
+}
+// Directories bound without being listed: hundreds of links, or the JDK's half a megabyte.
+bool etc_bound_unlisted(const std::string& path, int depth) {
+  return path == "/etc/alternatives" || path.rfind("/etc/java-", 0) == 0 || depth > 4;
+}
+}  // namespace
+
+// The number of entries below `path` when copying it would show exactly what a read-only bind of it
+// shows (every file world-readable and small enough to copy, every link recreated as its text, every
+// directory world-listable or itself bound, nothing else), so that it can be bound instead; nullopt
+// as soon as one entry would differ or the count passes `most`. A bind shows the host's modes and
+// owners where the copy shows 0644/0755, and later changes of the host's /etc: neither changes which
+// names and bytes the workload can read.
+std::optional<size_t> Compiler::etc_copy_is_bind(const std::string& path, int depth, size_t most) {
+  auto names = host.list_dir_upto(path, kMostCopied);
+  if (!names || names->size() > kMostCopied) return std::nullopt;
+  size_t count = 0;
+  for (const auto& n : *names) {
+    const std::string child = path + "/" + n;
+    if (++count > most || child == "/etc/ssl/private") return std::nullopt;
+    FileInfo li = host.lstat(child);
+    switch (li.kind) {
+      case FileKind::file:
+        if (!(li.mode & 0004) || li.size > kEtcFileMax) return std::nullopt;
+        break;
+      case FileKind::symlink: {
+        auto target = host.readlink(child);
+        if (!target || target->empty() || !etc_link_as_is(child, *target)) return std::nullopt;
+        break;
+      }
+      case FileKind::dir: {
+        if ((li.mode & 0005) != 0005) return std::nullopt;
+        if (etc_bound_unlisted(child, depth + 1)) break;
+        auto below = etc_copy_is_bind(child, depth + 1, most - count);
+        if (!below) return std::nullopt;
+        count += *below;
+        break;
+      }
+      case FileKind::missing:  // gone since the listing
+      case FileKind::socket:
+      case FileKind::fifo:
+      case FileKind::device:
+        return std::nullopt;
+    }
+  }
+  return count;
+}
 
 void Compiler::etc_entry(const std::string& path, const std::string& why, size_t& budget, int depth) {
   FileInfo li = host.lstat(path);
@@ -202,11 +266,7 @@ void Compiler::etc_entry(const std::string& path, const std::string& why, size_t
   if (li.kind == FileKind::symlink) {
     auto target = host.readlink(path);
     if (!target || target->empty()) return;
-    // A link into /usr, /proc or /etc itself resolves inside as well and is recreated as is (judged
-    // on its text, which is cheap: /etc/alternatives alone holds hundreds); any other target (e.g.
-    // resolv.conf into /run) is shown by content.
-    std::string lexical = policy::lexically_clean((*target)[0] == '/' ? *target : path.substr(0, path.rfind('/')) + "/" + *target);
-    if (is_beneath(lexical, "/usr") || is_beneath(lexical, "/proc") || is_beneath(lexical, "/etc")) {
+    if (etc_link_as_is(path, *target)) {
       sys.push_back(MountStep{MountKind::symlink, *target, path, "", false, false, why});
       return;
     }
@@ -234,13 +294,14 @@ void Compiler::etc_entry(const std::string& path, const std::string& why, size_t
     return;
   }
   if (li.kind != FileKind::dir) return;
-  // A large directory (alternatives, ssl/certs: hundreds of links; the JDK's configuration: half a
-  // megabyte) costs less as one bind than as copies. Known ones are not even listed.
-  constexpr size_t kMostCopied = 64;
-  bool large = path == "/etc/alternatives" || path.rfind("/etc/java-", 0) == 0 || depth > 4;
   std::optional<std::vector<std::string>> names;
-  if (!large) names = host.list_dir_upto(path, kMostCopied);
-  if (!names || large || names->size() > kMostCopied) {
+  bool bind = etc_bound_unlisted(path, depth);
+  if (!bind && (li.mode & 0005) == 0005) {
+    auto same = etc_copy_is_bind(path, depth, 4 * kMostCopied);
+    bind = same && *same >= kBindFrom;
+  }
+  if (!bind) names = host.list_dir_upto(path, kMostCopied);
+  if (bind || !names || names->size() > kMostCopied) {
     if (li.mode & 0005) sys.push_back(MountStep{MountKind::bind_ro, path, path, "", true, false, why});
     return;
   }

@@ -18,6 +18,7 @@ struct FileInfo {
   FileKind kind = FileKind::missing;
   uint32_t mode = 0;  // permission bits, including S_ISUID/S_ISGID
   int err = 0;        // errno when missing
+  uint64_t size = 0;  // bytes, for a regular file
 };
 
 class HostView {

@@ -55,7 +55,7 @@ class FakeHostView : public lx::HostView {
     asked.push_back(path);
     auto it = files_.find(path);
     if (it == files_.end()) return lx::FileInfo{lx::FileKind::missing, 0, 2};
-    return lx::FileInfo{it->second.kind, it->second.mode, 0};
+    return lx::FileInfo{it->second.kind, it->second.mode, 0, it->second.content.size()};
   }
   lx::FileInfo stat(const std::string& path) const override {
     auto r = realpath(path);
