@@ -264,7 +264,10 @@ struct Supervise {
   // SIGKILL of a pid namespace's init takes every process of the sandbox with it. Without one, init is
   // asked to end its whole tree first (descendants.cc): a setsid'd daemon must not outlive --timeout.
   int kill_signal = plan.init.pid1 ? SIGKILL : kEndRunSignal;
-  bool failed = false, timed_out = false, exited = false, aborted = false;
+  // Whether the run may end on init's report that the sandbox is empty, before init's own exit (its
+  // teardown of the mounts and namespaces, ~0.5 ms): not while a cgroup waits for init to leave it.
+  bool end_on_report = false;
+  bool failed = false, timed_out = false, exited = false, aborted = false, reported = false;
   int init_status = 0, workload_status = -1;
 
   void on_signal() {
@@ -317,25 +320,35 @@ struct Supervise {
       ::kill(pid, kill_signal);
     }
   }
-  void on_events(const struct pollfd (&fds)[4]) {
+  void on_events(const struct pollfd (&fds)[5]) {
     if (fds[0].revents & POLLIN) on_signal();
     if (error_read >= 0 && (fds[2].revents & (POLLIN | POLLHUP))) on_error_pipe();
+    if (fds[4].fd >= 0 && fds[4].revents) read_status();
     if (fds[3].fd >= 0 && fds[3].revents) offline->on_readable();
     if (!aborted && (fds[1].revents & POLLIN)) on_abort();
   }
-  // After init's exit: the rest of its report (a failure, the workload's status, tmpfs usage).
-  void read_reports() {
-    while (error_read >= 0) on_error_pipe();
+  // init's report: the workload's status, tmpfs usage, and whether the sandbox is empty now. init
+  // writes it at once, so reading it whole blocks only until init's next write or exit.
+  void read_status() {
+    reported = true;
     int st = 0;
     if (::read(status_read, &st, sizeof st) == static_cast<ssize_t>(sizeof st)) workload_status = st;
-    if (workload_status >= 0) tmpfs = read_tmpfs_usage(plan, status_read);
+    bool empty = false;
+    if (workload_status >= 0) tmpfs = read_tmpfs_usage(plan, status_read, &empty);
+    if (empty && end_on_report) exited = true;
+  }
+  // After the run: the rest of init's report (a failure; the status, if not read yet).
+  void read_reports() {
+    while (error_read >= 0) on_error_pipe();
+    if (!reported) read_status();
   }
   void run() {
     Deadline timeout(now_ms(), plan.limits.timeout_ms);
     while (!exited) {
-      struct pollfd fds[4] = {{sigfd, POLLIN, 0}, {aborted ? -1 : hooks.abort_fd, POLLIN, 0}, {error_read, POLLIN, 0},
-                              {offline ? offline->fd() : -1, POLLIN, 0}};
-      int rc = ::poll(fds, 4, timeout.poll_ms(now_ms()));  // a negative fd is skipped
+      struct pollfd fds[5] = {{sigfd, POLLIN, 0}, {aborted ? -1 : hooks.abort_fd, POLLIN, 0}, {error_read, POLLIN, 0},
+                              {offline ? offline->fd() : -1, POLLIN, 0},
+                              {end_on_report && !reported ? status_read : -1, POLLIN, 0}};
+      int rc = ::poll(fds, 5, timeout.poll_ms(now_ms()));  // a negative fd is skipped
       if (rc < 0 && errno != EINTR) break;
       if (rc > 0) on_events(fds);
       on_deadline(timeout.due(now_ms()));
@@ -672,6 +685,7 @@ Status Launch::release_child() {
 Result<RunOutcome> Launch::supervise() {
   Supervise sup{child_->pid(), signals_.fd(), errp_.r.get(), status_.r.get(),
                 plan_, hooks_, terminal_, offline_.get()};
+  sup.end_on_report = plan_.init.pid1 && !cg_;
   sup.run();
   RunOutcome out = wind_down();
   if (sup.failed) return failure_to_error(sup.failure, plan_);

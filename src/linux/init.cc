@@ -234,13 +234,30 @@ void drop_init_privileges(const ChildContext& c, pid_t child) {
   }
 }
 
+// As the pid namespace's init, end every other process of the sandbox and reap it: what the kernel
+// does when init exits, done first so that init's report can say the sandbox is empty. Every process
+// here has init's uid (the user namespace maps one id; nosuid and no_new_privs keep it so), so the
+// kill reaches all of them; false if it did not.
+bool end_pid_namespace() {
+  if (::kill(-1, SIGKILL) != 0 && errno != ESRCH) return false;
+  for (;;) {
+    if (::waitpid(-1, nullptr, __WALL) > 0 || errno == EINTR) continue;
+    return errno == ECHILD;
+  }
+}
+
 // The workload has exited: its wait status (and, with a root of its own, the tmpfs usage) goes to the
-// supervisor; without a pid namespace init ends what is left of the tree itself.
+// supervisor; without a pid namespace init ends what is left of the tree itself. As pid 1 it ends the
+// rest first and says so: the supervisor then need not wait for init's own exit, which tears down
+// the mounts and namespaces (bubblewrap's monitor likewise returns on the exit code its pid 1 sends
+// through an eventfd, not on pid 1's death: bubblewrap.c, monitor_child).
 [[noreturn]] void report_workload_exit(const ChildContext& c, int status) {
+  const bool empty = c.plan->init.pid1 && end_pid_namespace();
   ssize_t n;
   do n = ::write(c.status_write, &status, sizeof status);
   while (n < 0 && errno == EINTR);
   if (c.plan->init.build_root) send_tmpfs_usage(*c.plan, c.tmpfs_fds.data(), c.status_write);
+  if (empty) send_sandbox_empty(c.status_write);
   if (!c.plan->init.pid1) end_descendants();
   _exit(0);
 }

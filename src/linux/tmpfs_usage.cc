@@ -21,6 +21,13 @@ struct Record {
   uint32_t full;
   uint64_t size, used;
 };
+constexpr uint32_t kSandboxEmpty = 0xffffffff;  // an index no plan has
+
+void write_record(int out_fd, const Record& r) {
+  ssize_t n;
+  do n = ::write(out_fd, &r, sizeof r);
+  while (n < 0 && errno == EINTR);
+}
 
 }  // namespace
 
@@ -48,17 +55,18 @@ void send_tmpfs_usage(const Plan& plan, const int* fds, int out_fd) {
     const uint64_t bsize = static_cast<uint64_t>(st.f_bsize);
     const uint64_t size = st.f_blocks * bsize, free = st.f_bfree * bsize;
     const uint64_t slack = std::max<uint64_t>(std::min<uint64_t>(size / 100, 1 << 20), 1);
-    Record r{static_cast<uint32_t>(i), free < slack || (st.f_files != 0 && st.f_ffree == 0), size, size - free};
-    ssize_t n;
-    do n = ::write(out_fd, &r, sizeof r);
-    while (n < 0 && errno == EINTR);
+    write_record(out_fd, Record{static_cast<uint32_t>(i), free < slack || (st.f_files != 0 && st.f_ffree == 0),
+                                size, size - free});
   }
 }
 
-std::vector<TmpfsUsage> read_tmpfs_usage(const Plan& plan, int in_fd) {
+void send_sandbox_empty(int out_fd) { write_record(out_fd, Record{kSandboxEmpty, 0, 0, 0}); }
+
+std::vector<TmpfsUsage> read_tmpfs_usage(const Plan& plan, int in_fd, bool* empty) {
   std::vector<TmpfsUsage> out;
   Record r{};
   while (::read(in_fd, &r, sizeof r) == static_cast<ssize_t>(sizeof r)) {
+    if (r.index == kSandboxEmpty && empty) *empty = true;
     if (r.index >= plan.mounts.size()) break;
     const MountStep& m = plan.mounts[r.index];
     out.push_back(TmpfsUsage{m.kind == MountKind::dev ? m.target + "/shm" : m.target, static_cast<int64_t>(r.size),
