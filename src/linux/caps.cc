@@ -30,9 +30,14 @@ bool has_effective(int cap) {
 int clear_capabilities() {
   const bool setpcap = has_effective(CAP_SETPCAP);
   if (::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0) return errno;
-  if (setpcap)  // the bounding set, up to the kernel's last capability (PR_CAPBSET_READ says EINVAL past it)
-    for (int cap = 0; ::prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; ++cap)
-      if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0) return errno;
+  // The bounding set, up to the kernel's last capability: PR_CAPBSET_DROP says EINVAL past it (one
+  // call a capability, not a read and a drop: ~40 calls fewer in init and in the workload).
+  if (setpcap)
+    for (int cap = 0;; ++cap) {
+      if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0) continue;
+      if (errno == EINVAL) break;
+      return errno;
+    }
   __user_cap_header_struct h{_LINUX_CAPABILITY_VERSION_3, 0};  // pid 0: this process
   __user_cap_data_struct none[2]{};
   return ::syscall(SYS_capset, &h, none) == 0 ? 0 : errno;
