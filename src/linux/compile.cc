@@ -105,7 +105,8 @@ const char* const kProcReadOnly[] = {"sys", "sysrq-trigger", "irq", "bus", "fs",
 // (kcore, kmsg and kallsyms are left alone: the kernel guards them with capabilities of the initial
 // user namespace, which nothing in the sandbox can hold; each mask costs start-up time. kpage*,
 // slabinfo, vmallocinfo and pagetypeinfo are guarded only by their mode, 0400 root: a root caller's
-// uid 0 would read physical page flags and the kernel's heap layout.)
+// uid 0 would read physical page flags and the kernel's heap layout; they are masked for root only,
+// see proc_and_dev.)
 const char* const kProcMasked[] = {"keys", "key-users", "timer_list", "sched_debug", "latency_stats", "acpi",
                                    "scsi", "asound", "kpageflags", "kpagecount", "kpagecgroup", "slabinfo",
                                    "vmallocinfo", "pagetypeinfo", nullptr};
@@ -378,8 +379,13 @@ void Compiler::proc_and_dev() {
   for (const char* const* e = kProcMasked; *e; ++e) {
     std::string path = std::string("/proc/") + *e;
     FileInfo fi = host.lstat(path);
-    if (fi.kind == FileKind::dir || fi.kind == FileKind::file)
-      sys.push_back(MountStep{MountKind::hide, "", path, "", fi.kind == FileKind::dir, false, "masked: host kernel state"});
+    if (fi.kind != FileKind::dir && fi.kind != FileKind::file) continue;
+    // A file only its owner may read (kpage*, slabinfo, timer_list: 0400 root) needs no mask when the
+    // caller is not that owner: the sandbox's user namespace maps the caller's uid alone, so no process
+    // inside is the owner, and no capability there applies to an inode whose owner is unmapped. Each
+    // mask is a mount made and torn down on every run.
+    if (fi.kind == FileKind::file && !(fi.mode & 0044) && fi.uid != plan.ids.outer_uid) continue;
+    sys.push_back(MountStep{MountKind::hide, "", path, "", fi.kind == FileKind::dir, false, "masked: host kernel state"});
   }
   sys.push_back(MountStep{MountKind::dev, "", "/dev", "", true, false, "minimal /dev"});
 }

@@ -35,6 +35,7 @@ FileInfo info_of(int rc, const struct stat& st) {
   }
   fi.mode = st.st_mode & 07777;
   fi.size = static_cast<uint64_t>(st.st_size);
+  fi.uid = st.st_uid;
   switch (st.st_mode & S_IFMT) {
     case S_IFDIR: fi.kind = FileKind::dir; break;
     case S_IFREG: fi.kind = FileKind::file; break;

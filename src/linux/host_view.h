@@ -19,6 +19,7 @@ struct FileInfo {
   uint32_t mode = 0;  // permission bits, including S_ISUID/S_ISGID
   int err = 0;        // errno when missing
   uint64_t size = 0;  // bytes, for a regular file
+  uint32_t uid = 0;   // owner
 };
 
 class HostView {
