@@ -12,6 +12,7 @@
 
 #include "linux/cgroup_plan.h"
 #include "linux/devices.h"
+#include "linux/etc_view.h"
 #include "linux/generated_file.h"
 #include "linux/transparent_plan.h"
 #include "policy/policy.h"
@@ -89,17 +90,6 @@ size_t depth_of(const std::string& path) {
   return static_cast<size_t>(std::count(path.begin(), path.end(), '/'));
 }
 
-// Files and directories of /etc that programs need to start, resolve names, verify TLS and print
-// dates; nothing that holds a secret (no shadow, gshadow, sudoers, ssh keys, machine-id).
-const char* const kEtcEntries[] = {
-    "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "ld.so.preload", "ssl", "ca-certificates",
-    "ca-certificates.conf", "pki", "crypto-policies", "localtime", "timezone", "resolv.conf", "hosts",
-    "host.conf", "nsswitch.conf", "gai.conf", "services", "protocols", "networks", "mime.types",
-    "alternatives", "os-release", "lsb-release", "debian_version", "issue", "locale.alias", "locale.conf",
-    "default", "environment", "profile", "profile.d", "bash.bashrc", "inputrc", "terminfo", "vim",
-    "python3", "perl", "gitconfig", "manpath.config", "magic", "mime", "xdg", "fonts", "java-17-openjdk",
-    "login.defs", "shells", "mtab", nullptr};
-
 // /proc entries that expose or change the host kernel: made read-only, or masked entirely.
 const char* const kProcReadOnly[] = {"sys", "sysrq-trigger", "irq", "bus", "fs", nullptr};
 // (kcore, kmsg and kallsyms are left alone: the kernel guards them with capabilities of the initial
@@ -139,8 +129,6 @@ struct Compiler {
   Status resolve(const Grant& g, MountKind kind);
   Status default_view();
   void etc_view();
-  void etc_entry(const std::string& path, const std::string& why, size_t& budget, int depth);
-  std::optional<size_t> etc_copy_is_bind(const std::string& path, int depth, size_t most);
   void passwd_files();
   void proc_and_dev();
   Status home_and_cwd();
@@ -192,129 +180,12 @@ Status Compiler::resolve(const Grant& g, MountKind kind) {
   return Ok{};
 }
 
-// /etc is a snapshot, not a bind: regular files are copied into cage's tmpfs and symlinks
-// recreated, so the view cannot show what the curation leaves out. A directory too large to copy is
-// bound read-only instead, and so is a directory whose copy would equal a bind (below).
-constexpr size_t kEtcCopyBudget = 8u << 20;  // bytes copied in all
-constexpr size_t kEtcFileMax = 2u << 20;
-// A directory holding more than this many entries is bound, not copied (alternatives, ssl/certs).
-constexpr size_t kMostCopied = 64;
-// A directory whose copy would equal a bind is bound once its subtree holds this many entries: one
-// bind mount (made, and torn down at the end) costs about what three or four tmpfs entries cost, each
-// read by the supervisor and created by the child (fontconfig's conf.d alone is ~40 links;
-// bench/README, "Start-up and teardown").
-constexpr size_t kBindFrom = 8;
-
-namespace {
-// A link the copy recreates as its text: it resolves inside as well (into /usr, /proc or /etc
-// itself), judged on its text, which is cheap (/etc/alternatives alone holds hundreds). Any other
-// target (resolv.conf into /run) is shown by its content.
-bool etc_link_as_is(const std::string& path, const std::string& target) {
-  std::string lexical =
-      policy::lexically_clean(target[0] == '/' ? target : path.substr(0, path.rfind('/')) + "/" + target);
-  return is_beneath(lexical, "/usr") || is_beneath(lexical, "/proc") || is_beneath(lexical, "/etc");
-}
-// Directories bound without being listed: hundreds of links, or the JDK's half a megabyte.
-bool etc_bound_unlisted(const std::string& path, int depth) {
-  return path == "/etc/alternatives" || path.rfind("/etc/java-", 0) == 0 || depth > 4;
-}
-}  // namespace
-
-// The number of entries below `path` when copying it would show exactly what a read-only bind of it
-// shows (every file world-readable and small enough to copy, every link recreated as its text, every
-// directory world-listable or itself bound, nothing else), so that it can be bound instead; nullopt
-// as soon as one entry would differ or the count passes `most`. A bind shows the host's modes and
-// owners where the copy shows 0644/0755, and later changes of the host's /etc: neither changes which
-// names and bytes the workload can read.
-std::optional<size_t> Compiler::etc_copy_is_bind(const std::string& path, int depth, size_t most) {
-  auto names = host.list_dir_upto(path, kMostCopied);
-  if (!names || names->size() > kMostCopied) return std::nullopt;
-  size_t count = 0;
-  for (const auto& n : *names) {
-    const std::string child = path + "/" + n;
-    if (++count > most || child == "/etc/ssl/private") return std::nullopt;
-    FileInfo li = host.lstat(child);
-    switch (li.kind) {
-      case FileKind::file:
-        if (!(li.mode & 0004) || li.size > kEtcFileMax) return std::nullopt;
-        break;
-      case FileKind::symlink: {
-        auto target = host.readlink(child);
-        if (!target || target->empty() || !etc_link_as_is(child, *target)) return std::nullopt;
-        break;
-      }
-      case FileKind::dir: {
-        if ((li.mode & 0005) != 0005) return std::nullopt;
-        if (etc_bound_unlisted(child, depth + 1)) break;
-        auto below = etc_copy_is_bind(child, depth + 1, most - count);
-        if (!below) return std::nullopt;
-        count += *below;
-        break;
-      }
-      case FileKind::missing:  // gone since the listing
-      case FileKind::socket:
-      case FileKind::fifo:
-      case FileKind::device:
-        return std::nullopt;
-    }
-  }
-  return count;
-}
-
-void Compiler::etc_entry(const std::string& path, const std::string& why, size_t& budget, int depth) {
-  FileInfo li = host.lstat(path);
-  if (li.kind == FileKind::missing || path == "/etc/ssl/private") return;  // private TLS keys stay out
-  if (li.kind == FileKind::symlink) {
-    auto target = host.readlink(path);
-    if (!target || target->empty()) return;
-    if (etc_link_as_is(path, *target)) {
-      sys.push_back(MountStep{MountKind::symlink, *target, path, "", false, false, why});
-      return;
-    }
-    auto real = host.realpath(path);
-    if (!real) return;  // dangling: nothing to show
-    FileInfo ri = host.stat(*real);
-    if (ri.kind == FileKind::file) {
-      auto content = ri.mode & 0004 || host.uid() == 0 ? host.read_file(*real) : std::nullopt;
-      if (content && content->size() <= kEtcFileMax && content->size() <= budget) {
-        budget -= content->size();
-        sys.push_back(MountStep{MountKind::file, "", path, std::move(*content), false, false, why});
-      }
-    } else if (ri.kind == FileKind::dir) {
-      sys.push_back(MountStep{MountKind::bind_ro, *real, path, "", true, false, why});
-    }
-    return;
-  }
-  if (li.kind == FileKind::file) {
-    if (!(li.mode & 0004)) return;  // not world-readable: not for the sandbox
-    auto content = host.read_file(path);
-    if (content && content->size() <= kEtcFileMax && content->size() <= budget) {
-      budget -= content->size();
-      sys.push_back(MountStep{MountKind::file, "", path, std::move(*content), false, false, why});
-    }
-    return;
-  }
-  if (li.kind != FileKind::dir) return;
-  std::optional<std::vector<std::string>> names;
-  bool bind = etc_bound_unlisted(path, depth);
-  if (!bind && (li.mode & 0005) == 0005) {
-    auto same = etc_copy_is_bind(path, depth, 4 * kMostCopied);
-    bind = same && *same >= kBindFrom;
-  }
-  if (!bind) names = host.list_dir_upto(path, kMostCopied);
-  if (bind || !names || names->size() > kMostCopied) {
-    if (li.mode & 0005) sys.push_back(MountStep{MountKind::bind_ro, path, path, "", true, false, why});
-    return;
-  }
-  sys.push_back(MountStep{MountKind::dir, "", path, "", true, false, why});
-  for (const auto& n : *names) etc_entry(path + "/" + n, why, budget, depth + 1);
-}
-
 void Compiler::etc_view() {
   sys.push_back(MountStep{MountKind::tmpfs, "", "/etc", "", true, true, "default view: curated /etc"});
-  size_t budget = kEtcCopyBudget;
-  for (const char* const* e = kEtcEntries; *e; ++e)
-    etc_entry(std::string("/etc/") + *e, std::string("default view: /etc/") + *e, budget, 0);
+  if (const auto* ahead = host.prefetched_etc())
+    sys.insert(sys.end(), ahead->begin(), ahead->end());
+  else
+    for (auto& s : curated_etc(host)) sys.push_back(std::move(s));
   passwd_files();
 }
 
@@ -686,7 +557,6 @@ Status Compiler::resolve_command() {
 
 }  // namespace
 
-const char* const* default_etc_entries() { return kEtcEntries; }
 
 const MountStep* covering_mount(const std::vector<MountStep>& mounts, const std::string& path) {
   const MountStep* best = nullptr;
@@ -762,6 +632,11 @@ void plan_stdio(Plan& plan, const HostView& host) {
 Result<Plan> compile(const Policy& p, const HostView& host,
                      const std::vector<std::pair<std::string, std::string>>& caller_env) {
   Compiler c{p, host, {}, {}, {}};
+  // The /etc read ahead is joined on every way out, before anything can fork or clone.
+  struct JoinAhead {
+    const HostView& host;
+    ~JoinAhead() { host.prefetched_etc(); }
+  } join_ahead{host};
   c.plan.ids = IdMaps{host.uid(), host.gid(), host.uid(), host.gid()};
   if (p.run_as) {  // one inside id each, mapped to the caller's: the host still sees only the caller
     c.plan.ids.inner_uid = p.run_as->uid;

@@ -1,0 +1,209 @@
+// See etc_view.h.
+#include "linux/etc_view.h"
+
+#include <pthread.h>
+#include <signal.h>
+
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "linux/compile.h"
+#include "policy/policy.h"
+
+namespace cage::lx {
+
+using policy::is_beneath;
+
+namespace {
+
+// Files and directories of /etc that programs need to start, resolve names, verify TLS and print
+// dates; nothing that holds a secret (no shadow, gshadow, sudoers, ssh keys, machine-id).
+const char* const kEtcEntries[] = {
+    "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "ld.so.preload", "ssl", "ca-certificates",
+    "ca-certificates.conf", "pki", "crypto-policies", "localtime", "timezone", "resolv.conf", "hosts",
+    "host.conf", "nsswitch.conf", "gai.conf", "services", "protocols", "networks", "mime.types",
+    "alternatives", "os-release", "lsb-release", "debian_version", "issue", "locale.alias", "locale.conf",
+    "default", "environment", "profile", "profile.d", "bash.bashrc", "inputrc", "terminfo", "vim",
+    "python3", "perl", "gitconfig", "manpath.config", "magic", "mime", "xdg", "fonts", "java-17-openjdk",
+    "login.defs", "shells", "mtab", nullptr};
+
+// /etc is a snapshot, not a bind: regular files are copied into cage's tmpfs and symlinks
+// recreated, so the view cannot show what the curation leaves out. A directory too large to copy is
+// bound read-only instead, and so is a directory whose copy would equal a bind (below).
+constexpr size_t kEtcCopyBudget = 8u << 20;  // bytes copied in all
+constexpr size_t kEtcFileMax = 2u << 20;
+// A directory holding more than this many entries is bound, not copied (alternatives, ssl/certs).
+constexpr size_t kMostCopied = 64;
+// A directory whose copy would equal a bind is bound once its subtree holds this many entries: each
+// copied entry is read by the supervisor, created by the child and torn down at the end, ~15 us in
+// all; a bind mount costs a few of them (binding fontconfig's ~50 entries saved ~0.8 ms a run;
+// binding directories of 4 to 7 entries as well changed nothing measurable: bench/README).
+constexpr size_t kBindFrom = 8;
+
+// A link the copy recreates as its text: it resolves inside as well (into /usr, /proc or /etc
+// itself), judged on its text, which is cheap (/etc/alternatives alone holds hundreds). Any other
+// target (resolv.conf into /run) is shown by its content.
+bool etc_link_as_is(const std::string& path, const std::string& target) {
+  std::string lexical =
+      policy::lexically_clean(target[0] == '/' ? target : path.substr(0, path.rfind('/')) + "/" + target);
+  return is_beneath(lexical, "/usr") || is_beneath(lexical, "/proc") || is_beneath(lexical, "/etc");
+}
+// Directories bound without being listed: hundreds of links, or the JDK's half a megabyte.
+bool etc_bound_unlisted(const std::string& path, int depth) {
+  return path == "/etc/alternatives" || path.rfind("/etc/java-", 0) == 0 || depth > 4;
+}
+
+struct EtcWalk {
+  const HostView& host;
+  std::vector<MountStep> out;
+  size_t budget = kEtcCopyBudget;
+
+  void entry(const std::string& path, const std::string& why, int depth);
+  std::optional<size_t> copy_is_bind(const std::string& path, int depth, size_t most);
+};
+
+// The number of entries below `path` when copying it would show exactly what a read-only bind of it
+// shows (every file world-readable and small enough to copy, every link recreated as its text, every
+// directory world-listable or itself bound, nothing else), so that it can be bound instead; nullopt
+// as soon as one entry would differ or the count passes `most`. A bind shows the host's modes and
+// owners where the copy shows 0644/0755, and later changes of the host's /etc: neither changes which
+// names and bytes the workload can read.
+std::optional<size_t> EtcWalk::copy_is_bind(const std::string& path, int depth, size_t most) {
+  auto names = host.list_dir_upto(path, kMostCopied);
+  if (!names || names->size() > kMostCopied) return std::nullopt;
+  size_t count = 0;
+  for (const auto& n : *names) {
+    const std::string child = path + "/" + n;
+    if (++count > most || child == "/etc/ssl/private") return std::nullopt;
+    FileInfo li = host.lstat(child);
+    switch (li.kind) {
+      case FileKind::file:
+        if (!(li.mode & 0004) || li.size > kEtcFileMax) return std::nullopt;
+        break;
+      case FileKind::symlink: {
+        auto target = host.readlink(child);
+        if (!target || target->empty() || !etc_link_as_is(child, *target)) return std::nullopt;
+        break;
+      }
+      case FileKind::dir: {
+        if ((li.mode & 0005) != 0005) return std::nullopt;
+        if (etc_bound_unlisted(child, depth + 1)) break;
+        auto below = copy_is_bind(child, depth + 1, most - count);
+        if (!below) return std::nullopt;
+        count += *below;
+        break;
+      }
+      case FileKind::missing:  // gone since the listing
+      case FileKind::socket:
+      case FileKind::fifo:
+      case FileKind::device:
+        return std::nullopt;
+    }
+  }
+  return count;
+}
+
+void EtcWalk::entry(const std::string& path, const std::string& why, int depth) {
+  FileInfo li = host.lstat(path);
+  if (li.kind == FileKind::missing || path == "/etc/ssl/private") return;  // private TLS keys stay out
+  if (li.kind == FileKind::symlink) {
+    auto target = host.readlink(path);
+    if (!target || target->empty()) return;
+    if (etc_link_as_is(path, *target)) {
+      out.push_back(MountStep{MountKind::symlink, *target, path, "", false, false, why});
+      return;
+    }
+    auto real = host.realpath(path);
+    if (!real) return;  // dangling: nothing to show
+    FileInfo ri = host.stat(*real);
+    if (ri.kind == FileKind::file) {
+      auto content = ri.mode & 0004 || host.uid() == 0 ? host.read_file(*real) : std::nullopt;
+      if (content && content->size() <= kEtcFileMax && content->size() <= budget) {
+        budget -= content->size();
+        out.push_back(MountStep{MountKind::file, "", path, std::move(*content), false, false, why});
+      }
+    } else if (ri.kind == FileKind::dir) {
+      out.push_back(MountStep{MountKind::bind_ro, *real, path, "", true, false, why});
+    }
+    return;
+  }
+  if (li.kind == FileKind::file) {
+    if (!(li.mode & 0004)) return;  // not world-readable: not for the sandbox
+    auto content = host.read_file(path);
+    if (content && content->size() <= kEtcFileMax && content->size() <= budget) {
+      budget -= content->size();
+      out.push_back(MountStep{MountKind::file, "", path, std::move(*content), false, false, why});
+    }
+    return;
+  }
+  if (li.kind != FileKind::dir) return;
+  std::optional<std::vector<std::string>> names;
+  bool bind = etc_bound_unlisted(path, depth);
+  if (!bind && (li.mode & 0005) == 0005) {
+    auto same = copy_is_bind(path, depth, 4 * kMostCopied);
+    bind = same && *same >= kBindFrom;
+  }
+  if (!bind) names = host.list_dir_upto(path, kMostCopied);
+  if (bind || !names || names->size() > kMostCopied) {
+    if (li.mode & 0005) out.push_back(MountStep{MountKind::bind_ro, path, path, "", true, false, why});
+    return;
+  }
+  out.push_back(MountStep{MountKind::dir, "", path, "", true, false, why});
+  for (const auto& n : *names) entry(path + "/" + n, why, depth + 1);
+}
+
+}  // namespace
+
+const char* const* default_etc_entries() { return kEtcEntries; }
+
+std::vector<MountStep> curated_etc(const HostView& host) {
+  EtcWalk w{host, {}};
+  for (const char* const* e = kEtcEntries; *e; ++e)
+    w.entry(std::string("/etc/") + *e, std::string("default view: /etc/") + *e, 0);
+  return std::move(w.out);
+}
+
+namespace {
+
+// One prefetch a process. Its thread is joined by the first join_etc_prefetch, or at exit.
+struct Prefetch {
+  std::thread thread;
+  std::vector<MountStep> steps;
+  bool started = false, joined = false;
+  ~Prefetch() {
+    if (thread.joinable()) thread.join();
+  }
+};
+Prefetch& prefetch() {
+  static Prefetch p;
+  return p;
+}
+
+}  // namespace
+
+void start_etc_prefetch() {
+  Prefetch& p = prefetch();
+  if (p.started) return;
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);  // the thread inherits it: no signal is ever its to take
+  try {
+    p.thread = std::thread([&p] { p.steps = curated_etc(*make_real_host_view()); });
+    p.started = true;
+  } catch (const std::system_error&) {  // no thread: compile walks /etc itself
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+}
+
+const std::vector<MountStep>* join_etc_prefetch() {
+  Prefetch& p = prefetch();
+  if (!p.started) return nullptr;
+  if (!p.joined) {
+    p.thread.join();
+    p.joined = true;
+  }
+  return &p.steps;
+}
+
+}  // namespace cage::lx

@@ -1,0 +1,90 @@
+// lx::curated_etc: when a directory of /etc is bound instead of copied (the copy would show the same
+// names and bytes), against a FakeHostView; and the walk read ahead on a thread gives the same steps
+// as the walk made in place, on the real host.
+#include <gtest/gtest.h>
+
+#include "fake_host_view.h"
+#include "linux/etc_view.h"
+
+namespace cage::testing {
+namespace {
+
+using lx::MountKind;
+
+const lx::MountStep* find(const std::vector<lx::MountStep>& steps, const std::string& target) {
+  for (const auto& s : steps)
+    if (s.target == target) return &s;
+  return nullptr;
+}
+
+// /etc/fonts as fontconfig ships it: files, links into /usr, a subdirectory; eight entries or more.
+FakeHostView with_fonts() {
+  FakeHostView host;
+  host.add_dir("/etc/fonts");
+  host.add_file("/etc/fonts/fonts.conf", 0644, "<fontconfig/>");
+  host.add_dir("/etc/fonts/conf.d");
+  for (int i = 0; i < 8; ++i)
+    host.add_link("/etc/fonts/conf.d/" + std::to_string(10 + i) + "-x.conf", "/usr/share/fontconfig/x.conf");
+  return host;
+}
+
+TEST(LinuxEtcView, ADirectoryWhoseCopyEqualsABindIsBound) {
+  auto steps = lx::curated_etc(with_fonts());
+  const auto* fonts = find(steps, "/etc/fonts");
+  ASSERT_NE(fonts, nullptr);
+  EXPECT_EQ(fonts->kind, MountKind::bind_ro);
+  EXPECT_EQ(fonts->source, "/etc/fonts");
+  EXPECT_EQ(find(steps, "/etc/fonts/fonts.conf"), nullptr);  // nothing below it is copied
+}
+
+TEST(LinuxEtcView, AFileOnlyRootMayReadKeepsTheCopy) {
+  auto host = with_fonts();
+  host.add_file("/etc/fonts/conf.d/private.conf", 0600, "secret");
+  auto steps = lx::curated_etc(host);
+  ASSERT_NE(find(steps, "/etc/fonts"), nullptr);
+  EXPECT_EQ(find(steps, "/etc/fonts")->kind, MountKind::dir);
+  EXPECT_EQ(find(steps, "/etc/fonts/fonts.conf")->kind, MountKind::file);
+  // conf.d itself is copied (the file a bind would show is not), its links recreated as text.
+  EXPECT_EQ(find(steps, "/etc/fonts/conf.d")->kind, MountKind::dir);
+  EXPECT_EQ(find(steps, "/etc/fonts/conf.d/10-x.conf")->kind, MountKind::symlink);
+  EXPECT_EQ(find(steps, "/etc/fonts/conf.d/private.conf"), nullptr);
+}
+
+TEST(LinuxEtcView, ALinkShownByContentKeepsTheCopy) {
+  auto host = with_fonts();
+  host.add_dir("/run");
+  host.add_file("/run/local.conf", 0644, "<local/>");
+  host.add_link("/etc/fonts/local.conf", "/run/local.conf");  // a bind would show a dangling link
+  auto steps = lx::curated_etc(host);
+  EXPECT_EQ(find(steps, "/etc/fonts")->kind, MountKind::dir);
+  ASSERT_NE(find(steps, "/etc/fonts/local.conf"), nullptr);
+  EXPECT_EQ(find(steps, "/etc/fonts/local.conf")->kind, MountKind::file);
+  EXPECT_EQ(find(steps, "/etc/fonts/local.conf")->content, "<local/>");
+}
+
+TEST(LinuxEtcView, ASmallDirectoryIsCopied) {
+  FakeHostView host;
+  host.add_dir("/etc/default");
+  host.add_file("/etc/default/locale", 0644, "LANG=C.UTF-8\n");
+  auto steps = lx::curated_etc(host);
+  EXPECT_EQ(find(steps, "/etc/default")->kind, MountKind::dir);
+  EXPECT_EQ(find(steps, "/etc/default/locale")->content, "LANG=C.UTF-8\n");
+}
+
+TEST(LinuxEtcView, ThePrefetchGivesTheStepsOfTheWalkInPlace) {
+  lx::start_etc_prefetch();
+  const auto* ahead = lx::join_etc_prefetch();
+  ASSERT_NE(ahead, nullptr);
+  auto here = lx::curated_etc(*lx::make_real_host_view());
+  ASSERT_EQ(ahead->size(), here.size());
+  for (size_t i = 0; i < here.size(); ++i) {
+    EXPECT_EQ((*ahead)[i].kind, here[i].kind) << here[i].target;
+    EXPECT_EQ((*ahead)[i].target, here[i].target);
+    EXPECT_EQ((*ahead)[i].source, here[i].source);
+    EXPECT_EQ((*ahead)[i].content, here[i].content) << here[i].target;
+  }
+  EXPECT_EQ(lx::join_etc_prefetch(), ahead);  // joined once, the same steps after
+}
+
+}  // namespace
+}  // namespace cage::testing
