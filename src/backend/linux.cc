@@ -8,7 +8,6 @@
 #include "backend/backend.h"
 #include "common/json.h"
 #include "linux/compile.h"
-#include "linux/etc_view.h"
 #include "linux/execute.h"
 #include "linux/host_view.h"
 #include "linux/learn.h"
@@ -23,23 +22,7 @@ std::unique_ptr<lx::report::Session> g_session;  // open for a run, from before 
 
 const char* host_os() { return "linux"; }
 
-// The --net shim is forked by init, not re-executed: nothing to dispatch. What starts here is the
-// read of the curated /etc (etc_view.h), on a second thread while the command line and the policy
-// are parsed, for what looks like a run or a dry run: any word naming another mode (or a command's
-// own word that looks like one) leaves it to compile, which then walks /etc itself.
-int internal_entry(int argc, char** argv) {
-  static constexpr std::string_view kOtherModes[] = {
-      "--help", "-h", "--version", "--check", "--self-test", "--scratch-list", "--scratch-remove",
-      "--print-profile", "--install-windows-network", "--uninstall-windows-network", "--target", "--no-system"};
-  for (int i = 1; i < argc; ++i) {
-    std::string_view w = argv[i];
-    if (w == "--") break;
-    for (std::string_view m : kOtherModes)
-      if (w.substr(0, w.find('=')) == m) return -1;
-  }
-  if (argc > 1) lx::start_etc_prefetch();
-  return -1;
-}
+int internal_entry(int, char**) { return -1; }  // the --net shim is forked by init, not re-executed
 
 Status open_report(const ReportOptions& opts, bool for_run) {
   if (!for_run) return Ok{};

@@ -182,10 +182,7 @@ Status Compiler::resolve(const Grant& g, MountKind kind) {
 
 void Compiler::etc_view() {
   sys.push_back(MountStep{MountKind::tmpfs, "", "/etc", "", true, true, "default view: curated /etc"});
-  if (const auto* ahead = host.prefetched_etc())
-    sys.insert(sys.end(), ahead->begin(), ahead->end());
-  else
-    for (auto& s : curated_etc(host)) sys.push_back(std::move(s));
+  for (auto& s : curated_etc(host)) sys.push_back(std::move(s));
   passwd_files();
 }
 
@@ -632,11 +629,6 @@ void plan_stdio(Plan& plan, const HostView& host) {
 Result<Plan> compile(const Policy& p, const HostView& host,
                      const std::vector<std::pair<std::string, std::string>>& caller_env) {
   Compiler c{p, host, {}, {}, {}};
-  // The /etc read ahead is joined on every way out, before anything can fork or clone.
-  struct JoinAhead {
-    const HostView& host;
-    ~JoinAhead() { host.prefetched_etc(); }
-  } join_ahead{host};
   c.plan.ids = IdMaps{host.uid(), host.gid(), host.uid(), host.gid()};
   if (p.run_as) {  // one inside id each, mapped to the caller's: the host still sees only the caller
     c.plan.ids.inner_uid = p.run_as->uid;

@@ -1,12 +1,8 @@
 // See etc_view.h.
 #include "linux/etc_view.h"
 
-#include <pthread.h>
-#include <signal.h>
-
 #include <optional>
 #include <string>
-#include <thread>
 
 #include "linux/compile.h"
 #include "policy/policy.h"
@@ -162,48 +158,6 @@ std::vector<MountStep> curated_etc(const HostView& host) {
   for (const char* const* e = kEtcEntries; *e; ++e)
     w.entry(std::string("/etc/") + *e, std::string("default view: /etc/") + *e, 0);
   return std::move(w.out);
-}
-
-namespace {
-
-// One prefetch a process. Its thread is joined by the first join_etc_prefetch, or at exit.
-struct Prefetch {
-  std::thread thread;
-  std::vector<MountStep> steps;
-  bool started = false, joined = false;
-  ~Prefetch() {
-    if (thread.joinable()) thread.join();
-  }
-};
-Prefetch& prefetch() {
-  static Prefetch p;
-  return p;
-}
-
-}  // namespace
-
-void start_etc_prefetch() {
-  Prefetch& p = prefetch();
-  if (p.started) return;
-  sigset_t all, old;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &old);  // the thread inherits it: no signal is ever its to take
-  try {
-    p.thread = std::thread([&p] { p.steps = curated_etc(*make_real_host_view()); });
-    p.started = true;
-  } catch (const std::system_error&) {  // no thread: compile walks /etc itself
-  }
-  pthread_sigmask(SIG_SETMASK, &old, nullptr);
-}
-
-const std::vector<MountStep>* join_etc_prefetch() {
-  Prefetch& p = prefetch();
-  if (!p.started) return nullptr;
-  if (!p.joined) {
-    p.thread.join();
-    p.joined = true;
-  }
-  return &p.steps;
 }
 
 }  // namespace cage::lx

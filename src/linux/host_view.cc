@@ -2,8 +2,6 @@
 // Read-only questions; nothing here changes the host.
 #include "linux/host_view.h"
 
-#include "linux/etc_view.h"
-
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/landlock.h>
@@ -154,7 +152,6 @@ class RealHostView final : public HostView {
     const int mode = fl & O_ACCMODE;
     return StdioFile{fd, *path, mode == O_RDONLY || mode == O_RDWR, mode == O_WRONLY || mode == O_RDWR};
   }
-  const std::vector<MountStep>* prefetched_etc() const override { return join_etc_prefetch(); }
   uint32_t uid() const override { return ::getuid(); }
   uint32_t gid() const override { return ::getgid(); }
   bool user_namespaces_allowed() const override {
@@ -172,10 +169,8 @@ class RealHostView final : public HostView {
     auto status = read_file("/proc/self/status");
     bool filtered = status && status->find("Seccomp:\t2") != std::string::npos;
     if ((::getuid() != 0 && first("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1) || filtered ||
-        proc_has_overmounts()) {
-      join_etc_prefetch();  // the probe forks: no other thread may be running then
+        proc_has_overmounts())
       return probe_namespaces() == 0;
-    }
     return true;
   }
   std::optional<std::string> self_exe() const override { return realpath("/proc/self/exe"); }

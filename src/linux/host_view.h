@@ -49,8 +49,6 @@ class HostView {
   // cgroups (cgroup_plan.cc): may we create directories in / write to path? The cgroup layout itself
   // is read through read_file("/proc/self/cgroup"), ("/proc/self/mountinfo") and the cgroup files.
   virtual bool writable(const std::string& path) const { (void)path; return false; }
-  // The curated /etc read ahead on another thread (etc_view.h), joined here; nullptr: walk it now.
-  virtual const std::vector<MountStep>* prefetched_etc() const { return nullptr; }
   // cage's descriptor fd (0-2) when it is an open regular file (LandlockPlan::stdio).
   virtual std::optional<StdioFile> stdio_file(int fd) const { (void)fd; return std::nullopt; }
 };

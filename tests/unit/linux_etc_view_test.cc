@@ -1,6 +1,5 @@
 // lx::curated_etc: when a directory of /etc is bound instead of copied (the copy would show the same
-// names and bytes), against a FakeHostView; and the walk read ahead on a thread gives the same steps
-// as the walk made in place, on the real host.
+// names and bytes), against a FakeHostView.
 #include <gtest/gtest.h>
 
 #include "fake_host_view.h"
@@ -69,21 +68,6 @@ TEST(LinuxEtcView, ASmallDirectoryIsCopied) {
   auto steps = lx::curated_etc(host);
   EXPECT_EQ(find(steps, "/etc/default")->kind, MountKind::dir);
   EXPECT_EQ(find(steps, "/etc/default/locale")->content, "LANG=C.UTF-8\n");
-}
-
-TEST(LinuxEtcView, ThePrefetchGivesTheStepsOfTheWalkInPlace) {
-  lx::start_etc_prefetch();
-  const auto* ahead = lx::join_etc_prefetch();
-  ASSERT_NE(ahead, nullptr);
-  auto here = lx::curated_etc(*lx::make_real_host_view());
-  ASSERT_EQ(ahead->size(), here.size());
-  for (size_t i = 0; i < here.size(); ++i) {
-    EXPECT_EQ((*ahead)[i].kind, here[i].kind) << here[i].target;
-    EXPECT_EQ((*ahead)[i].target, here[i].target);
-    EXPECT_EQ((*ahead)[i].source, here[i].source);
-    EXPECT_EQ((*ahead)[i].content, here[i].content) << here[i].target;
-  }
-  EXPECT_EQ(lx::join_etc_prefetch(), ahead);  // joined once, the same steps after
 }
 
 }  // namespace
