@@ -26,8 +26,10 @@ struct ChildFailure {
   int32_t index = -1;  // mount step or Landlock rule index, or -1
 };
 
-// The byte that releases init: go, or go with the scope's fallback rlimits.
-inline constexpr char kRelease = 1, kReleaseFallback = 2;
+// The byte that releases init: go, or go with the scope's fallback rlimits. A second byte, once the
+// supervisor's services (proxy, mediator, offline resolver) are up, lets init go on past its view:
+// the view is built while they start.
+inline constexpr char kRelease = 1, kReleaseFallback = 2, kServicesUp = 3;
 
 struct ChildContext {
   const Plan* plan = nullptr;

@@ -479,8 +479,9 @@ class Launch {
   Status prepare_child();
   Status start_child();
   Status confine_child();
-  Status start_services();
   Status release_child();
+  Status start_services();
+  Status services_up();
   Result<RunOutcome> supervise();
 
  private:
@@ -671,11 +672,23 @@ Status Launch::start_proxy() {
   return Ok{};
 }
 
+// The first byte: init builds the view while the services start. It is still unreleased for the
+// guard: if a service fails to start, init is killed and reaped before any workload exists.
 Status Launch::release_child() {
   // Saved before the workload can touch the terminal, put back however the run ends (terminal_state.h).
   terminal_ = save_terminal();
   if (::write(sync_.w.get(), &go_, 1) != 1)
     return Error{ErrorClass::internal_error, "cannot start the sandbox", "", "sync", errno};
+  return Ok{};
+}
+
+// The second byte: from here the supervisor's loop ends the run. A write that fails means init has
+// already ended (a failed mount, say): the loop then reads its report.
+Status Launch::services_up() {
+  const char up = kServicesUp;
+  ssize_t n;
+  do n = ::write(sync_.w.get(), &up, 1);
+  while (n < 0 && errno == EINTR);
   child_->released();
   sync_.w.reset();
   if (pump_) pump_->start();
@@ -718,14 +731,17 @@ RunOutcome Launch::wind_down() {
 
 }  // namespace
 
-// The contain sequence: everything made ahead, clone, confine from outside, serve, release, supervise.
+// The contain sequence: everything made ahead, clone, confine from outside, release, serve, supervise.
 Result<RunOutcome> execute_plan(const Plan& plan, const RunHooks& hooks) {
   Launch run(plan, hooks);
   if (auto s = run.prepare_child(); !s) return s.error();
   if (auto s = run.start_child(); !s) return s.error();
   if (auto s = run.confine_child(); !s) return s.error();
-  if (auto s = run.start_services(); !s) return s.error();
+  // Released in two steps, so that init builds the sandbox's view (most of its start-up) while the
+  // proxy and the mediator start (their threads, listeners and allowlist).
   if (auto s = run.release_child(); !s) return s.error();
+  if (auto s = run.start_services(); !s) return s.error();
+  if (auto s = run.services_up(); !s) return s.error();
   return run.supervise();
 }
 

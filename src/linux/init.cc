@@ -144,6 +144,12 @@ void take_capped_output(const ChildContext& c) {
       child_fail(c, ChildStep::sync, errno);
 }
 
+// The supervisor is gone, or gave up before its services were up: nothing to report to.
+[[noreturn]] void abandoned(const ChildContext& c) {
+  if (!c.plan->init.pid1 && c.private_dir) remove_private_dir(c.private_dir);
+  _exit(exit_status::kCageError);
+}
+
 // Waits for the supervisor's release byte; exits if the supervisor is gone first.
 void await_release(const ChildContext& c) {
   const bool pid1 = c.plan->init.pid1;
@@ -159,12 +165,19 @@ void await_release(const ChildContext& c) {
   ssize_t n = 0;
   while (!early && (n = ::read(c.sync_read, &go, 1)) < 0 && errno == EINTR) {
   }
-  if (n != 1) {  // the supervisor is gone: nothing to report to
-    if (!pid1 && c.private_dir) remove_private_dir(c.private_dir);
-    _exit(exit_status::kCageError);
-  }
-  ::close(c.sync_read);
+  if (n != 1) abandoned(c);
   c.scope_refused = go == kReleaseFallback;
+}
+
+// The second byte: the supervisor's services are up. Nothing that reaches them (the shim, the
+// performer, the resolver) and no workload starts before it; the view is built meanwhile.
+void await_services(const ChildContext& c) {
+  char up = 0;
+  ssize_t n;
+  while ((n = ::read(c.sync_read, &up, 1)) < 0 && errno == EINTR) {
+  }
+  if (n != 1 || up != kServicesUp) abandoned(c);
+  ::close(c.sync_read);
 }
 
 // The limit is the sandbox user namespace's own (kernel/ucount.c: the user.* sysctls show the
@@ -327,6 +340,7 @@ void run_init(const ChildContext& c) {
   if (init.loopback)
     if (int e = bring_up_loopback()) child_fail(c, ChildStep::loopback, e);
   if (::prctl(PR_SET_DUMPABLE, 0) != 0) child_fail(c, ChildStep::signals, errno);
+  await_services(c);
   connect_network(c);
   pid_t child = start_workload(c);
   drop_init_privileges(c, child);
