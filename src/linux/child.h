@@ -17,7 +17,7 @@ namespace cage::lx {
 enum class ChildStep : int32_t {
   none, sync, mount_propagation, root_tmpfs, mount_step, mount_attr, pivot_root, hostname,
   loopback, shim, fork_workload, landlock_create, landlock_rule, landlock_restrict, no_new_privs,
-  securebits, caps, rlimit, chdir, seccomp, exec, signals, keyring, nested_userns, performer,
+  securebits, caps, rlimit, chdir, seccomp, exec, signals, keyring, nested_userns, performer, net_namespace,
 };
 
 struct ChildFailure {
@@ -57,6 +57,9 @@ struct ChildContext {
   int net_fd = -1;       // the shim's end of the proxy channel
   int notify_fd = -1;    // where the workload sends the notification listener (connect_notify::install)
   bool notify_netns = false;  // and a socket of the sandbox's namespace (egress hand-off)
+  // The network namespace is not made by the clone but by a process init starts at once, while init
+  // builds the view (netns.h: late_netns); init joins it before anything touches the network.
+  bool late_netns = false;
   // Egress hand-off: the performer's Landlock rules (performer.h), the workload's without the
   // abstract-socket scope, which would keep it from the workload's own abstract sockets.
   LandlockPlan performer_landlock;

@@ -198,6 +198,8 @@ const UnavailableStep kUnavailableSteps[] = {
      "cannot forbid nested user namespaces inside the sandbox (a root caller's nested namespace could write "
      "file capabilities valid on the host)",
      "run cage as an unprivileged user"},
+    {ChildStep::net_namespace, "namespaces", "the sandbox's network namespace could not be created",
+     "run cage --check; a full namespace limit (user.max_net_namespaces) is raised with sysctl"},
     {ChildStep::keyring, "keyring",
      "the workload's own session keyring could not be made (it would see the caller's keys)",
      "raise kernel.keys.maxkeys / maxbytes, or end processes holding keys"},
@@ -576,13 +578,17 @@ Status Launch::fill_child_context() {
   c.net_fd = chan_.sandbox_end.get();
   c.notify_fd = notify_sandbox_.get();
   if (!hooks_.private_dir.empty()) c.private_dir = hooks_.private_dir.c_str();
+  // Only as a pid namespace's init: the maker it starts can then never outlive it.
+  c.late_netns = plan_.init.pid1 && (clone_flags(plan_) & CLONE_NEWNET) != 0;
   return Ok{};
 }
 
 // Clones init, which waits on the sync pipe until release_child.
 Status Launch::start_child() {
   if (auto s = signals_.block(); !s) return s;
-  long pid = ::syscall(SYS_clone, clone_flags(plan_) | SIGCHLD, nullptr, nullptr, nullptr, nullptr);
+  unsigned long flags = clone_flags(plan_);
+  if (prep_.ctx.late_netns) flags &= ~static_cast<unsigned long>(CLONE_NEWNET);  // init makes it (late_netns.h)
+  long pid = ::syscall(SYS_clone, flags | SIGCHLD, nullptr, nullptr, nullptr, nullptr);
   if (pid == 0) become_init();
   if (pid < 0) {
     int e = errno;

@@ -24,6 +24,7 @@
 
 #include "common/exit_status.h"
 #include "linux/child.h"
+#include "linux/late_netns.h"
 #include "linux/tmpfs_usage.h"
 #include "linux/connect_notify.h"
 #include "linux/net.h"
@@ -333,8 +334,12 @@ void run_init(const ChildContext& c) {
   wipe_environment();
   const pid_t supervisor = ::getppid();
   await_release(c);
+  late_netns::Maker netns;  // on this frame, which never returns: the maker writes into it
+  if (c.late_netns) late_netns::start(netns);
   if (c.plan->no_nested_userns) forbid_nested_userns(c);
   build_view(c);
+  if (c.late_netns)
+    if (int e = late_netns::join(netns)) child_fail(c, ChildStep::net_namespace, e);
   // Without a pid namespace init is not pid 1: as a subreaper it still inherits every orphan.
   if (!init.pid1 && ::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) child_fail(c, ChildStep::signals, errno);
   if (init.loopback)
