@@ -27,6 +27,7 @@ add_executable(cage_unit_tests
   tests/unit/linux_transparent_test.cc
   tests/unit/linux_compile_test.cc
   tests/unit/linux_etc_view_test.cc
+  tests/unit/linux_late_netns_test.cc
   tests/unit/linux_exec_test.cc
   tests/unit/linux_layers_test.cc
   tests/unit/linux_explain_test.cc
