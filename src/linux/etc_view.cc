@@ -56,16 +56,20 @@ struct EtcWalk {
   size_t budget = kEtcCopyBudget;
 
   void entry(const std::string& path, const std::string& why, int depth);
-  std::optional<size_t> copy_is_bind(const std::string& path, int depth, size_t most);
+  std::optional<size_t> copy_is_bind(const std::string& path, int depth, size_t most, size_t& bytes);
 };
 
 // The number of entries below `path` when copying it would show exactly what a read-only bind of it
-// shows (every file world-readable and small enough to copy, every link recreated as its text, every
-// directory world-listable or itself bound, nothing else), so that it can be bound instead; nullopt
-// as soon as one entry would differ or the count passes `most`. A bind shows the host's modes and
-// owners where the copy shows 0644/0755, and later changes of the host's /etc: neither changes which
-// names and bytes the workload can read.
-std::optional<size_t> EtcWalk::copy_is_bind(const std::string& path, int depth, size_t most) {
+// shows (every file world-readable, readable by cage and small enough to copy within what is left of
+// the copy budget, every link recreated as its text, every directory world-listable or itself bound,
+// nothing else), so that it can be bound instead; nullopt as soon as one entry would differ or the
+// count passes `most`. `bytes` adds up the files' sizes: what the copy would have taken from the
+// budget, which the bind takes too, so that every entry after it is shown as the copy would show it.
+// (Found by an attack review: a bound directory showed the files the copy drops past the 8 MiB
+// budget, and the names of files cage itself may not read, e.g. mode 0604 with the caller's group;
+// tests/escape/etc_bind.sh.) A bind shows the host's modes and owners where the copy shows
+// 0644/0755, and later changes of the host's /etc (tests/escape/pending/etc_bind_live.sh).
+std::optional<size_t> EtcWalk::copy_is_bind(const std::string& path, int depth, size_t most, size_t& bytes) {
   auto names = host.list_dir_upto(path, kMostCopied);
   if (!names || names->size() > kMostCopied) return std::nullopt;
   size_t count = 0;
@@ -75,7 +79,9 @@ std::optional<size_t> EtcWalk::copy_is_bind(const std::string& path, int depth, 
     FileInfo li = host.lstat(child);
     switch (li.kind) {
       case FileKind::file:
-        if (!(li.mode & 0004) || li.size > kEtcFileMax) return std::nullopt;
+        if (!(li.mode & 0004) || li.size > kEtcFileMax || li.size > budget - bytes || !host.readable(child))
+          return std::nullopt;
+        bytes += li.size;
         break;
       case FileKind::symlink: {
         auto target = host.readlink(child);
@@ -85,7 +91,7 @@ std::optional<size_t> EtcWalk::copy_is_bind(const std::string& path, int depth, 
       case FileKind::dir: {
         if ((li.mode & 0005) != 0005) return std::nullopt;
         if (etc_bound_unlisted(child, depth + 1)) break;
-        auto below = copy_is_bind(child, depth + 1, most - count);
+        auto below = copy_is_bind(child, depth + 1, most - count, bytes);
         if (!below) return std::nullopt;
         count += *below;
         break;
@@ -137,8 +143,10 @@ void EtcWalk::entry(const std::string& path, const std::string& why, int depth) 
   std::optional<std::vector<std::string>> names;
   bool bind = etc_bound_unlisted(path, depth);
   if (!bind && (li.mode & 0005) == 0005) {
-    auto same = copy_is_bind(path, depth, 4 * kMostCopied);
+    size_t bytes = 0;
+    auto same = copy_is_bind(path, depth, 4 * kMostCopied, bytes);
     bind = same && *same >= kBindFrom;
+    if (bind) budget -= bytes;  // what the copy would have taken (copy_is_bind kept it within)
   }
   if (!bind) names = host.list_dir_upto(path, kMostCopied);
   if (bind || !names || names->size() > kMostCopied) {

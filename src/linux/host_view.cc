@@ -107,6 +107,9 @@ class RealHostView final : public HostView {
     return out;
   }
 
+  bool readable(const std::string& path) const override {
+    return ::faccessat(AT_FDCWD, path.c_str(), R_OK, AT_EACCESS) == 0;
+  }
   std::optional<std::vector<std::string>> list_dir(const std::string& path) const override {
     DIR* d = ::opendir(path.c_str());
     if (!d) return std::nullopt;

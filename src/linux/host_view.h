@@ -30,6 +30,8 @@ class HostView {
   virtual std::optional<std::string> realpath(const std::string& path) const = 0;
   virtual std::optional<std::string> readlink(const std::string& path) const = 0;
   virtual std::optional<std::string> read_file(const std::string& path) const = 0;  // small files only
+  // Whether read_file(path) could open it (cage's own credentials), without reading it.
+  virtual bool readable(const std::string& path) const { return read_file(path).has_value(); }
   virtual std::optional<std::vector<std::string>> list_dir(const std::string& path) const = 0;  // names
   // The same, except that a directory holding more than `most` entries may stop early: then it
   // returns more than `most` names, not all of them, in no particular order (a size test is cheap).

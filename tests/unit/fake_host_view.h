@@ -100,7 +100,7 @@ class FakeHostView : public lx::HostView {
   }
   std::optional<std::string> read_file(const std::string& path) const override {
     auto it = files_.find(path);
-    if (it == files_.end() || it->second.kind != lx::FileKind::file) return std::nullopt;
+    if (it == files_.end() || it->second.kind != lx::FileKind::file || unreadable_.count(path)) return std::nullopt;
     return it->second.content;
   }
   std::optional<std::vector<std::string>> list_dir(const std::string& path) const override {
@@ -121,6 +121,9 @@ class FakeHostView : public lx::HostView {
   }
   void add_stdio(int fd, const std::string& path, bool read, bool write) { stdio_[fd] = {fd, path, read, write}; }
   void add_writable(const std::string& p) { writable_.insert(p); }
+  // A file whose mode lets others read it that cage still cannot open (an ACL, the owner's or the
+  // group's bits for the caller).
+  void add_unreadable(const std::string& p) { unreadable_.insert(p); }
   void set_uid(uint32_t uid) { uid_ = uid; }
   uint32_t uid() const override { return uid_; }
   uint32_t gid() const override { return 1000; }
@@ -141,6 +144,7 @@ class FakeHostView : public lx::HostView {
   std::map<std::string, Node> files_;
   int abi_ = 7;
   bool netns_cookie_ = false;
+  std::set<std::string> unreadable_;
   std::set<std::string> writable_;  // cgroup directories and files we may write
   std::map<int, lx::StdioFile> stdio_;
   uint32_t uid_ = 1000;

@@ -61,6 +61,43 @@ TEST(LinuxEtcView, ALinkShownByContentKeepsTheCopy) {
   EXPECT_EQ(find(steps, "/etc/fonts/local.conf")->content, "<local/>");
 }
 
+// Found by an attack review (tests/escape/etc_bind.sh): the bind showed what the copy leaves out.
+TEST(LinuxEtcView, FilesPastTheCopyBudgetKeepTheCopy) {
+  auto host = with_fonts();
+  for (int i = 0; i < 5; ++i)  // 10 MB in all, each under the 2 MiB a file may have
+    host.add_file("/etc/fonts/big" + std::to_string(i), 0644, std::string(2000000, 'x'));
+  auto steps = lx::curated_etc(host);
+  EXPECT_EQ(find(steps, "/etc/fonts")->kind, MountKind::dir);
+  size_t shown = 0;
+  for (int i = 0; i < 5; ++i)
+    if (find(steps, "/etc/fonts/big" + std::to_string(i))) ++shown;
+  EXPECT_EQ(shown, 4u);  // 8 MiB hold four of them
+}
+
+TEST(LinuxEtcView, ABoundDirectoryTakesItsBytesFromTheBudget) {
+  FakeHostView host;
+  host.add_dir("/etc/xdg");  // bound: eight links and 6 MB
+  for (int i = 0; i < 8; ++i) host.add_link("/etc/xdg/l" + std::to_string(i), "/usr/share/x");
+  for (int i = 0; i < 3; ++i) host.add_file("/etc/xdg/big" + std::to_string(i), 0644, std::string(2000000, 'x'));
+  host.add_dir("/etc/fonts");  // after xdg in the walk: 4 MB, of which the copy keeps one file
+  for (int i = 0; i < 2; ++i) host.add_file("/etc/fonts/big" + std::to_string(i), 0644, std::string(2000000, 'y'));
+  auto steps = lx::curated_etc(host);
+  EXPECT_EQ(find(steps, "/etc/xdg")->kind, MountKind::bind_ro);
+  EXPECT_EQ(find(steps, "/etc/fonts")->kind, MountKind::dir);
+  EXPECT_NE(find(steps, "/etc/fonts/big0"), nullptr);
+  EXPECT_EQ(find(steps, "/etc/fonts/big1"), nullptr);
+}
+
+TEST(LinuxEtcView, AFileCageCannotReadKeepsTheCopy) {
+  auto host = with_fonts();
+  host.add_file("/etc/fonts/not-mine.conf", 0604, "group may not read");
+  host.add_unreadable("/etc/fonts/not-mine.conf");
+  auto steps = lx::curated_etc(host);
+  EXPECT_EQ(find(steps, "/etc/fonts")->kind, MountKind::dir);
+  EXPECT_EQ(find(steps, "/etc/fonts/not-mine.conf"), nullptr);  // no name either
+  EXPECT_EQ(find(steps, "/etc/fonts/fonts.conf")->kind, MountKind::file);
+}
+
 TEST(LinuxEtcView, ASmallDirectoryIsCopied) {
   FakeHostView host;
   host.add_dir("/etc/default");
