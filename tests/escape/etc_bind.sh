@@ -41,6 +41,8 @@ import ctypes, os, sys
 libc = ctypes.CDLL(None, use_errno=True)
 if libc.mount(b"cage-escape", sys.argv[1].encode(), b"tmpfs", ctypes.c_ulong(0), b"mode=755") != 0:
     sys.exit("mount: " + os.strerror(ctypes.get_errno()))' "$dir" || { fail "cannot mount a tmpfs over $dir"; finish; }
+  # Never write into the host's own directory.
+  [ "$(stat -f -c %T "$dir")" = tmpfs ] || { fail "$dir is not the tmpfs just mounted"; finish; }
 }
 
 # (1) the budget
