@@ -229,5 +229,19 @@ else
   fail "cage_proxy_wine_test.exe not found beside $exe (.ci/cross.sh builds it)"
 fi
 
+# The --net slot claim, for real: lock files held unshared, the proxy bound to the slot's port, a
+# port held by another program, a holder killed while holding its slot (tests/cross/net_slot_wine_test.cc).
+slot_test=$(dirname "$exe")/cage_net_slot_wine_test.exe
+if [ -f "$slot_test" ]; then
+  timeout 120 wine "$slot_test" >"$work/out" 2>"$work/err"; rc=$?
+  tr -d '\r' <"$work/out" >"$work/slot.log"
+  checks=$(grep -c '^PASS ' "$work/slot.log")
+  if [ $rc = 0 ] && [ "$checks" -ge 12 ] && ! grep -q '^FAIL ' "$work/slot.log"; then
+    pass "--net slot claim under Wine: $checks checks"
+  else fail "--net slot claim under Wine (exit $rc)" "$work/slot.log"; fi
+else
+  fail "cage_net_slot_wine_test.exe not found beside $exe (.ci/cross.sh builds it)"
+fi
+
 echo "wine_smoke: $((n - failures)) of $n passed"
 [ $failures = 0 ]
