@@ -142,7 +142,8 @@ NetInstallReport assess_net_install(const NetInstallFacts& f, int slots) {
                              std::to_string(filters) + "/" + std::to_string(want.size()) + " filters" +
                              (f.provider ? "" : ", no provider") + (f.sublayer ? "" : ", no sublayer") +
                              (f.slots_error.empty() ? "" : ", slot locks: " + f.slots_error) +
-                             (legacy ? ", the old shared cage.net exemption is present" : "");
+                             (legacy ? ", the old shared cage.net exemption is present" : "") +
+                             (f.wfp_note.empty() ? "" : "; filters " + f.wfp_note);
   const bool none = listed == 0 && filters == 0 && !f.provider && !f.sublayer;
   if (listed == static_cast<size_t>(slots) && filters == want.size() && f.provider && f.sublayer &&
       f.slots_error.empty() && !legacy)

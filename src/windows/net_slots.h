@@ -79,6 +79,7 @@ struct NetInstallFacts {
   std::string wfp_error;             // non-empty: the WFP objects could not be read
   bool provider = false, sublayer = false;
   std::set<std::string> filters;     // the keys of cage's filters that exist
+  std::string wfp_note;              // how they were read, when not from the engine itself
   std::string slots_error;           // non-empty: the slot lock directory is missing or unusable
 };
 enum class NetInstall { ok, missing, partial, legacy, unknown };

@@ -232,6 +232,38 @@ Status wfp_uninstall(const std::vector<WfpFilter>& filters, const std::string& i
   return Ok{};
 }
 
+namespace {
+
+// The fallback when the engine will not answer a normal user (access denied): the Base Filtering
+// Engine keeps persistent objects as values named by their braced key under
+// HKLM\SYSTEM\CurrentControlSet\Services\BFE\Parameters\Policy\Persistent\{Provider,SubLayer,Filter}
+// (not documented by Microsoft; simplewall checks its own provider this way). Presence only, and
+// only administrators can write there; if it cannot be read either, the install stays unverified.
+Status read_persistent_store(const std::vector<WfpFilter>& filters, NetInstallFacts& facts, const Error& why) {
+  const std::wstring base = L"SYSTEM\\CurrentControlSet\\Services\\BFE\\Parameters\\Policy\\Persistent\\";
+  auto has = [&](const wchar_t* kind, const std::string& key, bool& readable) {
+    HKEY k = nullptr;
+    if (::RegOpenKeyExW(HKEY_LOCAL_MACHINE, (base + kind).c_str(), 0, KEY_QUERY_VALUE, &k) != ERROR_SUCCESS) {
+      readable = false;
+      return false;
+    }
+    const bool found =
+        ::RegQueryValueExW(k, wide("{" + key + "}").c_str(), nullptr, nullptr, nullptr, nullptr) == ERROR_SUCCESS;
+    ::RegCloseKey(k);
+    return found;
+  };
+  bool readable = true;
+  facts.provider = has(L"Provider", kWfpProviderKey, readable);
+  facts.sublayer = has(L"SubLayer", kWfpSublayerKey, readable);
+  for (const auto& w : filters)
+    if (has(L"Filter", w.key, readable)) facts.filters.insert(w.key);
+  if (!readable) return why;
+  facts.wfp_note = "read from the engine's persistent store (the engine refused: " + why.reason + ")";
+  return Ok{};
+}
+
+}  // namespace
+
 Status wfp_read(const std::vector<WfpFilter>& filters, NetInstallFacts& facts) {
   auto engine = Engine::open("--net");
   if (!engine) return engine.error();
@@ -241,10 +273,12 @@ Status wfp_read(const std::vector<WfpFilter>& filters, NetInstallFacts& facts) {
     if (rc == ERROR_SUCCESS || not_found(rc)) return Ok{};
     return call_failed(api, rc, "--net", "");
   };
+  auto denied = [](DWORD rc) { return rc == ERROR_ACCESS_DENIED || rc == static_cast<DWORD>(E_ACCESSDENIED); };
   GUID prov = guid_of(kWfpProviderKey), sub = guid_of(kWfpSublayerKey);
   FWPM_PROVIDER0* p = nullptr;
   DWORD rc = fwp().provider_get(engine->get(), &prov, &p);
   if (p) fwp().free_memory(reinterpret_cast<void**>(&p));
+  if (denied(rc)) return read_persistent_store(filters, facts, call_failed("FwpmProviderGetByKey0", rc, "--net", ""));
   if (auto s = look(rc, facts.provider, "FwpmProviderGetByKey0"); !s) return s;
   FWPM_SUBLAYER0* sl = nullptr;
   rc = fwp().sublayer_get(engine->get(), &sub, &sl);

@@ -128,6 +128,11 @@ TEST(WindowsNetSlots, InstallIsOkOnlyWhenEverythingIsThere) {
   EXPECT_EQ(win::assess_net_install(none).state, win::NetInstall::missing);
   none.exempt.push_back(win::package_sid_of(win::kLegacyNetContainerName));
   EXPECT_EQ(win::assess_net_install(none).state, win::NetInstall::legacy);
+  auto from_store = complete();
+  from_store.wfp_note = "read from the engine's persistent store (the engine refused: access denied)";
+  auto stored = win::assess_net_install(from_store);
+  EXPECT_EQ(stored.state, win::NetInstall::ok);
+  EXPECT_NE(stored.detail.find("persistent store"), std::string::npos) << "--check says how it knows";
   win::NetInstallFacts denied = complete();
   denied.wfp_error = "FwpmFilterGetByKey0 failed: 0x5 (Access is denied.)";
   EXPECT_EQ(win::assess_net_install(denied).state, win::NetInstall::unknown) << "cannot verify: not ok";
