@@ -39,8 +39,8 @@ Result<std::string> make_secret() {
 
 }  // namespace
 
-Result<std::unique_ptr<LoopbackProxy>> LoopbackProxy::start(Allowlist allow, EventSink sink, ServerOptions opt,
-                                                           uint16_t port) {
+Result<std::unique_ptr<LoopbackProxy>> LoopbackProxy::start(Allowlist allow, EventSink sink,
+                                                            ServerOptions opt, uint16_t port) {
   auto secret = make_secret();
   if (!secret) return secret.error();
   opt.secret = *secret;
@@ -62,10 +62,10 @@ Result<std::unique_ptr<LoopbackProxy>> LoopbackProxy::start(Allowlist allow, Eve
 #endif
   if (bind(os_socket(l.get()), reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
       listen(os_socket(l.get()), 128) != 0 || getsockname(os_socket(l.get()), reinterpret_cast<sockaddr*>(&a), &len) != 0)
-    return unavailable("--net",
-                       "cannot listen on 127.0.0.1" + (port ? ":" + std::to_string(port) : std::string()) +
-                           " for the proxy",
-                       port ? "another program holds the port" : "check the loopback interface", last_socket_error());
+    return unavailable(
+        "--net",
+        "cannot listen on 127.0.0.1" + (port ? ":" + std::to_string(port) : std::string()) + " for the proxy",
+        port ? "another program holds the port" : "check the loopback interface", last_socket_error());
   std::unique_ptr<LoopbackProxy> p(new LoopbackProxy(std::move(allow), opt, std::move(sink)));
   if (int e = p->server_.add_listener(std::move(l)); e != 0)
     return unavailable("--net", "cannot watch the proxy's socket", "check the fd limit", -e);

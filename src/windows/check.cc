@@ -62,7 +62,9 @@ int check(bool json) {
     std::cout << to_json(out) << "\n";
   } else {
     for (const auto& p : probes)
-      std::cout << (p.ok ? "ok      " : p.name == "net" && net.state == NetInstall::partial ? "PARTIAL " : "MISSING ")
+      std::cout << (p.ok                                                  ? "ok      "
+                    : p.name == "net" && net.state == NetInstall::partial ? "PARTIAL "
+                                                                          : "MISSING ")
                 << p.name << ": " << p.detail << "\n";
     if (wine)
       std::cout << "note    wine: Wine runs these calls but enforces none of them; use a Windows host\n";

@@ -10,9 +10,9 @@
 #include <cstdio>
 
 #include "common/sha256.h"
+#include "proxy/env.h"
 #include "windows/label_refs.h"
 #include "windows/net_slots.h"
-#include "proxy/env.h"
 
 namespace cage::win {
 

@@ -48,7 +48,8 @@ Result<std::unique_ptr<AppContainer>> AppContainer::open(const ContainerPlan& pl
   PSID sid = nullptr;
   const std::wstring name = wide(plan.name);
   // A per-run profile is new (its name is); a slot's is made on its first use and kept, since the
-  // loopback exemption and cage's filters name its SID (docs/windows.md). Either way the profile exists for the process.
+  // loopback exemption and cage's filters name its SID (docs/windows.md). Either way the profile exists for
+  // the process.
   auto create = userenv<CreateProfileFn>("CreateAppContainerProfile");
   if (!create) return missing("CreateAppContainerProfile");
   HRESULT hr = create(name.c_str(), name.c_str(), L"cage sandbox run", nullptr, 0, &sid);

@@ -26,7 +26,8 @@ LoopbackEdit edit_loopback_list(const std::vector<std::string>& current, const s
                                 const std::vector<std::string>& remove) {
   LoopbackEdit e;
   auto in = [](const std::vector<std::string>& set, const std::string& sid) {
-    return !sid.empty() && std::any_of(set.begin(), set.end(), [&](const std::string& s) { return same_sid(s, sid); });
+    return !sid.empty() &&
+           std::any_of(set.begin(), set.end(), [&](const std::string& s) { return same_sid(s, sid); });
   };
   for (size_t i = 0; i < current.size(); ++i) {
     if (in(remove, current[i])) {
@@ -60,12 +61,15 @@ bool loopback_listed(const std::vector<std::string>& current, const std::string&
 }
 
 std::string describe_loopback_edit(const LoopbackEdit& edit, bool install) {
-  const std::string kept = std::to_string(edit.others) + " other entr" + (edit.others == 1 ? "y" : "ies") + " kept";
+  const std::string kept =
+      std::to_string(edit.others) + " other entr" + (edit.others == 1 ? "y" : "ies") + " kept";
   if (!edit.changed)
-    return install ? "loopback-exemption list: the " + std::to_string(kNetSlots) + " slot containers were already listed"
+    return install ? "loopback-exemption list: the " + std::to_string(kNetSlots) +
+                         " slot containers were already listed"
                    : "loopback-exemption list: no entry of cage's was listed";
   std::string out = "loopback-exemption list: ";
-  if (edit.appended) out += std::to_string(edit.appended) + " slot container" + (edit.appended == 1 ? "" : "s") + " added";
+  if (edit.appended)
+    out += std::to_string(edit.appended) + " slot container" + (edit.appended == 1 ? "" : "s") + " added";
   if (edit.removed)
     out += std::string(edit.appended ? ", " : "") + std::to_string(edit.removed) + " entr" +
            (edit.removed == 1 ? "y" : "ies") + " of cage's removed";

@@ -18,7 +18,8 @@ namespace {
 // delete it, change its DACL or owner; no ACE for ALL APPLICATION PACKAGES or any package SID, so
 // no AppContainer (and so no sandboxed workload) can open it; Medium no-write-up, so no Low process
 // can write it either, whatever a DACL says.
-constexpr const wchar_t* kDirSddl = L"O:BAD:P(A;OICI;FA;;;SY)(A;OICI;FA;;;BA)(A;;0x1200a9;;;AU)S:(ML;;NW;;;ME)";
+constexpr const wchar_t* kDirSddl =
+    L"O:BAD:P(A;OICI;FA;;;SY)(A;OICI;FA;;;BA)(A;;0x1200a9;;;AU)S:(ML;;NW;;;ME)";
 constexpr const wchar_t* kFileSddl = L"O:BAD:P(A;;FA;;;SY)(A;;FA;;;BA)(A;;0x12019f;;;AU)S:(ML;;NW;;;ME)";
 
 std::string read_all(HANDLE h) {
@@ -37,7 +38,9 @@ bool write_all(HANDLE h, const std::string& text) {
          ::FlushFileBuffers(h);
 }
 
-bool exists(const std::string& path) { return ::GetFileAttributesW(wide(path).c_str()) != INVALID_FILE_ATTRIBUTES; }
+bool exists(const std::string& path) {
+  return ::GetFileAttributesW(wide(path).c_str()) != INVALID_FILE_ATTRIBUTES;
+}
 
 struct Sd {
   PSECURITY_DESCRIPTOR p = nullptr;
@@ -48,7 +51,9 @@ struct Sd {
 
 }  // namespace
 
-NetSlotClaim::~NetSlotClaim() { release(); }
+NetSlotClaim::~NetSlotClaim() {
+  release();
+}
 
 void NetSlotClaim::release() {
   if (!file_) return;
@@ -63,7 +68,8 @@ Result<std::unique_ptr<NetSlotClaim>> claim_net_slot(const NetSlotRequest& req, 
     UniqueHandle h(::CreateFileW(wide(path).c_str(), GENERIC_READ | GENERIC_WRITE, 0, nullptr, OPEN_EXISTING,
                                  FILE_ATTRIBUTE_NORMAL, nullptr));
     const DWORD err = h ? ERROR_SUCCESS : ::GetLastError();
-    if (!h && err != ERROR_SHARING_VIOLATION)  // the install made every file: a missing one is not ours to make
+    if (!h &&
+        err != ERROR_SHARING_VIOLATION)  // the install made every file: a missing one is not ours to make
       return call_failed("CreateFileW(" + path + ")", err, "--net",
                          "run `cage --install-windows-network` again from an elevated prompt");
     const SlotRecord last = h ? parse_slot_record(read_all(h.get())) : SlotRecord{};
@@ -84,7 +90,8 @@ Result<std::unique_ptr<NetSlotClaim>> claim_net_slot(const NetSlotRequest& req, 
       }
       a.port_taken = true;
       a.port_error = why;
-      write_all(h.get(), format_slot_record(last.state.empty() ? SlotRecord{"released", req.user, req.run} : last));
+      write_all(h.get(),
+                format_slot_record(last.state.empty() ? SlotRecord{"released", req.user, req.run} : last));
     }
     attempts.push_back(a);
   }
@@ -96,8 +103,8 @@ std::vector<SlotAttempt> preview_net_slots(const NetSlotRequest& req) {
   for (int k = 0; k < kNetSlots; ++k) {
     const std::string path = net_slot_lock_path(req.programdata, k);
     // Shared read: fails with a sharing violation exactly when a live run holds the slot; claims nothing.
-    UniqueHandle h(::CreateFileW(wide(path).c_str(), GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, nullptr,
-                                 OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, nullptr));
+    UniqueHandle h(::CreateFileW(wide(path).c_str(), GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE,
+                                 nullptr, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, nullptr));
     const SlotRecord last = h ? parse_slot_record(read_all(h.get())) : SlotRecord{};
     const bool journal = !last.run.empty() && exists(req.journal_dir + "\\run-" + last.run + ".journal");
     SlotAttempt a;
@@ -111,8 +118,10 @@ std::vector<SlotAttempt> preview_net_slots(const NetSlotRequest& req) {
 
 Status make_slot_locks(const std::string& programdata, const std::string& input) {
   Sd dir_sd, file_sd;
-  if (!::ConvertStringSecurityDescriptorToSecurityDescriptorW(kDirSddl, SDDL_REVISION_1, &dir_sd.p, nullptr) ||
-      !::ConvertStringSecurityDescriptorToSecurityDescriptorW(kFileSddl, SDDL_REVISION_1, &file_sd.p, nullptr))
+  if (!::ConvertStringSecurityDescriptorToSecurityDescriptorW(kDirSddl, SDDL_REVISION_1, &dir_sd.p,
+                                                              nullptr) ||
+      !::ConvertStringSecurityDescriptorToSecurityDescriptorW(kFileSddl, SDDL_REVISION_1, &file_sd.p,
+                                                              nullptr))
     return call_failed("ConvertStringSecurityDescriptorToSecurityDescriptorW", ::GetLastError(), input, "");
   const std::string parent = programdata + "\\cage", dir = net_slot_dir(programdata);
   ::CreateDirectoryW(wide(parent).c_str(), nullptr);  // inherits ProgramData's ACL; holds nothing of ours
@@ -133,7 +142,8 @@ Status make_slot_locks(const std::string& programdata, const std::string& input)
                                        OWNER_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION |
                                            PROTECTED_DACL_SECURITY_INFORMATION | LABEL_SECURITY_INFORMATION,
                                        owner, nullptr, dacl, sacl);
-    return rc == ERROR_SUCCESS ? Status(Ok{}) : Status(call_failed("SetNamedSecurityInfoW(" + path + ")", rc, input, ""));
+    return rc == ERROR_SUCCESS ? Status(Ok{})
+                               : Status(call_failed("SetNamedSecurityInfoW(" + path + ")", rc, input, ""));
   };
   if (auto s = reset(dir, dir_sd.p); !s) return s;
   SECURITY_ATTRIBUTES fsa{sizeof fsa, file_sd.p, FALSE};
@@ -168,7 +178,8 @@ Status remove_slot_locks(const std::string& programdata, const std::string& inpu
 
 std::string slot_locks_problem(const std::string& programdata) {
   for (int k = 0; k < kNetSlots; ++k)
-    if (!exists(net_slot_lock_path(programdata, k))) return net_slot_lock_path(programdata, k) + " is missing";
+    if (!exists(net_slot_lock_path(programdata, k)))
+      return net_slot_lock_path(programdata, k) + " is missing";
   return {};
 }
 

@@ -60,19 +60,33 @@ std::string list_slots(const std::vector<int>& slots) {
 
 }  // namespace
 
-std::string net_slot_name(int slot) { return std::string(kLegacyNetContainerName) + "." + std::to_string(slot); }
-std::string net_slot_sid(int slot) { return package_sid_of(net_slot_name(slot)); }
-uint16_t net_slot_port(int slot, uint16_t base) { return static_cast<uint16_t>(base + slot); }
+std::string net_slot_name(int slot) {
+  return std::string(kLegacyNetContainerName) + "." + std::to_string(slot);
+}
+std::string net_slot_sid(int slot) {
+  return package_sid_of(net_slot_name(slot));
+}
+uint16_t net_slot_port(int slot, uint16_t base) {
+  return static_cast<uint16_t>(base + slot);
+}
 std::vector<std::string> net_slot_sids(int slots) {
   std::vector<std::string> out;
   for (int k = 0; k < slots; ++k) out.push_back(net_slot_sid(k));
   return out;
 }
 
-const char* layer_guid(WfpLayer layer) { return layer_info(layer).guid; }
-const char* layer_name(WfpLayer layer) { return layer_info(layer).name; }
-const char* field_guid(WfpField field) { return field_info(field).guid; }
-const char* field_name(WfpField field) { return field_info(field).name; }
+const char* layer_guid(WfpLayer layer) {
+  return layer_info(layer).guid;
+}
+const char* layer_name(WfpLayer layer) {
+  return layer_info(layer).name;
+}
+const char* field_guid(WfpField field) {
+  return field_info(field).guid;
+}
+const char* field_name(WfpField field) {
+  return field_info(field).name;
+}
 
 std::string wfp_filter_key(int slot, int role) {
   char tail[8];
@@ -88,9 +102,16 @@ std::vector<WfpFilter> wfp_filters(int slots, uint16_t base) {
     const std::string who = net_slot_name(k);
     // The one way out: TCP (protocol 6) to the proxy of the run holding slot k. Exactly 127.0.0.1,
     // not 127.0.0.0/8: another address of the loopback range may hold another program's listener.
-    out.push_back({wfp_filter_key(k, 0), "cage " + who + ": its proxy", k, WfpLayer::connect_v4, WfpAction::permit,
-                   15, {mine, {WfpField::remote_address, "127.0.0.1"}, {WfpField::remote_port, port},
-                        {WfpField::protocol, "6"}},
+    out.push_back({wfp_filter_key(k, 0),
+                   "cage " + who + ": its proxy",
+                   k,
+                   WfpLayer::connect_v4,
+                   WfpAction::permit,
+                   15,
+                   {mine,
+                    {WfpField::remote_address, "127.0.0.1"},
+                    {WfpField::remote_port, port},
+                    {WfpField::protocol, "6"}},
                    "TCP to 127.0.0.1:" + port + ", where the proxy of the run holding this slot listens"});
     struct Block {
       WfpLayer layer;
@@ -107,8 +128,14 @@ std::vector<WfpFilter> wfp_filters(int slots, uint16_t base) {
                             {WfpLayer::listen_v6, "every IPv6 listen()"}};
     int role = 1;
     for (const auto& b : blocks)
-      out.push_back({wfp_filter_key(k, role++), std::string("cage ") + who + ": block " + layer_name(b.layer), k,
-                     b.layer, WfpAction::block, 0, {mine}, b.what});
+      out.push_back({wfp_filter_key(k, role++),
+                     std::string("cage ") + who + ": block " + layer_name(b.layer),
+                     k,
+                     b.layer,
+                     WfpAction::block,
+                     0,
+                     {mine},
+                     b.what});
   }
   return out;
 }
@@ -138,9 +165,10 @@ NetInstallReport assess_net_install(const NetInstallFacts& f, int slots) {
   const auto want = wfp_filters(slots);
   for (const auto& w : want) filters += f.filters.count(w.key);
   const bool legacy = loopback_listed(f.exempt, package_sid_of(kLegacyNetContainerName));
-  const std::string detail = std::to_string(listed) + "/" + std::to_string(slots) + " slot containers exempt, " +
-                             std::to_string(filters) + "/" + std::to_string(want.size()) + " filters" +
-                             (f.provider ? "" : ", no provider") + (f.sublayer ? "" : ", no sublayer") +
+  const std::string detail = std::to_string(listed) + "/" + std::to_string(slots) +
+                             " slot containers exempt, " + std::to_string(filters) + "/" +
+                             std::to_string(want.size()) + " filters" + (f.provider ? "" : ", no provider") +
+                             (f.sublayer ? "" : ", no sublayer") +
                              (f.slots_error.empty() ? "" : ", slot locks: " + f.slots_error) +
                              (legacy ? ", the old shared cage.net exemption is present" : "") +
                              (f.wfp_note.empty() ? "" : "; filters " + f.wfp_note);
@@ -156,8 +184,9 @@ Error net_not_installed(const NetInstallReport& r) {
   std::string reason;
   switch (r.state) {
     case NetInstall::legacy:
-      reason = "this machine has the older --net setup (one cage.net container shared by every run, which opened "
-               "every loopback listener); --net now needs the slot containers and cage's WFP filters";
+      reason =
+          "this machine has the older --net setup (one cage.net container shared by every run, which opened "
+          "every loopback listener); --net now needs the slot containers and cage's WFP filters";
       break;
     case NetInstall::partial:
       reason = "cage's --net setup on this machine is incomplete";
@@ -167,17 +196,21 @@ Error net_not_installed(const NetInstallReport& r) {
       break;
     case NetInstall::missing:
     case NetInstall::ok:
-      reason = "--net needs a one-time setup of this machine (loopback exemptions and WFP filters for cage's slot "
-               "containers)";
+      reason =
+          "--net needs a one-time setup of this machine (loopback exemptions and WFP filters for cage's slot "
+          "containers)";
       break;
   }
-  return Error{ErrorClass::spawn_sandbox_unavailable, reason + " (" + r.detail + ")",
-               "run `cage --install-windows-network` once from an elevated prompt (`cage --check` says whether it "
-               "is done); or run without --net",
-               "--net", 0};
+  return Error{
+      ErrorClass::spawn_sandbox_unavailable, reason + " (" + r.detail + ")",
+      "run `cage --install-windows-network` once from an elevated prompt (`cage --check` says whether it "
+      "is done); or run without --net",
+      "--net", 0};
 }
 
-std::string net_slot_dir(const std::string& programdata) { return programdata + "\\cage\\net-slots"; }
+std::string net_slot_dir(const std::string& programdata) {
+  return programdata + "\\cage\\net-slots";
+}
 std::string net_slot_lock_path(const std::string& programdata, int slot) {
   return net_slot_dir(programdata) + "\\slot-" + std::to_string(slot) + ".lock";
 }
@@ -211,7 +244,8 @@ SlotVerdict judge_slot(bool opened, const SlotRecord& last, const std::string& m
 }
 
 std::string describe_attempt(const SlotAttempt& a, uint16_t base) {
-  const std::string head = net_slot_name(a.slot) + " (127.0.0.1:" + std::to_string(net_slot_port(a.slot, base)) + "): ";
+  const std::string head =
+      net_slot_name(a.slot) + " (127.0.0.1:" + std::to_string(net_slot_port(a.slot, base)) + "): ";
   switch (a.verdict) {
     case SlotVerdict::busy:
       return head + "busy (another run holds it)";
@@ -222,7 +256,8 @@ std::string describe_attempt(const SlotAttempt& a, uint16_t base) {
     case SlotVerdict::free:
       break;
   }
-  if (a.port_taken) return head + "port in use by another program" + (a.port_error.empty() ? "" : " (" + a.port_error + ")");
+  if (a.port_taken)
+    return head + "port in use by another program" + (a.port_error.empty() ? "" : " (" + a.port_error + ")");
   return head + (a.claimed ? "claimed" : "free");
 }
 
@@ -237,12 +272,15 @@ Error no_free_slot(const std::vector<SlotAttempt>& attempts, uint16_t base) {
   if (!busy.empty()) reason += "; held by running runs: " + list_slots(busy);
   if (!dirty.empty()) reason += "; left by crashed runs: " + list_slots(dirty);
   std::string ports;
-  for (int s : taken) ports += (ports.empty() ? "" : ", ") + std::string("127.0.0.1:") + std::to_string(net_slot_port(s, base));
+  for (int s : taken)
+    ports += (ports.empty() ? "" : ", ") + std::string("127.0.0.1:") + std::to_string(net_slot_port(s, base));
   if (!taken.empty()) reason += "; ports in use by other programs: " + ports;
   return Error{ErrorClass::spawn_sandbox_unavailable, reason,
-               taken.empty() ? "wait for a run to end (a crashed run's slot is freed by its user's next cage run)"
-                             : "stop the program listening on " + ports + " (`netstat -ano` names it), or wait for a "
-                               "run to end",
+               taken.empty()
+                   ? "wait for a run to end (a crashed run's slot is freed by its user's next cage run)"
+                   : "stop the program listening on " + ports +
+                         " (`netstat -ano` names it), or wait for a "
+                         "run to end",
                "--net", 0};
 }
 

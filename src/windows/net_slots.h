@@ -74,13 +74,13 @@ std::vector<WfpFilter> wfp_filters(int slots = kNetSlots, uint16_t base = kNetSl
 
 // What a --net run, --check and the install read about the machine (network_setup.cc fills it).
 struct NetInstallFacts {
-  std::string list_error;            // non-empty: the loopback-exemption list could not be read
-  std::vector<std::string> exempt;   // the list's SIDs as text
-  std::string wfp_error;             // non-empty: the WFP objects could not be read
+  std::string list_error;           // non-empty: the loopback-exemption list could not be read
+  std::vector<std::string> exempt;  // the list's SIDs as text
+  std::string wfp_error;            // non-empty: the WFP objects could not be read
   bool provider = false, sublayer = false;
-  std::set<std::string> filters;     // the keys of cage's filters that exist
-  std::string wfp_note;              // how they were read, when not from the engine itself
-  std::string slots_error;           // non-empty: the slot lock directory is missing or unusable
+  std::set<std::string> filters;  // the keys of cage's filters that exist
+  std::string wfp_note;           // how they were read, when not from the engine itself
+  std::string slots_error;        // non-empty: the slot lock directory is missing or unusable
 };
 enum class NetInstall { ok, missing, partial, legacy, unknown };
 struct NetInstallReport {

@@ -90,7 +90,8 @@ Result<std::vector<std::string>> loopback_exempt_sids() {
 // to a directory of the caller's choosing.
 std::string program_data_dir() {
   wchar_t buf[MAX_PATH] = {};
-  if (SUCCEEDED(::SHGetFolderPathW(nullptr, CSIDL_COMMON_APPDATA, nullptr, SHGFP_TYPE_CURRENT, buf)) && buf[0])
+  if (SUCCEEDED(::SHGetFolderPathW(nullptr, CSIDL_COMMON_APPDATA, nullptr, SHGFP_TYPE_CURRENT, buf)) &&
+      buf[0])
     return narrow(buf);
   return "C:\\ProgramData";
 }
@@ -111,7 +112,8 @@ namespace {
 
 // The whole list back to Windows: every kept entry as Windows gave it (its SID and attributes),
 // the added ones without attributes.
-Status write_list(LoopbackList& list, const LoopbackEdit& edit, const std::vector<std::string>& add, bool install) {
+Status write_list(LoopbackList& list, const LoopbackEdit& edit, const std::vector<std::string>& add,
+                  bool install) {
   const std::string flag = install ? kInstallNetworkFlag : kUninstallNetworkFlag;
   auto set = firewallapi<SetConfigFn>("NetworkIsolationSetAppContainerConfig");
   if (!set) return missing("NetworkIsolationSetAppContainerConfig", flag);
@@ -124,7 +126,8 @@ Status write_list(LoopbackList& list, const LoopbackEdit& edit, const std::vecto
   } free_sids{sids};
   for (const auto& text : add) {
     PSID sid = nullptr;
-    if (!::ConvertStringSidToSidW(wide(text).c_str(), &sid)) return call_failed("ConvertStringSidToSidW", ::GetLastError(), text, "");
+    if (!::ConvertStringSidToSidW(wide(text).c_str(), &sid))
+      return call_failed("ConvertStringSidToSidW", ::GetLastError(), text, "");
     sids.push_back(sid);
   }
   std::vector<SID_AND_ATTRIBUTES> next;
@@ -163,14 +166,16 @@ Result<std::string> set_up_network(bool install) {
       if (auto s = write_list(list, edit, add, install); !s) return s.error();
     done = "WFP: cage's provider, sublayer and " + std::to_string(filters.size()) + " filters present (" +
            std::to_string(kNetSlots) + " slots, ports " + std::to_string(net_slot_port(0)) + "-" +
-           std::to_string(net_slot_port(kNetSlots - 1)) + "); slot locks in " + net_slot_dir(programdata) + "; " +
-           describe_loopback_edit(edit, install) + ". --net runs can now reach their proxy, and only it";
+           std::to_string(net_slot_port(kNetSlots - 1)) + "); slot locks in " + net_slot_dir(programdata) +
+           "; " + describe_loopback_edit(edit, install) +
+           ". --net runs can now reach their proxy, and only it";
   } else {
     if (auto s = remove_slot_locks(programdata, flag); !s) return s.error();
     if (edit.changed)
       if (auto s = write_list(list, edit, add, install); !s) return s.error();
     if (auto s = wfp_uninstall(filters, flag); !s) return s.error();
-    done = describe_loopback_edit(edit, install) + "; WFP: cage's filters, sublayer and provider removed; slot locks "
+    done = describe_loopback_edit(edit, install) +
+           "; WFP: cage's filters, sublayer and provider removed; slot locks "
            "removed. --net runs are refused until it is installed again";
   }
   return done;

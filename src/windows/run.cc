@@ -101,7 +101,8 @@ Result<std::string> dry_run(const policy::Policy& pol, const Environ& env, bool 
     // What a run would decide now, claiming nothing: the install's state and the slots up to the
     // first free one.
     const NetInstallReport state = assess_net_install(read_net_install(facts.programdata));
-    facts.net_slot_notes.push_back(std::string("install: ") + to_string(state.state) + " (" + state.detail + ")");
+    facts.net_slot_notes.push_back(std::string("install: ") + to_string(state.state) + " (" + state.detail +
+                                   ")");
     if (state.state == NetInstall::ok)
       if (auto req = slot_request(facts))
         for (const auto& a : preview_net_slots(*req)) facts.net_slot_notes.push_back(describe_attempt(a));

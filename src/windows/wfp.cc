@@ -82,7 +82,8 @@ GUID guid_of(const std::string& text) {
 }
 
 bool not_found(DWORD rc) {
-  return rc == static_cast<DWORD>(FWP_E_FILTER_NOT_FOUND) || rc == static_cast<DWORD>(FWP_E_SUBLAYER_NOT_FOUND) ||
+  return rc == static_cast<DWORD>(FWP_E_FILTER_NOT_FOUND) ||
+         rc == static_cast<DWORD>(FWP_E_SUBLAYER_NOT_FOUND) ||
          rc == static_cast<DWORD>(FWP_E_PROVIDER_NOT_FOUND) || rc == static_cast<DWORD>(FWP_E_NOT_FOUND);
 }
 
@@ -91,10 +92,13 @@ class Engine {
  public:
   static Result<Engine> open(const std::string& input) {
     if (!fwp().loaded)
-      return Error{ErrorClass::spawn_sandbox_unavailable, "the Windows Filtering Platform (fwpuclnt.dll) is not "
-                   "available on this host", "--net's filters need Windows 8 or later", input, 0};
+      return Error{ErrorClass::spawn_sandbox_unavailable,
+                   "the Windows Filtering Platform (fwpuclnt.dll) is not "
+                   "available on this host",
+                   "--net's filters need Windows 8 or later", input, 0};
     Engine e;
-    if (DWORD rc = fwp().engine_open(nullptr, RPC_C_AUTHN_WINNT, nullptr, nullptr, &e.h_); rc != ERROR_SUCCESS)
+    if (DWORD rc = fwp().engine_open(nullptr, RPC_C_AUTHN_WINNT, nullptr, nullptr, &e.h_);
+        rc != ERROR_SUCCESS)
       return call_failed("FwpmEngineOpen0", rc, input, "");
     return e;
   }
@@ -184,10 +188,11 @@ Status wfp_install(const std::vector<WfpFilter>& filters, const std::string& inp
   auto engine = Engine::open(input);
   if (!engine) return engine.error();
   Sd sd;
-  if (!::ConvertStringSecurityDescriptorToSecurityDescriptorW(wide(kWfpObjectSddl).c_str(), SDDL_REVISION_1, &sd.p,
-                                                              nullptr))
+  if (!::ConvertStringSecurityDescriptorToSecurityDescriptorW(wide(kWfpObjectSddl).c_str(), SDDL_REVISION_1,
+                                                              &sd.p, nullptr))
     return call_failed("ConvertStringSecurityDescriptorToSecurityDescriptorW", ::GetLastError(), input, "");
-  if (DWORD rc = engine->begin(); rc != ERROR_SUCCESS) return call_failed("FwpmTransactionBegin0", rc, input, "");
+  if (DWORD rc = engine->begin(); rc != ERROR_SUCCESS)
+    return call_failed("FwpmTransactionBegin0", rc, input, "");
   GUID provider = guid_of(kWfpProviderKey);
   FWPM_PROVIDER0 p{};
   p.providerKey = provider;
@@ -210,14 +215,16 @@ Status wfp_install(const std::vector<WfpFilter>& filters, const std::string& inp
   for (const auto& w : filters)
     if (DWORD frc = add_filter(engine->get(), w, provider, sd.p); frc != ERROR_SUCCESS)
       return call_failed("FwpmFilterAdd0 (" + w.name + ")", frc, input, "");
-  if (DWORD crc = engine->commit(); crc != ERROR_SUCCESS) return call_failed("FwpmTransactionCommit0", crc, input, "");
+  if (DWORD crc = engine->commit(); crc != ERROR_SUCCESS)
+    return call_failed("FwpmTransactionCommit0", crc, input, "");
   return Ok{};
 }
 
 Status wfp_uninstall(const std::vector<WfpFilter>& filters, const std::string& input) {
   auto engine = Engine::open(input);
   if (!engine) return engine.error();
-  if (DWORD rc = engine->begin(); rc != ERROR_SUCCESS) return call_failed("FwpmTransactionBegin0", rc, input, "");
+  if (DWORD rc = engine->begin(); rc != ERROR_SUCCESS)
+    return call_failed("FwpmTransactionBegin0", rc, input, "");
   for (const auto& w : filters) {
     GUID key = guid_of(w.key);
     if (DWORD rc = fwp().filter_delete(engine->get(), &key); rc != ERROR_SUCCESS && !not_found(rc))
@@ -228,7 +235,8 @@ Status wfp_uninstall(const std::vector<WfpFilter>& filters, const std::string& i
     return call_failed("FwpmSubLayerDeleteByKey0", rc, input, "");
   if (DWORD rc = fwp().provider_delete(engine->get(), &prov); rc != ERROR_SUCCESS && !not_found(rc))
     return call_failed("FwpmProviderDeleteByKey0", rc, input, "");
-  if (DWORD rc = engine->commit(); rc != ERROR_SUCCESS) return call_failed("FwpmTransactionCommit0", rc, input, "");
+  if (DWORD rc = engine->commit(); rc != ERROR_SUCCESS)
+    return call_failed("FwpmTransactionCommit0", rc, input, "");
   return Ok{};
 }
 
@@ -239,7 +247,8 @@ namespace {
 // HKLM\SYSTEM\CurrentControlSet\Services\BFE\Parameters\Policy\Persistent\{Provider,SubLayer,Filter}
 // (not documented by Microsoft; simplewall checks its own provider this way). Presence only, and
 // only administrators can write there; if it cannot be read either, the install stays unverified.
-Status read_persistent_store(const std::vector<WfpFilter>& filters, NetInstallFacts& facts, const Error& why) {
+Status read_persistent_store(const std::vector<WfpFilter>& filters, NetInstallFacts& facts,
+                             const Error& why) {
   const std::wstring base = L"SYSTEM\\CurrentControlSet\\Services\\BFE\\Parameters\\Policy\\Persistent\\";
   auto has = [&](const wchar_t* kind, const std::string& key, bool& readable) {
     HKEY k = nullptr;
@@ -247,8 +256,8 @@ Status read_persistent_store(const std::vector<WfpFilter>& filters, NetInstallFa
       readable = false;
       return false;
     }
-    const bool found =
-        ::RegQueryValueExW(k, wide("{" + key + "}").c_str(), nullptr, nullptr, nullptr, nullptr) == ERROR_SUCCESS;
+    const bool found = ::RegQueryValueExW(k, wide("{" + key + "}").c_str(), nullptr, nullptr, nullptr,
+                                          nullptr) == ERROR_SUCCESS;
     ::RegCloseKey(k);
     return found;
   };
@@ -273,12 +282,15 @@ Status wfp_read(const std::vector<WfpFilter>& filters, NetInstallFacts& facts) {
     if (rc == ERROR_SUCCESS || not_found(rc)) return Ok{};
     return call_failed(api, rc, "--net", "");
   };
-  auto denied = [](DWORD rc) { return rc == ERROR_ACCESS_DENIED || rc == static_cast<DWORD>(E_ACCESSDENIED); };
+  auto denied = [](DWORD rc) {
+    return rc == ERROR_ACCESS_DENIED || rc == static_cast<DWORD>(E_ACCESSDENIED);
+  };
   GUID prov = guid_of(kWfpProviderKey), sub = guid_of(kWfpSublayerKey);
   FWPM_PROVIDER0* p = nullptr;
   DWORD rc = fwp().provider_get(engine->get(), &prov, &p);
   if (p) fwp().free_memory(reinterpret_cast<void**>(&p));
-  if (denied(rc)) return read_persistent_store(filters, facts, call_failed("FwpmProviderGetByKey0", rc, "--net", ""));
+  if (denied(rc))
+    return read_persistent_store(filters, facts, call_failed("FwpmProviderGetByKey0", rc, "--net", ""));
   if (auto s = look(rc, facts.provider, "FwpmProviderGetByKey0"); !s) return s;
   FWPM_SUBLAYER0* sl = nullptr;
   rc = fwp().sublayer_get(engine->get(), &sub, &sl);
@@ -291,8 +303,9 @@ Status wfp_read(const std::vector<WfpFilter>& filters, NetInstallFacts& facts) {
     // A filter is cage's only as wfp_filters() says: its layer, action and conditions (filters
     // cannot be changed in place; one re-added under our key by someone else would differ here).
     const GUID layer = guid_of(layer_guid(w.layer));
-    const bool same = f && ::IsEqualGUID(f->layerKey, layer) && f->numFilterConditions == w.conditions.size() &&
-                      f->action.type == (w.action == WfpAction::permit ? FWP_ACTION_PERMIT : FWP_ACTION_BLOCK);
+    const bool same =
+        f && ::IsEqualGUID(f->layerKey, layer) && f->numFilterConditions == w.conditions.size() &&
+        f->action.type == (w.action == WfpAction::permit ? FWP_ACTION_PERMIT : FWP_ACTION_BLOCK);
     if (f) fwp().free_memory(reinterpret_cast<void**>(&f));
     bool present = false;
     if (auto s = look(rc, present, "FwpmFilterGetByKey0"); !s) return s;

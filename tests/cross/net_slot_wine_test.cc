@@ -46,7 +46,8 @@ Held claim(const std::string& root, const std::string& run) {
   auto c = claim_net_slot(
       req,
       [&](int, uint16_t port, std::string& why) {
-        auto p = proxy::LoopbackProxy::start(proxy::Allowlist(), [](const proxy::NetEvent&) {}, {}, port);
+        auto p = proxy::LoopbackProxy::start(
+            proxy::Allowlist(), [](const proxy::NetEvent&) {}, {}, port);
         if (!p) {
           why = p.error().reason;
           return false;
@@ -120,7 +121,8 @@ int main(int argc, char** argv) {
   ::CreateDirectoryW(wide(root + "\\cage").c_str(), nullptr);
   ::CreateDirectoryW(wide(net_slot_dir(root)).c_str(), nullptr);
   ::CreateDirectoryW(wide(root + "\\journals").c_str(), nullptr);
-  for (int k = 0; k < kNetSlots; ++k) write_file(net_slot_lock_path(root, k), "");  // as the install leaves them
+  for (int k = 0; k < kNetSlots; ++k)
+    write_file(net_slot_lock_path(root, k), "");  // as the install leaves them
 
   Held a = claim(root, "1-a");
   check(a.ok && a.claim->slot() == 0 && a.proxy && a.proxy->port() == net_slot_port(0),
@@ -134,11 +136,13 @@ int main(int argc, char** argv) {
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   addr.sin_port = htons(net_slot_port(2));
-  const bool squatted = ::bind(squat, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 && ::listen(squat, 4) == 0;
+  const bool squatted =
+      ::bind(squat, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 && ::listen(squat, 4) == 0;
   Held c = claim(root, "3-c");
   check(squatted && c.ok && c.claim->slot() == 3 && c.attempts.size() == 4 && c.attempts[2].port_taken,
         "port 47302 held by another program: slot 2 skipped (" +
-            (c.attempts.size() > 2 ? describe_attempt(c.attempts[2]) : std::string("?")) + "), slot 3 claimed");
+            (c.attempts.size() > 2 ? describe_attempt(c.attempts[2]) : std::string("?")) +
+            "), slot 3 claimed");
   check(parse_slot_record(read_file(net_slot_lock_path(root, 2))).state != "held",
         "the skipped slot's record is not left claimed");
   ::closesocket(squat);
@@ -151,7 +155,8 @@ int main(int argc, char** argv) {
   if (peek != INVALID_HANDLE_VALUE) ::CloseHandle(peek);
   a.proxy.reset();
   a.claim->release();
-  check(parse_slot_record(read_file(net_slot_lock_path(root, 0))).state == "released", "release: record 'released'");
+  check(parse_slot_record(read_file(net_slot_lock_path(root, 0))).state == "released",
+        "release: record 'released'");
   Held d = claim(root, "4-d");
   check(d.ok && d.claim->slot() == 0, "a released slot is taken again");
 

@@ -21,7 +21,8 @@ using win::WfpField;
 using win::WfpFilter;
 using win::WfpLayer;
 
-SlotAttempt attempt(int slot, SlotVerdict v, bool taken = false, std::string error = "", bool claimed = false) {
+SlotAttempt attempt(int slot, SlotVerdict v, bool taken = false, std::string error = "",
+                    bool claimed = false) {
   SlotAttempt a;
   a.slot = slot;
   a.verdict = v;
@@ -77,8 +78,9 @@ TEST(WindowsNetSlots, EachSlotReachesOnlyItsOwnProxyPort) {
     std::set<WfpLayer> blocked;
     for (const auto& f : filters)
       if (f.slot == k && f.action == WfpAction::block) blocked.insert(f.layer);
-    EXPECT_EQ(blocked, (std::set<WfpLayer>{WfpLayer::connect_v4, WfpLayer::connect_v6, WfpLayer::recv_accept_v4,
-                                           WfpLayer::recv_accept_v6, WfpLayer::listen_v4, WfpLayer::listen_v6}))
+    EXPECT_EQ(blocked,
+              (std::set<WfpLayer>{WfpLayer::connect_v4, WfpLayer::connect_v6, WfpLayer::recv_accept_v4,
+                                  WfpLayer::recv_accept_v6, WfpLayer::listen_v4, WfpLayer::listen_v6}))
         << "slot " << k << ": outbound (v4 and v6), inbound and listen are all closed but the proxy";
   }
 }
@@ -89,7 +91,8 @@ TEST(WindowsNetSlots, FiltersNameMicrosoftsLayerAndConditionKeys) {
   EXPECT_STREQ(win::field_guid(WfpField::package_id), "71bc78fa-f17c-4997-a602-6abb261f351c");
   EXPECT_STREQ(win::layer_name(WfpLayer::recv_accept_v4), "FWPM_LAYER_ALE_AUTH_RECV_ACCEPT_V4");
   EXPECT_STREQ(win::field_name(WfpField::remote_port), "FWPM_CONDITION_IP_REMOTE_PORT");
-  EXPECT_EQ(win::wfp_filter_key(3, 1), win::wfp_filters()[3 * 7 + 1].key) << "keys are fixed per slot and role";
+  EXPECT_EQ(win::wfp_filter_key(3, 1), win::wfp_filters()[3 * 7 + 1].key)
+      << "keys are fixed per slot and role";
   EXPECT_NE(win::wfp_filter_key(1, 0), win::wfp_filter_key(0, 1));
 }
 
@@ -185,8 +188,10 @@ TEST(WindowsNetSlots, NoFreeSlotIsARefusalNamingThePortsInUse) {
   EXPECT_NE(e.reason.find("ports in use by other programs: 127.0.0.1:47302"), std::string::npos) << e.reason;
   EXPECT_NE(e.reason.find("left by crashed runs: 5"), std::string::npos) << e.reason;
   EXPECT_NE(e.remedy.find("127.0.0.1:47302"), std::string::npos);
-  EXPECT_NE(win::describe_attempt(tried[2]).find("cage.net.2 (127.0.0.1:47302): port in use"), std::string::npos);
-  EXPECT_NE(win::describe_attempt(attempt(1, SlotVerdict::free, false, "", true)).find("claimed"), std::string::npos);
+  EXPECT_NE(win::describe_attempt(tried[2]).find("cage.net.2 (127.0.0.1:47302): port in use"),
+            std::string::npos);
+  EXPECT_NE(win::describe_attempt(attempt(1, SlotVerdict::free, false, "", true)).find("claimed"),
+            std::string::npos);
   EXPECT_NE(win::describe_attempt(attempt(1, SlotVerdict::free)).find(": free"), std::string::npos);
 }
 

@@ -7,8 +7,8 @@
 #include "cli/options.h"
 #include "golden.h"
 #include "windows/compile.h"
-#include "windows/net_slots.h"
 #include "windows/label_refs.h"
+#include "windows/net_slots.h"
 
 namespace cage::testing {
 namespace {
@@ -255,7 +255,8 @@ TEST(WindowsPlan, NetworkIsTheContainersCapabilities) {
   ASSERT_TRUE(preview);
   EXPECT_EQ(preview->container.name, "cage.net.0");
   EXPECT_FALSE(preview->net_slot.claimed);
-  EXPECT_NE(win::render_text(*preview).find("the first free of cage.net.0 .. cage.net.15"), std::string::npos);
+  EXPECT_NE(win::render_text(*preview).find("the first free of cage.net.0 .. cage.net.15"),
+            std::string::npos);
 
   facts.proxy_secret = "0123456789abcdef0123456789abcdef";
   auto secret = plan_of({"--net", "example.com:443", "--", "curl.exe"}, facts);
