@@ -124,12 +124,14 @@ Status make_slot_locks(const std::string& programdata, const std::string& input)
                                                               nullptr))
     return call_failed("ConvertStringSecurityDescriptorToSecurityDescriptorW", ::GetLastError(), input, "");
   const std::string parent = programdata + "\\cage", dir = net_slot_dir(programdata);
-  ::CreateDirectoryW(wide(parent).c_str(), nullptr);  // inherits ProgramData's ACL; holds nothing of ours
   SECURITY_ATTRIBUTES dsa{sizeof dsa, dir_sd.p, FALSE};
-  if (!::CreateDirectoryW(wide(dir).c_str(), &dsa) && ::GetLastError() != ERROR_ALREADY_EXISTS)
-    return call_failed("CreateDirectoryW(" + dir + ")", ::GetLastError(), input, "");
+  for (const auto& d : {parent, dir})
+    if (!::CreateDirectoryW(wide(d).c_str(), &dsa) && ::GetLastError() != ERROR_ALREADY_EXISTS)
+      return call_failed("CreateDirectoryW(" + d + ")", ::GetLastError(), input, "");
   // Already there (an earlier install, or made by someone else before it): owner, DACL and label are
   // set again, so a directory a user planted with a DACL of their own does not survive the install.
+  // The parent too: ProgramData lets every user create directories, and the owner of
+  // %ProgramData%\cage could otherwise swap net-slots for a directory of their own.
   auto reset = [&](const std::string& path, PSECURITY_DESCRIPTOR sd) -> Status {
     BOOL present = FALSE, defaulted = FALSE;
     PACL dacl = nullptr, sacl = nullptr;
@@ -145,7 +147,8 @@ Status make_slot_locks(const std::string& programdata, const std::string& input)
     return rc == ERROR_SUCCESS ? Status(Ok{})
                                : Status(call_failed("SetNamedSecurityInfoW(" + path + ")", rc, input, ""));
   };
-  if (auto s = reset(dir, dir_sd.p); !s) return s;
+  for (const auto& d : {parent, dir})
+    if (auto s = reset(d, dir_sd.p); !s) return s;
   SECURITY_ATTRIBUTES fsa{sizeof fsa, file_sd.p, FALSE};
   for (int k = 0; k < kNetSlots; ++k) {
     const std::string path = net_slot_lock_path(programdata, k);
