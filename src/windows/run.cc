@@ -88,10 +88,15 @@ Result<int> run(const policy::Policy& pol, const Environ& env) {
   // What this run cannot enforce is said at every run, not only by --dry-run: never a silently
   // weaker sandbox (as Linux warns of a limit no cgroup enforces).
   for (const auto& g : plan->gaps) std::cerr << "cage: warning: not enforced on Windows: " << g << "\n";
-  auto status = execute(*plan);
-  // The grants are removed (execute's cleanup): only now may another run take this slot's SID.
-  net.proxy.reset();
-  if (net.slot) net.slot->release();
+  // Once the grants are removed (execute's cleanup) and only then may another run take this slot's
+  // SID; done inside execute's cleanup, so that closing the console (Windows ends cage when the
+  // handler returns) still marks the slot released.
+  auto let_go = [&net] {
+    net.proxy.reset();
+    if (net.slot) net.slot->release();
+  };
+  auto status = execute(*plan, let_go);
+  let_go();  // execute may fail before its cleanup is armed
   return status;
 }
 
