@@ -55,7 +55,7 @@ for t in "${targets[@]}"; do
     -DCMAKE_TOOLCHAIN_FILE="$src/cmake/toolchains/$t.cmake" -DCAGE_ZIG="$zig" > "$dir.configure.log" 2>&1 ||
     { cat "$dir.configure.log" >&2; echo "FAIL: $t: configure" >&2; fail=1; continue; }
   build_targets=(cage)
-  [ "$t" = x86_64-windows-gnu ] && build_targets+=(cage_proxy_wine_test)  # run by the Wine smoke test
+  [ "$t" = x86_64-windows-gnu ] && build_targets+=(cage_proxy_wine_test cage_net_slot_wine_test)  # run by the Wine smoke test
   if ! ninja -C "$dir" -j "$jobs" "${build_targets[@]}" > "$dir.build.log" 2>&1; then
     tail -n 40 "$dir.build.log" >&2
     echo "FAIL: $t: build (log: $dir.build.log)" >&2

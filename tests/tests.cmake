@@ -43,6 +43,7 @@ add_executable(cage_unit_tests
   tests/unit/windows_journal_test.cc
   tests/unit/windows_label_test.cc
   tests/unit/windows_loopback_test.cc
+  tests/unit/windows_net_slots_test.cc
   tests/unit/cli_test.cc
   tests/unit/profile_test.cc
   tests/unit/profile_golden_test.cc

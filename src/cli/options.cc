@@ -87,11 +87,12 @@ void bind_modes(CLI::App& app, Bound& b) {
       ->type_name("NAME")
       ->group(g);
   app.add_flag("--install-windows-network", b.install_windows_network,
-               "Windows, elevated, once: put the cage.net AppContainer on the loopback-exemption list so "
-               "--net runs reach cage's proxy (other entries kept)")
+               "Windows, elevated, once: cage's WFP filters, the --net slot containers cage.net.0-15 on the "
+               "loopback-exemption list (other entries kept): --net runs reach their proxy and nothing else")
       ->group(g);
-  app.add_flag("--uninstall-windows-network", b.uninstall_windows_network,
-               "Windows, elevated: take cage.net off the loopback-exemption list (only cage's entry)")
+  app.add_flag(
+         "--uninstall-windows-network", b.uninstall_windows_network,
+         "Windows, elevated: remove exactly what --install-windows-network added (filters, slot entries)")
       ->group(g);
   app.add_flag("--json", b.json, "Machine-readable output for --dry-run, --check and --scratch-list")->group(g);
   app.add_flag("--json-errors", b.json_errors, "Print errors as one JSON object on stderr")->group(g);

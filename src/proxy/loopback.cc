@@ -39,7 +39,8 @@ Result<std::string> make_secret() {
 
 }  // namespace
 
-Result<std::unique_ptr<LoopbackProxy>> LoopbackProxy::start(Allowlist allow, EventSink sink, ServerOptions opt) {
+Result<std::unique_ptr<LoopbackProxy>> LoopbackProxy::start(Allowlist allow, EventSink sink,
+                                                            ServerOptions opt, uint16_t port) {
   auto secret = make_secret();
   if (!secret) return secret.error();
   opt.secret = *secret;
@@ -50,11 +51,21 @@ Result<std::unique_ptr<LoopbackProxy>> LoopbackProxy::start(Allowlist allow, Eve
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = htons(port);
   socklen_t len = sizeof a;
+#if defined(_WIN32)
+  // Without it, a socket of another program with SO_REUSEADDR could bind the same port and take
+  // connections meant for the proxy (Microsoft, "Using SO_REUSEADDR and SO_EXCLUSIVEADDRUSE").
+  if (port != 0 && set_socket_option(l.get(), SOL_SOCKET, SO_EXCLUSIVEADDRUSE, 1) != 0)
+    return unavailable("--net", "cannot reserve 127.0.0.1:" + std::to_string(port) + " for the proxy",
+                       "report this with `cage --check`", last_socket_error());
+#endif
   if (bind(os_socket(l.get()), reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
       listen(os_socket(l.get()), 128) != 0 || getsockname(os_socket(l.get()), reinterpret_cast<sockaddr*>(&a), &len) != 0)
-    return unavailable("--net", "cannot listen on 127.0.0.1 for the proxy", "check the loopback interface",
-                       last_socket_error());
+    return unavailable(
+        "--net",
+        "cannot listen on 127.0.0.1" + (port ? ":" + std::to_string(port) : std::string()) + " for the proxy",
+        port ? "another program holds the port" : "check the loopback interface", last_socket_error());
   std::unique_ptr<LoopbackProxy> p(new LoopbackProxy(std::move(allow), opt, std::move(sink)));
   if (int e = p->server_.add_listener(std::move(l)); e != 0)
     return unavailable("--net", "cannot watch the proxy's socket", "check the fd limit", -e);

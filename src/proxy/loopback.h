@@ -18,8 +18,11 @@ namespace cage::proxy {
 
 class LoopbackProxy {
  public:
-  // Binds 127.0.0.1:0 with a fresh random secret and starts serving; errors name --net.
-  static Result<std::unique_ptr<LoopbackProxy>> start(Allowlist allow, EventSink sink, ServerOptions opt = {});
+  // Binds 127.0.0.1:port (0: an ephemeral one) with a fresh random secret and starts serving; errors
+  // name --net and carry the socket error. Windows' --net slots name their port (net_slots.h); there
+  // the socket is bound with SO_EXCLUSIVEADDRUSE, so no other socket can bind that port while it lives.
+  static Result<std::unique_ptr<LoopbackProxy>> start(Allowlist allow, EventSink sink, ServerOptions opt = {},
+                                                      uint16_t port = 0);
   ~LoopbackProxy();  // stops
   LoopbackProxy(const LoopbackProxy&) = delete;
   LoopbackProxy& operator=(const LoopbackProxy&) = delete;

@@ -1,7 +1,7 @@
 // check.cc: `cage --check` on Windows. Tries each mechanism a run needs, as a run would, and undoes
 // it at once: an AppContainer profile (made and deleted), a job object with limits; and says whether
-// --net can run (the cage.net SID on the loopback-exemption list, which `cage
-// --install-windows-network` puts there; docs/windows.md). Exit 0
+// --net can run: ok, MISSING or PARTIAL (the slot containers on the loopback-exemption list, cage's WFP
+// filters and the slot locks that `cage --install-windows-network` makes; docs/windows.md). Exit 0
 // only if a run without --net can start. Under Wine (tests/cross/wine_smoke.sh) the AppContainer is
 // reported missing.
 #include <iostream>
@@ -13,6 +13,7 @@
 #include "windows/execute.h"
 #include "windows/loopback.h"
 #include "windows/mechanisms.h"
+#include "windows/net_slots.h"
 
 namespace cage::win {
 
@@ -45,25 +46,26 @@ int check(bool json) {
   for (const auto& p : probes) all = all && p.ok;
   // --net is optional: reported, not counted in "full confinement". Read only: --check changes no
   // machine-wide setting (the install command does, elevated).
-  const std::string net_sid = package_sid_of(kNetContainerName);
-  auto listed = loopback_exempt_sids();
-  const bool exempt = listed && loopback_listed(*listed, net_sid);
-  probes.push_back({"net", exempt,
-                    !listed  ? listed.error().reason + " (--net is refused)"
-                    : exempt ? std::string("--net: the cage.net AppContainer (") + net_sid +
-                                   ") is on the loopback-exemption list (cage --install-windows-network: done)"
-                             : net_needs_exemption(kNetContainerName, net_sid).reason + "; not installed: " +
-                                   net_needs_exemption(kNetContainerName, net_sid).remedy});
+  const NetInstallReport net = assess_net_install(read_net_install(program_data_dir()));
+  const Error refusal = net_not_installed(net);
+  probes.push_back({"net", net.state == NetInstall::ok,
+                    net.state == NetInstall::ok
+                        ? "--net: " + net.detail + " (cage --install-windows-network: done)"
+                        : std::string(to_string(net.state)) + ": " + refusal.reason + "; " + refusal.remedy});
   const bool wine = under_wine();
   if (json) {
     toml::table mechs;
     for (const auto& p : probes) mechs.insert(p.name, toml::table{{"available", p.ok}, {"detail", p.detail}});
+    if (auto* n = mechs["net"].as_table()) n->insert("state", to_string(net.state));
     toml::table out{
         {"platform", "windows"}, {"wine", wine}, {"full_confinement", all}, {"mechanisms", std::move(mechs)}};
     std::cout << to_json(out) << "\n";
   } else {
     for (const auto& p : probes)
-      std::cout << (p.ok ? "ok      " : "MISSING ") << p.name << ": " << p.detail << "\n";
+      std::cout << (p.ok                                                  ? "ok      "
+                    : p.name == "net" && net.state == NetInstall::partial ? "PARTIAL "
+                                                                          : "MISSING ")
+                << p.name << ": " << p.detail << "\n";
     if (wine)
       std::cout << "note    wine: Wine runs these calls but enforces none of them; use a Windows host\n";
     std::cout << (all ? "full confinement: available (enforcement: run cage --self-test)\n"

@@ -10,8 +10,9 @@
 #include <cstdio>
 
 #include "common/sha256.h"
-#include "windows/label_refs.h"
 #include "proxy/env.h"
+#include "windows/label_refs.h"
+#include "windows/net_slots.h"
 
 namespace cage::win {
 
@@ -101,9 +102,10 @@ Status add_grant(WinPlan& plan, const policy::Grant& g, AclChange::Kind kind, co
 }
 
 // An AppContainer without capabilities has no network at all, loopback included: no WFP, no
-// administrator. --share-net gives it the client and server capabilities; --net a fixed container
-// that an elevated `cage --install-windows-network` put on the loopback-exemption list once.
-void network(WinPlan& plan, const policy::Policy& p) {
+// administrator. --share-net gives it the client and server capabilities; --net a slot container
+// (net_slots.h) that an elevated `cage --install-windows-network` put on the loopback-exemption list
+// and confined with WFP filters to its own proxy port: the run's proxy listens exactly there.
+void network(WinPlan& plan, const policy::Policy& p, const WinHostFacts& facts) {
   if (p.share_net) {
     plan.container.capabilities = {{kInternetClientSid, "internetClient"},
                                    {kInternetClientServerSid, "internetClientServer"},
@@ -112,17 +114,20 @@ void network(WinPlan& plan, const policy::Policy& p) {
     return;
   }
   if (!plan.proxy) return;
-  plan.container.name = kNetContainerName;
+  const int slot = facts.net_slot >= 0 ? facts.net_slot : 0;
+  plan.net_slot.slot = slot;
+  plan.net_slot.claimed = facts.net_slot >= 0;
+  plan.net_slot.port = net_slot_port(slot);
+  plan.net_slot.notes = facts.net_slot_notes;
+  plan.net_slot.lock = net_slot_lock_path(facts.programdata, slot);
+  plan.proxy_port = plan.net_slot.port;
+  plan.container.name = net_slot_name(slot);
   plan.container.per_run = false;
   plan.container.loopback_exemption = true;
   if (p.net_mode == policy::Policy::NetMode::both)
     plan.gaps.push_back(
         "--net: proxy only; programs that ignore HTTPS_PROXY get no network (no transparent "
         "mode on Windows)");
-  plan.gaps.push_back(
-      "--net: every listener on the host's loopback is reachable, not only cage's proxy; concurrent "
-      "--net runs share one container SID: they can read each other's grants, and the first to end "
-      "removes the entries of a path both grant");
 }
 
 void limits(WinPlan& plan, const policy::Limits& l, const WinHostFacts& facts) {
@@ -512,7 +517,7 @@ Result<WinPlan> compile(const policy::Policy& p, const WinHostFacts& facts,
     plan.gaps.push_back(
         "writes: other Low-integrity processes of yours can write the --rw paths during the run (they "
         "carry a Low label)");
-  network(plan, p);
+  network(plan, p, facts);
   limits(plan, p.limits, facts);
   if (p.limits.strict && !p.limits.rlimits.empty())
     return unavailable(p.limits.rlimits.front().origin, "Windows has no resource limits of this kind",

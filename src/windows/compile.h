@@ -35,9 +35,6 @@ inline constexpr const char* kInternetClientSid = "S-1-15-3-1";
 inline constexpr const char* kInternetClientServerSid = "S-1-15-3-2";
 inline constexpr const char* kPrivateNetworkSid = "S-1-15-3-3";
 inline constexpr const char* kAllAppPackagesSid = "S-1-15-2-1";
-// The AppContainer profile every --net run uses: a per-run SID cannot be put on the machine's
-// loopback-exemption list without an administrator on every run (docs/windows.md).
-inline constexpr const char* kNetContainerName = "cage.net";
 inline constexpr const char* kDefaultDesktop = "winsta0\\default";
 
 struct WinHostFacts {
@@ -45,9 +42,14 @@ struct WinHostFacts {
   std::string home_posix;   // the Policy's home ("/C:/Users/ann", or $HOME elsewhere)
   std::string userprofile = "C:\\Users\\user";  // %USERPROFILE%, what "~" maps to
   std::string localappdata;                     // %LOCALAPPDATA%; empty: <userprofile>\AppData\Local
+  std::string programdata = "C:\\ProgramData";  // %ProgramData%: the --net slot locks (machine-wide)
   unsigned cpu_count = 1;
-  uint16_t proxy_port = 0;   // 0: not known yet (dry-run; 3128 shown)
+  uint16_t proxy_port = 0;   // 0: not known yet (dry-run; 3128 shown); --net: its slot's port
   std::string proxy_secret;  // the run's proxy secret (the *_PROXY URLs carry it); "" in tests
+  // --net: the slot this run holds (net_slots.h), -1 when not claimed (a dry-run: slot 0 is shown),
+  // and how it was chosen, one line per slot tried.
+  int net_slot = -1;
+  std::vector<std::string> net_slot_notes;
   // This run's identity: names its journal, temp directory and AppContainer profile.
   uint32_t pid = 0;
   uint32_t nonce[2] = {0, 0};  // random on a real run
@@ -60,11 +62,21 @@ struct WinHostFacts {
 // plan derives the same SID (package_sid_of) so that every ACE is known before anything is changed,
 // and the executor refuses the run if Windows' SID differs.
 struct ContainerPlan {
-  std::string name;     // "cage.run-<pid>-<nonce>", or kNetContainerName
+  std::string name;     // "cage.run-<pid>-<nonce>", or a --net slot's "cage.net.<k>"
   std::string sid;      // package_sid_of(name)
   bool per_run = true;  // created by this run (CreateAppContainerProfile), deleted at its end
   std::vector<std::pair<std::string, std::string>> capabilities;  // {SID, name}: none = no network
   bool loopback_exemption = false;  // --net: the profile must be exempt (cage --install-windows-network)
+};
+
+// --net: the slot the run holds. Its container is exempt from loopback isolation and confined by
+// cage's WFP filters to TCP to 127.0.0.1:port, where this run's proxy listens (net_slots.h).
+struct NetSlotPlan {
+  int slot = -1;         // -1: no --net
+  bool claimed = false;  // false: a dry-run; the run claims the first free slot
+  uint16_t port = 0;
+  std::string lock;                // the lock file held for the run (%ProgramData%\cage\net-slots\...)
+  std::vector<std::string> notes;  // how the slot was chosen
 };
 
 struct JobPlan {
@@ -112,6 +124,7 @@ struct WinCall {
 
 struct WinPlan {
   ContainerPlan container;
+  NetSlotPlan net_slot;
   JobPlan job;
   JournalPlan journal;
   TempPlan temp;

@@ -1,6 +1,6 @@
 // container.cc: the run's AppContainer (parent side): a per-run profile is created and, at the end,
-// deleted (the journal's entry); the --net container is created once and kept, and must be on the
-// loopback-exemption list. Either way
+// deleted (the journal's entry); a --net slot's container (cage.net.<k>) is created once per user and
+// kept, and must be on the loopback-exemption list. Either way
 // Windows' package SID must equal the one the plan derived (its ACEs are already in place). The
 // userenv and firewallapi functions are looked up at run time, as Chromium's sandbox does: a host
 // without them (Windows 7, Wine) gets a clean spawn_sandbox_unavailable. Proof on Windows:
@@ -47,8 +47,9 @@ Result<std::unique_ptr<AppContainer>> AppContainer::open(const ContainerPlan& pl
   c->name_ = plan.name;
   PSID sid = nullptr;
   const std::wstring name = wide(plan.name);
-  // A per-run profile is new (its name is); cage.net is made on its first use and kept, since the
-  // loopback exemption names its SID (docs/windows.md). Either way the profile exists for the process.
+  // A per-run profile is new (its name is); a slot's is made on its first use and kept, since the
+  // loopback exemption and cage's filters name its SID (docs/windows.md). Either way the profile exists for
+  // the process.
   auto create = userenv<CreateProfileFn>("CreateAppContainerProfile");
   if (!create) return missing("CreateAppContainerProfile");
   HRESULT hr = create(name.c_str(), name.c_str(), L"cage sandbox run", nullptr, 0, &sid);

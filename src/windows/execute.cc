@@ -181,7 +181,7 @@ int wait_for(Run& run, const WinPlan& plan) {
 
 }  // namespace
 
-Result<int> execute(const WinPlan& plan) {
+Result<int> execute(const WinPlan& plan, const std::function<void()>& cleaned) {
   for (const auto& problem : restore_orphaned_journals(plan.journal.dir))
     std::cerr << "cage: warning: " << problem << "\n";
   auto user = caller_user_sid();
@@ -208,12 +208,14 @@ Result<int> execute(const WinPlan& plan) {
   ::SetConsoleCtrlHandler(on_console_event, TRUE);
   struct Unhook {  // also on the error paths: clean up, then let a waiting close handler return
     Run& r;
+    const std::function<void()>& after;
     ~Unhook() {
       r.finish();
+      if (after) after();
       ::SetConsoleCtrlHandler(on_console_event, FALSE);
       ::SetEvent(g_cleaned);
     }
-  } unhook{run};
+  } unhook{run, cleaned};
   if (auto s = spawn(run, plan); !s) return s.error();
   return wait_for(run, plan);
 }

@@ -1,5 +1,6 @@
 // host_facts.cc: what win::compile needs to know about this Windows host (parent side, read-only).
 #include "windows/execute.h"
+#include "windows/mechanisms.h"
 #include "windows/win32.h"
 // After <windows.h>: rpc.h needs its macros.
 #include <rpc.h>
@@ -34,6 +35,7 @@ WinHostFacts real_host_facts(const policy::Policy& pol, const Environ& env, uint
   f.home_posix = pol.home;
   if (auto v = env_value(env, "USERPROFILE"); !v.empty()) f.userprofile = v;
   f.localappdata = env_value(env, "LOCALAPPDATA");
+  f.programdata = program_data_dir();
   f.cpu_count = std::max<unsigned>(1, ::GetActiveProcessorCount(ALL_PROCESSOR_GROUPS));
   f.proxy_port = proxy_port;
   f.proxy_secret = proxy_secret;

@@ -1,9 +1,13 @@
 // The loopback-exemption list edit of `cage --install-windows-network` and its undoing (see
-// loopback.h). Only cage.net's SID is ever added or removed; everything else is passed back as it was.
+// loopback.h). Only the SIDs of cage's containers are ever added or removed; everything else is passed
+// back as it was.
 #include "windows/loopback.h"
 
 #include <algorithm>
 #include <cctype>
+
+#include "windows/compile.h"
+#include "windows/net_slots.h"
 
 namespace cage::win {
 
@@ -18,19 +22,37 @@ bool same_sid(const std::string& a, const std::string& b) {
 
 }  // namespace
 
-LoopbackEdit edit_loopback_list(const std::vector<std::string>& current, const std::string& ours,
-                                bool install) {
+LoopbackEdit edit_loopback_list(const std::vector<std::string>& current, const std::vector<std::string>& add,
+                                const std::vector<std::string>& remove) {
   LoopbackEdit e;
+  auto in = [](const std::vector<std::string>& set, const std::string& sid) {
+    return !sid.empty() &&
+           std::any_of(set.begin(), set.end(), [&](const std::string& s) { return same_sid(s, sid); });
+  };
   for (size_t i = 0; i < current.size(); ++i) {
-    const bool is_ours = !current[i].empty() && same_sid(current[i], ours);
-    is_ours ? ++e.ours_before : ++e.others;
-    // Uninstall drops every entry naming ours (a list edited by hand may hold it twice); install
-    // keeps the list exactly, duplicates included.
-    if (!is_ours || install) e.entries.push_back(static_cast<int>(i));
+    if (in(remove, current[i])) {
+      ++e.removed;
+      continue;
+    }
+    if (!in(add, current[i])) ++e.others;
+    e.entries.push_back(static_cast<int>(i));  // duplicates of ours stay as they were
   }
-  if (install && e.ours_before == 0) e.entries.push_back(LoopbackEdit::kOurs);
-  e.changed = install ? e.ours_before == 0 : e.ours_before > 0;
+  for (size_t j = 0; j < add.size(); ++j)
+    if (!loopback_listed(current, add[j])) {
+      e.entries.push_back(LoopbackEdit::added(j));
+      ++e.appended;
+    }
+  e.changed = e.appended > 0 || e.removed > 0;
   return e;
+}
+
+LoopbackEdit network_list_edit(const std::vector<std::string>& current, bool install) {
+  const std::vector<std::string> slots = net_slot_sids();
+  const std::string legacy = package_sid_of(kLegacyNetContainerName);
+  if (install) return edit_loopback_list(current, slots, {legacy});
+  std::vector<std::string> all = slots;
+  all.push_back(legacy);
+  return edit_loopback_list(current, {}, all);
 }
 
 bool loopback_listed(const std::vector<std::string>& current, const std::string& ours) {
@@ -38,16 +60,20 @@ bool loopback_listed(const std::vector<std::string>& current, const std::string&
                      [&](const std::string& s) { return !s.empty() && same_sid(s, ours); });
 }
 
-std::string describe_loopback_edit(const LoopbackEdit& edit, const std::string& ours, bool install) {
-  const std::string who = "the cage.net AppContainer (" + ours + ")";
-  const std::string kept = std::to_string(edit.others) + " other entr" + (edit.others == 1 ? "y" : "ies");
-  if (install)
-    return edit.changed ? who + " is now on this machine's loopback-exemption list (" + kept +
-                              " kept); --net runs can reach cage's proxy"
-                        : who + " was already on this machine's loopback-exemption list; nothing changed";
-  return edit.changed ? who + " is no longer on this machine's loopback-exemption list (" + kept +
-                            " kept); --net runs are refused until it is installed again"
-                      : who + " was not on this machine's loopback-exemption list; nothing changed";
+std::string describe_loopback_edit(const LoopbackEdit& edit, bool install) {
+  const std::string kept =
+      std::to_string(edit.others) + " other entr" + (edit.others == 1 ? "y" : "ies") + " kept";
+  if (!edit.changed)
+    return install ? "loopback-exemption list: the " + std::to_string(kNetSlots) +
+                         " slot containers were already listed"
+                   : "loopback-exemption list: no entry of cage's was listed";
+  std::string out = "loopback-exemption list: ";
+  if (edit.appended)
+    out += std::to_string(edit.appended) + " slot container" + (edit.appended == 1 ? "" : "s") + " added";
+  if (edit.removed)
+    out += std::string(edit.appended ? ", " : "") + std::to_string(edit.removed) + " entr" +
+           (edit.removed == 1 ? "y" : "ies") + " of cage's removed";
+  return out + " (" + kept + ")";
 }
 
 Error network_setup_needs_elevation(bool install) {

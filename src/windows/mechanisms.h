@@ -1,6 +1,7 @@
 // The Windows executor's mechanisms, one file each (Windows builds only). Each carries out its part
 // of a WinPlan and nothing else: container.cc, job.cc, acl.cc (+ the restore journal).
 #pragma once
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -8,6 +9,7 @@
 #include "windows/compile.h"
 #include "windows/journal.h"
 #include "windows/label_refs.h"
+#include "windows/net_slots.h"
 #include "windows/win32.h"
 
 namespace cage::win {
@@ -76,6 +78,52 @@ bool release_low_label(const std::string& path, const std::string& holder, const
 // network_setup.cc: the machine's loopback-exemption list as SID strings (firewallapi.dll, looked up
 // at run time: a host without it gets spawn_sandbox_unavailable).
 Result<std::vector<std::string>> loopback_exempt_sids();
+// Everything assess_net_install() needs: the list, cage's WFP objects, the slot lock files. Read only.
+NetInstallFacts read_net_install(const std::string& programdata);
+// %ProgramData% (SHGetKnownFolderPath-free: the variable, else C:\ProgramData).
+std::string program_data_dir();
+
+// wfp.cc: cage's persistent provider, sublayer and `filters` (wfp_filters()), in one transaction.
+Status wfp_install(const std::vector<WfpFilter>& filters, const std::string& input);
+Status wfp_uninstall(const std::vector<WfpFilter>& filters, const std::string& input);
+// Which of them exist (by key, with the filter's layer, action and condition count as listed);
+// an error (access denied above all) when the engine cannot be asked.
+Status wfp_read(const std::vector<WfpFilter>& filters, NetInstallFacts& facts);
+
+struct NetSlotRequest {
+  std::string programdata, journal_dir;  // where the locks are; this user's restore journals
+  std::string user, run;                 // this run's user SID and run id
+};
+// Binds the proxy to 127.0.0.1:port for slot k; false (with why) when the port is taken.
+using BindPort = std::function<bool(int slot, uint16_t port, std::string& why)>;
+// net_slot_lock.cc: a claimed --net slot, its lock file held unshared until release() (or the
+// destructor, or the process's death) marks it released and closes it.
+class NetSlotClaim {
+ public:
+  NetSlotClaim(int slot, UniqueHandle file, std::string user, std::string run)
+      : slot_(slot), file_(std::move(file)), user_(std::move(user)), run_(std::move(run)) {}
+  NetSlotClaim(const NetSlotClaim&) = delete;
+  NetSlotClaim& operator=(const NetSlotClaim&) = delete;
+  ~NetSlotClaim();
+  int slot() const { return slot_; }
+  void release();
+
+ private:
+  int slot_ = -1;
+  UniqueHandle file_;
+  std::string user_, run_;
+};
+// The first slot judge_slot() calls free and whose port `bind` takes; every slot tried is in
+// `attempts`. None: no_free_slot() (exit 125).
+Result<std::unique_ptr<NetSlotClaim>> claim_net_slot(const NetSlotRequest& req, const BindPort& bind,
+                                                     std::vector<SlotAttempt>& attempts);
+// What a claim would see, slot by slot up to the first free one, claiming nothing (--dry-run).
+std::vector<SlotAttempt> preview_net_slots(const NetSlotRequest& req);
+// The install's lock directory and files, and the uninstall's removal (refused while a run holds one).
+Status make_slot_locks(const std::string& programdata, const std::string& input);
+Status remove_slot_locks(const std::string& programdata, const std::string& input);
+// "" when every slot's lock file exists, else what is missing.
+std::string slot_locks_problem(const std::string& programdata);
 
 // Journals in `dir` that no live run holds open: restore them, then delete them. Returns one line per
 // journal it could not finish (left in place for the next start).

@@ -9,6 +9,7 @@
 #include "policy/summary.h"
 #include "windows/compile.h"
 #include "windows/label_refs.h"
+#include "windows/net_slots.h"
 
 namespace cage::win {
 
@@ -52,15 +53,45 @@ void container_calls(const WinPlan& plan, std::vector<WinCall>& c) {
                     " (Windows' must match); per user, no administrator; journaled, deleted at exit"});
     return;
   }
-  c.push_back(
-      WinCall{"CreateAppContainerProfile",
-              {{"name", plan.container.name}, {"capabilities", capabilities_of(plan.container)}},
-              "--net: the one container the machine's loopback exemption names (" + plan.container.sid +
-                  "); made on first use (else DeriveAppContainerSidFromAppContainerName), never deleted"});
+  c.push_back(WinCall{"CreateAppContainerProfile",
+                      {{"name", plan.container.name}, {"capabilities", capabilities_of(plan.container)}},
+                      "--net: the slot's container " + plan.container.sid +
+                          ", named by the loopback exemption and cage's WFP filters; made per user on first "
+                          "use (else DeriveAppContainerSidFromAppContainerName), never deleted"});
   c.push_back(WinCall{"NetworkIsolationGetAppContainerConfig",
                       {{"require", plan.container.name + " on the loopback-exemption list"}},
                       "else refused: spawn_sandbox_unavailable (run `cage --install-windows-network` once, "
                       "elevated)"});
+}
+
+// --net: the install is checked, then a slot is claimed and the proxy bound to its port, before
+// anything else: the port is in the plan (HTTPS_PROXY) and the container is the slot's.
+void net_calls(const WinPlan& plan, std::vector<WinCall>& c) {
+  const std::string filters = std::to_string(wfp_filters().size());
+  c.push_back(
+      WinCall{"FwpmFilterGetByKey0",
+              {{"provider", kWfpProviderKey},
+               {"sublayer", kWfpSublayerKey},
+               {"filters", filters + " (7 per slot, " + std::to_string(kNetSlots) + " slots)"},
+               {"and", "NetworkIsolationGetAppContainerConfig: the " + std::to_string(kNetSlots) +
+                           " slot containers listed, the old shared cage.net not"}},
+              "the install must be complete (read only); else refused: spawn_sandbox_unavailable naming "
+              "`cage --install-windows-network`"});
+  std::string notes;
+  for (const auto& n : plan.net_slot.notes) notes += (notes.empty() ? "" : "; ") + n;
+  c.push_back(WinCall{
+      "CreateFileW",
+      {{"path", plan.net_slot.lock},
+       {"share", "0 (held without sharing for the whole run; Windows closes it if cage dies)"},
+       {"slot", plan.net_slot.claimed
+                    ? plan.container.name + " (port " + std::to_string(plan.net_slot.port) + ")"
+                    : "the first free of " + net_slot_name(0) + " .. " + net_slot_name(kNetSlots - 1) +
+                          " (shown: " + plan.container.name + ")"},
+       {"decisions", notes.empty()
+                         ? std::string("made at run time: busy, crashed-and-not-restored and port-taken "
+                                       "slots are skipped; none left: exit 125")
+                         : notes}},
+      "claim a --net slot: one run per slot, so no two runs share a package SID"});
 }
 
 void job_calls(const WinPlan& plan, std::vector<WinCall>& c) {
@@ -87,10 +118,15 @@ void job_calls(const WinPlan& plan, std::vector<WinCall>& c) {
 
 std::vector<WinCall> calls_of(const WinPlan& plan) {
   std::vector<WinCall> c;
-  if (plan.proxy)  // first: its port is part of the plan (filters, HTTPS_PROXY)
-    c.push_back(WinCall{"StartProxy",
-                        {{"listen", "127.0.0.1:" + std::to_string(plan.proxy_port)}},
-                        "cage's proxy, with the --net allowlist, in cage's own process"});
+  if (plan.proxy) {  // first: its port is part of the plan (filters, HTTPS_PROXY)
+    net_calls(plan, c);
+    c.push_back(
+        WinCall{"StartProxy",
+                {{"listen", "127.0.0.1:" + std::to_string(plan.proxy_port) + " (SO_EXCLUSIVEADDRUSE)"}},
+                "cage's proxy, with the --net allowlist, in cage's own process; the only address "
+                "cage's filters let " +
+                    plan.container.name + " reach (a port in use: the next slot)"});
+  }
   c.push_back(WinCall{"RestoreOrphanedJournals",
                       {{"dir", plan.journal.dir}},
                       "put back what a crashed run changed (journals no live run holds open)"});
@@ -155,12 +191,16 @@ std::vector<WinCall> calls_of(const WinPlan& plan) {
                       {{"objects", "process, Ctrl-C event"},
                        {"timeout", plan.timeout_ms ? std::to_string(plan.timeout_ms) + " ms" : "INFINITE"}},
                       "walltime: TerminateJobObject, exit 124; Ctrl-C/close: TerminateJobObject, exit 130"});
-  c.push_back(WinCall{"Cleanup",
-                      {{"order",
-                        "close job; then the journal in reverse: delete the AppContainer profile, remove "
-                        "TEMP, remove the run's ACEs, leave each label count (the last holder restores "
-                        "the label); delete journal"}},
-                      "also after any failure above"});
+  c.push_back(
+      WinCall{"Cleanup",
+              {{"order",
+                "close job; then the journal in reverse: delete the AppContainer profile, remove "
+                "TEMP, remove the run's ACEs, leave each label count (the last holder restores "
+                "the label); delete journal" +
+                    std::string(plan.proxy ? "; then stop the proxy, mark the slot released and close its "
+                                             "lock file (only now may another run take its SID)"
+                                           : "")}},
+              "also after any failure above"});
   return c;
 }
 
@@ -182,11 +222,14 @@ std::string render_summary(const WinPlan& plan, const policy::Policy& policy) {
   std::string out = "platform: windows (an AppContainer: " + plan.container.name + ", a job object)\n";
   out += "command:     " + plan.command_line + "  (in " + plan.cwd + ")\n";
   out += policy::summary_grants(policy);
-  out += plan.proxy ? "network: cage's proxy on 127.0.0.1:" + std::to_string(plan.proxy_port) +
-                          " (the container is loopback-exempt)\n"
+  out += plan.proxy ? "network: cage's proxy on 127.0.0.1:" + std::to_string(plan.proxy_port) + " (slot " +
+                          plan.container.name +
+                          (plan.net_slot.claimed ? "" : ", or the first free one at run time") +
+                          ": loopback-exempt, and cage's WFP filters let it reach only that port)\n"
          : plan.container.capabilities.empty()
              ? "network: none (the AppContainer has no network capability)\n"
              : "network: the host's\n";
+  for (const auto& n : plan.net_slot.notes) out += "  slot " + n + "\n";
   for (const auto& r : policy.net) out += "  allow " + r.pattern.text + "\n";
   out += policy::summary_environment(plan.env);
   out += "limits:      " + policy::summary_limits(policy.limits) + "\n";
@@ -237,6 +280,8 @@ Result<std::string> render_dry_run(const policy::Policy& policy,
       facts.userprofile = v;
     else if (named(k, "LOCALAPPDATA") && !v.empty())
       facts.localappdata = v;
+    else if (named(k, "PROGRAMDATA") && !v.empty())
+      facts.programdata = v;
   auto plan = compile(policy, facts, caller_env);
   if (!plan) return plan.error();
   std::string head = facts.on_windows

@@ -173,11 +173,8 @@ int self_test(bool json) {
     h.listen_port = listener.port;
     h.run = run_captured;
     add_programs(h);
-    // The loopback exemption that lets a --net run reach cage's proxy is for all of 127.0.0.1
-    // (docs/windows.md, Network): a direct connection there is a documented gap, not a failure.
-    h.gaps.push_back({"connect denied: direct TCP to 127.0.0.1:",
-                      "Windows: the loopback exemption of cage.net (cage --install-windows-network) opens "
-                      "every loopback listener to --net runs, not only cage's proxy"});
+    // A --net run's direct connection to this listener must be DENIED: the slot container is
+    // loopback-exempt, but cage's WFP filters let it reach only its own proxy's port (docs/windows.md).
     status = selftest::run(h, json);
   }
   remove_tree(wide(h.scratch));

@@ -89,12 +89,20 @@ cage --json-errors -- cmd.exe /c exit 0
 leftover=$(find "$local_dir/cage" -mindepth 2 2>/dev/null | head -5)
 [ -z "$leftover" ] && pass "refused run: journal and TEMP undone" || { echo "$leftover" >"$work/left"; fail "refused run left files" "$work/left"; }
 
-# --net: the proxy starts first (its port is in the plan), then the run is refused at the cage.net
-# container like any other; the proxy's thread ends with it.
+# --net: the machine's setup is checked first (slot containers on the loopback-exemption list, cage's
+# WFP filters, the slot locks); Wine has no firewallapi.dll, so nothing can be verified and the run is
+# refused (fail closed) before a slot is claimed or the proxy bound, naming the install command.
 cage --net "127.0.0.1:9" -- cmd.exe /c exit 0
-if [ $rc = 125 ] && grep -q 'CreateAppContainerProfile' "$work/err" && ! grep -q 'no proxy' "$work/err"; then
-  pass "--net run: proxy started, run refused at the AppContainer (exit 125)"
-else fail "--net run should be refused at the AppContainer with exit 125 (exit $rc)" "$work/err"; fi
+if [ $rc = 125 ] && grep -q 'spawn_sandbox_unavailable: --net: cannot tell whether cage' "$work/err" &&
+   grep -q 'cage --install-windows-network' "$work/err"; then
+  pass "--net run: the install cannot be verified, refused before the proxy (exit 125)"
+else fail "--net run should be refused at the install check with exit 125 (exit $rc)" "$work/err"; fi
+# --dry-run shows the slot decision: the port of slot 0 and the install's state, claiming nothing.
+cage --dry-run --verbose --net "example.com:443" -- cmd.exe /c exit 0
+if [ $rc = 0 ] && grep -q 'listen = 127.0.0.1:47300' "$work/out" && grep -q 'install: unknown' "$work/out" &&
+   grep -q 'HTTPS_PROXY=http://127.0.0.1:47300' "$work/out"; then
+  pass "--net --dry-run: slot cage.net.0, its port, the install's state"
+else fail "--net --dry-run (exit $rc)" "$work/out"; fi
 
 cage --share-net -- cmd.exe /c exit 7
 [ $rc = 125 ] && grep -q 'CreateAppContainerProfile' "$work/err" && pass "--share-net run: refused likewise (exit 125)" ||
@@ -198,7 +206,7 @@ cage --install-windows-network -- cmd.exe
 # --check tries each mechanism: the job is created; the AppContainer (and so --net) is missing under Wine.
 cage --check
 if [ $rc = 125 ] && grep -q '^MISSING appcontainer' "$work/out" && grep -q '^ok      job' "$work/out" &&
-   grep -q '^MISSING net: NetworkIsolationGetAppContainerConfig is not available' "$work/out"; then
+   grep -q '^MISSING net: unknown: .*NetworkIsolationGetAppContainerConfig is not available' "$work/out"; then
   pass "--check: job ok, AppContainer and the loopback-exemption list missing, exit 125"
 else fail "--check (exit $rc)" "$work/out"; fi
 
@@ -219,6 +227,20 @@ if [ -f "$proxy_test" ]; then
   else fail "proxy event loop under Wine (exit $rc)" "$work/proxy.log"; fi
 else
   fail "cage_proxy_wine_test.exe not found beside $exe (.ci/cross.sh builds it)"
+fi
+
+# The --net slot claim, for real: lock files held unshared, the proxy bound to the slot's port, a
+# port held by another program, a holder killed while holding its slot (tests/cross/net_slot_wine_test.cc).
+slot_test=$(dirname "$exe")/cage_net_slot_wine_test.exe
+if [ -f "$slot_test" ]; then
+  timeout 120 wine "$slot_test" >"$work/out" 2>"$work/err"; rc=$?
+  tr -d '\r' <"$work/out" >"$work/slot.log"
+  checks=$(grep -c '^PASS ' "$work/slot.log")
+  if [ $rc = 0 ] && [ "$checks" -ge 12 ] && ! grep -q '^FAIL ' "$work/slot.log"; then
+    pass "--net slot claim under Wine: $checks checks"
+  else fail "--net slot claim under Wine (exit $rc)" "$work/slot.log"; fi
+else
+  fail "cage_net_slot_wine_test.exe not found beside $exe (.ci/cross.sh builds it)"
 fi
 
 echo "wine_smoke: $((n - failures)) of $n passed"

@@ -8,6 +8,7 @@
 #include "golden.h"
 #include "windows/compile.h"
 #include "windows/label_refs.h"
+#include "windows/net_slots.h"
 
 namespace cage::testing {
 namespace {
@@ -214,37 +215,55 @@ TEST(WindowsPlan, NetworkIsTheContainersCapabilities) {
   EXPECT_TRUE(shared->container.per_run);
   EXPECT_FALSE(shared->proxy);
 
+  // A --net run holds a slot (net_slots.h): its container and its proxy's port are the slot's.
   win::WinHostFacts facts;
-  facts.proxy_port = 50123;
+  facts.net_slot = 3;
+  facts.net_slot_notes = {"cage.net.0 (127.0.0.1:47300): busy (another run holds it)"};
   auto net = plan_of({"--net", "example.com:443", "--", "curl.exe"}, facts);
   ASSERT_TRUE(net) << net.error().reason;
   EXPECT_TRUE(net->proxy);
-  EXPECT_EQ(net->container.name, "cage.net");
+  EXPECT_EQ(net->container.name, "cage.net.3");
+  EXPECT_EQ(net->container.sid, win::net_slot_sid(3));
+  EXPECT_EQ(net->proxy_port, 47303);
+  EXPECT_EQ(net->net_slot.slot, 3);
+  EXPECT_TRUE(net->net_slot.claimed);
+  EXPECT_EQ(net->net_slot.lock, "C:\\ProgramData\\cage\\net-slots\\slot-3.lock");
   EXPECT_FALSE(net->container.per_run);
   EXPECT_TRUE(net->container.loopback_exemption);
   EXPECT_TRUE(net->container.capabilities.empty());
+  for (const auto& a : net->acl) EXPECT_NE(a.sddl.find(win::net_slot_sid(3)), std::string::npos) << a.sddl;
   auto calls = win::calls_of(*net);
   EXPECT_NE(call(calls, "CreateAppContainerProfile")->why.find("never deleted"), std::string::npos)
-      << "the exemption names cage.net's SID: the profile is kept";
-  EXPECT_NE(arg(call(calls, "NetworkIsolationGetAppContainerConfig"), "require").find("cage.net"),
+      << "the exemption and the filters name the slot's SID: the profile is kept";
+  EXPECT_NE(arg(call(calls, "NetworkIsolationGetAppContainerConfig"), "require").find("cage.net.3"),
             std::string::npos);
-  EXPECT_NE(call(calls, "NetworkIsolationGetAppContainerConfig")->why.find("--install-windows-network"),
-            std::string::npos);
+  EXPECT_NE(call(calls, "FwpmFilterGetByKey0")->why.find("--install-windows-network"), std::string::npos);
+  EXPECT_NE(arg(call(calls, "StartProxy"), "listen").find("127.0.0.1:47303"), std::string::npos);
+  EXPECT_LT(index_of(calls, "FwpmFilterGetByKey0"), index_of(calls, "StartProxy"));
   EXPECT_LT(index_of(calls, "StartProxy"), index_of(calls, "CreateProcessW"));
   EXPECT_LT(index_of(calls, "NetworkIsolationGetAppContainerConfig"), index_of(calls, "CreateProcessW"));
   bool proxy_env = false;
-  for (const auto& e : net->env) proxy_env |= e == "HTTPS_PROXY=http://127.0.0.1:50123";
+  for (const auto& e : net->env) proxy_env |= e == "HTTPS_PROXY=http://127.0.0.1:47303";
   EXPECT_TRUE(proxy_env);
-  bool gap = false;
-  for (const auto& g : net->gaps) gap |= g.find("every listener on the host's loopback") != std::string::npos;
-  EXPECT_TRUE(gap) << "what the exemption leaves open is said";
+  for (const auto& g : net->gaps)
+    EXPECT_EQ(g.find("loopback"), std::string::npos) << "the filters close the old gaps: " << g;
+  EXPECT_NE(win::render_text(*net).find("busy (another run holds it)"), std::string::npos)
+      << "--dry-run shows how the slot was chosen";
+
+  // A dry-run claims nothing: slot 0 is shown, and the plan says the run picks the first free one.
+  auto preview = plan_of({"--net", "example.com:443", "--", "curl.exe"});
+  ASSERT_TRUE(preview);
+  EXPECT_EQ(preview->container.name, "cage.net.0");
+  EXPECT_FALSE(preview->net_slot.claimed);
+  EXPECT_NE(win::render_text(*preview).find("the first free of cage.net.0 .. cage.net.15"),
+            std::string::npos);
 
   facts.proxy_secret = "0123456789abcdef0123456789abcdef";
   auto secret = plan_of({"--net", "example.com:443", "--", "curl.exe"}, facts);
   ASSERT_TRUE(secret);
   bool carried = false;
   for (const auto& e : secret->env)
-    carried |= e == "HTTPS_PROXY=http://cage:0123456789abcdef0123456789abcdef@127.0.0.1:50123";
+    carried |= e == "HTTPS_PROXY=http://cage:0123456789abcdef0123456789abcdef@127.0.0.1:47303";
   EXPECT_TRUE(carried) << "the proxy on the host's loopback serves only clients with the run's secret";
 }
 
