@@ -216,32 +216,24 @@ if [ $rc != 0 ] && grep -q '^NOTE  running under Wine' "$work/out" && grep -q '^
   pass "--self-test under Wine: reports FAIL lines and exits nonzero"
 else fail "--self-test under Wine (exit $rc)" "$work/out"; fi
 
+# wine_test EXE SECONDS MIN_CHECKS WHAT: a test program built beside cage.exe, run under Wine; it prints
+# a PASS or FAIL line per check, and passes with exit 0, at least MIN_CHECKS passes and no FAIL.
+wine_test() {
+  local test=$(dirname "$exe")/$1 log=$work/${1%.exe}.log checks rc
+  if [ ! -f "$test" ]; then fail "$1 not found beside $exe (.ci/cross.sh builds it)"; return; fi
+  timeout "$2" wine "$test" >"$work/out" 2>"$work/err"; rc=$?
+  tr -d '\r' <"$work/out" >"$log"
+  checks=$(grep -c '^PASS ' "$log")
+  if [ $rc = 0 ] && [ "$checks" -ge "$3" ] && ! grep -q '^FAIL ' "$log"; then
+    pass "$4 under Wine: $checks checks"
+  else fail "$4 under Wine (exit $rc)" "$log"; fi
+}
 # The proxy's Windows event loop, for real (see the header).
-proxy_test=$(dirname "$exe")/cage_proxy_wine_test.exe
-if [ -f "$proxy_test" ]; then
-  timeout 180 wine "$proxy_test" >"$work/out" 2>"$work/err"; rc=$?
-  tr -d '\r' <"$work/out" >"$work/proxy.log"
-  checks=$(grep -c '^PASS ' "$work/proxy.log")
-  if [ $rc = 0 ] && [ "$checks" -ge 16 ] && ! grep -q '^FAIL ' "$work/proxy.log"; then
-    pass "proxy event loop under Wine: $checks checks"
-  else fail "proxy event loop under Wine (exit $rc)" "$work/proxy.log"; fi
-else
-  fail "cage_proxy_wine_test.exe not found beside $exe (.ci/cross.sh builds it)"
-fi
+wine_test cage_proxy_wine_test.exe 180 16 "proxy event loop"
 
 # The --net slot claim, for real: lock files held unshared, the proxy bound to the slot's port, a
 # port held by another program, a holder killed while holding its slot (tests/cross/net_slot_wine_test.cc).
-slot_test=$(dirname "$exe")/cage_net_slot_wine_test.exe
-if [ -f "$slot_test" ]; then
-  timeout 120 wine "$slot_test" >"$work/out" 2>"$work/err"; rc=$?
-  tr -d '\r' <"$work/out" >"$work/slot.log"
-  checks=$(grep -c '^PASS ' "$work/slot.log")
-  if [ $rc = 0 ] && [ "$checks" -ge 12 ] && ! grep -q '^FAIL ' "$work/slot.log"; then
-    pass "--net slot claim under Wine: $checks checks"
-  else fail "--net slot claim under Wine (exit $rc)" "$work/slot.log"; fi
-else
-  fail "cage_net_slot_wine_test.exe not found beside $exe (.ci/cross.sh builds it)"
-fi
+wine_test cage_net_slot_wine_test.exe 120 12 "--net slot claim"
 
 echo "wine_smoke: $((n - failures)) of $n passed"
 [ $failures = 0 ]
