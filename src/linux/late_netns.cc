@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
+#include <ctime>
 
 namespace cage::lx::late_netns {
 namespace {
@@ -91,8 +93,20 @@ void start(Maker& m) {
 int join(Maker& m) {
   if (m.pid < 0) return ::unshare(CLONE_NEWNET) == 0 ? 0 : errno;  // no maker: make it here
   int s;
-  while ((s = m.state.load(std::memory_order_acquire)) == kStarting)
-    ::syscall(SYS_futex, &m.state, FUTEX_WAIT, kStarting, nullptr);
+  // A maker that dies before it says (SIGKILL from the caller's uid, say) wakes no one: the wait is
+  // in slices, and a maker found gone ends it (ESRCH; waitid WNOWAIT leaves it to be reaped below).
+  // Without this init waited for good, with every signal blocked, and so did the run.
+  while ((s = m.state.load(std::memory_order_acquire)) == kStarting) {
+    const struct timespec slice = {0, 10 * 1000 * 1000};
+    ::syscall(SYS_futex, &m.state, FUTEX_WAIT, kStarting, &slice);
+    siginfo_t si{};
+    if (::waitid(P_PID, static_cast<id_t>(m.pid), &si, WEXITED | WNOHANG | WNOWAIT | __WALL) == 0 && si.si_pid != 0 &&
+        m.state.load(std::memory_order_acquire) == kStarting) {  // its word is written before it exits
+      s = kFailed;
+      m.err = ESRCH;
+      break;
+    }
+  }
   int err = m.err;
   if (s == kMade) {
     err = ::setns(m.pidfd, CLONE_NEWNET) == 0 ? 0 : errno;
