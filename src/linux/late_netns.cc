@@ -110,13 +110,15 @@ int join(Maker& m) {
   int err = m.err;
   if (s == kMade) {
     err = ::setns(m.pidfd, CLONE_NEWNET) == 0 ? 0 : errno;
-    if (err == EINVAL) err = ::unshare(CLONE_NEWNET) == 0 ? 0 : errno;  // before Linux 5.8: no setns by pidfd
+    // Before Linux 5.8 setns takes no pidfd (EINVAL); before 5.2 clone ignores CLONE_PIDFD and there is
+    // none (EBADF): init makes the namespace itself, as the clone would have.
+    if (err == EINVAL || err == EBADF) err = ::unshare(CLONE_NEWNET) == 0 ? 0 : errno;
     m.state.store(kJoined, std::memory_order_release);
     ::syscall(SYS_futex, &m.state, FUTEX_WAKE, 1);
   }
   while (::waitpid(m.pid, nullptr, __WALL) < 0 && errno == EINTR) {
   }
-  ::close(m.pidfd);
+  if (m.pidfd >= 0) ::close(m.pidfd);
   ::munmap(m.map, kGuard + kStack);
   m.pid = -1;
   return err;
