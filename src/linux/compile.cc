@@ -554,7 +554,6 @@ Status Compiler::resolve_command() {
 
 }  // namespace
 
-
 const MountStep* covering_mount(const std::vector<MountStep>& mounts, const std::string& path) {
   const MountStep* best = nullptr;
   for (const auto& s : mounts)
