@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -196,8 +197,13 @@ void build_view(const ChildContext& c) {
   const bool own_root = c.plan->init.build_root;
   int idx = -1;
   ChildStep mount_phase = ChildStep::none;
+  // The view's entries are the plan's modes, never narrowed by the caller's umask (the supervisor's
+  // fill_tmpfs does the same); the workload gets the caller's umask back.
+  const mode_t mask = ::umask(022);
   if (own_root)
     if (int e = build_root(c, &mount_phase, &idx)) child_fail(c, mount_phase, e, idx);
+  ::umask(mask);
+  if (c.fill_fd >= 0) ::close(c.fill_fd);
   if (own_root) open_sized_tmpfs(*c.plan, c.tmpfs_fds.data());
   for (int fd : c.source_fds)
     if (fd >= 0) ::close(fd);
