@@ -31,6 +31,16 @@ struct ChildFailure {
 // the view is built while they start.
 inline constexpr char kRelease = 1, kReleaseFallback = 2, kServicesUp = 3;
 
+// Who creates a mount step's entry when the supervisor fills a tmpfs of the view (plan_fill): the
+// child in its order, the supervisor (its links, files and directories), or the child once the
+// supervisor is done (the other steps beneath that tmpfs, in their order).
+enum class FillRole : uint8_t { child, supervisor, deferred };
+// The supervisor's answer to the child once it has filled the tmpfs: 0 or an errno, and the step.
+struct FillResult {
+  int32_t err = 0;
+  int32_t index = -1;
+};
+
 struct ChildContext {
   const Plan* plan = nullptr;
   // Per mount step: O_PATH fd of the bind source, or -1. Opened by the child once it is in its own
@@ -66,6 +76,11 @@ struct ChildContext {
   // and its seccomp profile as written: --explain rewrites `seccomp` into an ALLOW for each refusal,
   // which the workload's listener filter (`notify`, not the performer's) turns back into a refusal.
   seccomp::Program performer_seccomp;
+  // The tmpfs the supervisor fills (plan_fill), or -1; each step's FillRole; the child's end of the
+  // channel that carries the tmpfs's descriptor out and the FillResult back.
+  int fill_index = -1;
+  std::vector<FillRole> fill_roles;
+  int fill_fd = -1;
   mutable int shim_ready = -1;  // readable once the --net shim has confined itself (net::await_shim)
   mutable int dev_null = -1;  // O_PATH /dev/null, used to mask files; opened by the child too
   const char* private_dir = nullptr;  // landlock_only: removed by init should the supervisor die
@@ -78,6 +93,13 @@ struct ChildContext {
 // mount.cc (child): builds the whole root from plan->mounts and pivots into it; on failure *step names
 // the phase (propagation, a mount step with its index, the staging tmpfs, read-only attributes, pivot).
 int build_root(const ChildContext& c, ChildStep* step, int* failed_index);
+// mount.cc (supervisor, before clone): the read-only tmpfs whose entries the supervisor creates while
+// the child mounts the rest, with every step's FillRole; -1 when none is worth it. Pure.
+int plan_fill(const Plan& plan, std::vector<FillRole>& roles);
+// mount.cc (supervisor): creates the FillRole::supervisor entries beneath mount_fd, the root of the
+// plan's step `fill` (a detached or attached tmpfs of the child's), with the child's walk (no link
+// followed, nothing outside); 0 or an errno and *failed_index the step.
+int fill_tmpfs(const Plan& plan, const std::vector<FillRole>& roles, size_t fill, int mount_fd, int* failed_index);
 // landlock.cc (child, in the workload): restricts the calling process to plan->landlock.
 int landlock_restrict(const LandlockPlan& plan, ChildStep* step, int* failed_index);
 // caps.cc (child, in the workload): no_new_privs, locked securebits, every capability dropped.

@@ -27,6 +27,7 @@
 
 #include "common/deadline.h"
 #include "common/secret.h"
+#include "common/send_fd.h"
 #include "linux/child.h"
 #include "linux/connect_notify.h"
 #include "linux/net.h"
@@ -164,6 +165,7 @@ Status prepare(const Plan& plan, Prepared& p) {
   c.plan = &plan;
   c.source_fds.assign(plan.mounts.size(), -1);
   c.tmpfs_fds.assign(plan.mounts.size(), -1);
+  c.fill_index = plan_fill(plan, c.fill_roles);
   if (auto s = prepare_argv_env(plan, p); !s) return s;
   prepare_rlimits(plan, c);
   return prepare_filters(plan, c);
@@ -482,6 +484,7 @@ class Launch {
   Status start_child();
   Status confine_child();
   Status release_child();
+  Status fill_view();
   Status start_services();
   Status services_up();
   Result<RunOutcome> supervise();
@@ -504,6 +507,7 @@ class Launch {
   Pipe sync_, errp_, status_;
   net::Channel chan_;
   UniqueFd notify_supervisor_, notify_sandbox_;  // the notification listener's channel
+  UniqueFd fill_supervisor_, fill_sandbox_;      // the tmpfs the supervisor fills (plan_fill)
   std::unique_ptr<output_cap::Pump> pump_;
   UniqueFd self_pidfd_;
   BlockedSignals signals_;
@@ -552,6 +556,14 @@ Status Launch::create_channels() {
     notify_supervisor_.reset(sv[0]);
     notify_sandbox_.reset(sv[1]);
   }
+  if (prep_.ctx.fill_index >= 0) {
+    int sv[2];
+    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+      return Error{ErrorClass::internal_error, "cannot create the channel for the sandbox's /etc", {}, "mount",
+                   errno};
+    fill_supervisor_.reset(sv[0]);
+    fill_sandbox_.reset(sv[1]);
+  }
   return Ok{};
 }
 
@@ -577,6 +589,7 @@ Status Launch::fill_child_context() {
   c.status_write = status_.w.get();
   c.net_fd = chan_.sandbox_end.get();
   c.notify_fd = notify_sandbox_.get();
+  c.fill_fd = fill_sandbox_.get();
   if (!hooks_.private_dir.empty()) c.private_dir = hooks_.private_dir.c_str();
   // Only as a pid namespace's init: the maker it starts can then never outlive it.
   c.late_netns = plan_.init.pid1 && (clone_flags(plan_) & CLONE_NEWNET) != 0;
@@ -602,6 +615,7 @@ Status Launch::start_child() {
   status_.w.reset();
   chan_.sandbox_end.reset();
   notify_sandbox_.reset();
+  fill_sandbox_.reset();
   return Ok{};
 }
 
@@ -616,6 +630,7 @@ void Launch::become_init() {
   ::close(signals_.fd());
   if (chan_.supervisor_end.valid()) ::close(chan_.supervisor_end.get());
   if (notify_supervisor_.valid()) ::close(notify_supervisor_.get());
+  if (fill_supervisor_.valid()) ::close(fill_supervisor_.get());
   if (pump_) pump_->close_in_child();
   run_init(prep_.ctx);
 }
@@ -688,6 +703,24 @@ Status Launch::release_child() {
   return Ok{};
 }
 
+// While init mounts the rest of the view, the supervisor creates the entries of the tmpfs it hands
+// over (plan_fill), before it starts the services. Nothing to do when init mounted the tmpfs itself
+// ('n': no fsopen) or ended first (its report says why).
+Status Launch::fill_view() {
+  if (!fill_supervisor_.valid()) return Ok{};
+  char tag = 0;
+  UniqueFd tmpfs(recv_fd(fill_supervisor_.get(), &tag));
+  if (tmpfs.valid()) {
+    FillResult r;
+    r.err = fill_tmpfs(plan_, prep_.ctx.fill_roles, static_cast<size_t>(prep_.ctx.fill_index), tmpfs.get(), &r.index);
+    ssize_t n;
+    do n = ::send(fill_supervisor_.get(), &r, sizeof r, MSG_NOSIGNAL);
+    while (n < 0 && errno == EINTR);
+  }
+  fill_supervisor_.reset();
+  return Ok{};
+}
+
 // The second byte: from here the supervisor's loop ends the run. A write that fails means init has
 // already ended (a failed mount, say): the loop then reads its report.
 Status Launch::services_up() {
@@ -746,6 +779,7 @@ Result<RunOutcome> execute_plan(const Plan& plan, const RunHooks& hooks) {
   // Released in two steps, so that init builds the sandbox's view (most of its start-up) while the
   // proxy and the mediator start (their threads, listeners and allowlist).
   if (auto s = run.release_child(); !s) return s.error();
+  if (auto s = run.fill_view(); !s) return s.error();
   if (auto s = run.start_services(); !s) return s.error();
   if (auto s = run.services_up(); !s) return s.error();
   return run.supervise();
