@@ -82,6 +82,7 @@ struct ChildContext {
   std::vector<FillRole> fill_roles;
   int fill_fd = -1;
   mutable int shim_ready = -1;  // readable once the --net shim has confined itself (net::await_shim)
+  mutable int performer_ready = -1;  // readable once the performer has confined itself (performer::await_ready)
   mutable int dev_null = -1;  // O_PATH /dev/null, used to mask files; opened by the child too
   const char* private_dir = nullptr;  // landlock_only: removed by init should the supervisor die
   int supervisor_pidfd = -1;  // readable once the supervisor has exited

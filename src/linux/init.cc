@@ -89,6 +89,8 @@ bool forwarded(int sig) {
   if (int e = seccomp::load_program(c.seccomp_extra)) child_fail(c, ChildStep::seccomp, e);
   if (int e = seccomp::load_program(c.seccomp_exec)) child_fail(c, ChildStep::seccomp, e);
   if (int e = seccomp::load_program(c.seccomp)) child_fail(c, ChildStep::seccomp, e);
+  // The performer runs the workload's connect, bind and listen (performer.h): confined by now.
+  if (int e = performer::await_ready(c.performer_ready)) child_fail(c, ChildStep::performer, e);
   ::execve(plan.exec_path.c_str(), c.argv.data(), c.envp.data());
   child_fail(c, ChildStep::exec, errno);
 }
@@ -228,7 +230,7 @@ void connect_network(const ChildContext& c) {
   // its channel reaches the supervisor before the workload's listener does.
   if (c.notify_netns) {
     int end = -1;
-    if (int e = performer::spawn(c, &end)) child_fail(c, ChildStep::performer, e);
+    if (int e = performer::spawn(c, &end, &c.performer_ready)) child_fail(c, ChildStep::performer, e);
     const int e = send_fd(c.notify_fd, end, 'p');
     ::close(end);
     if (e != 0) child_fail(c, ChildStep::performer, e);
@@ -239,6 +241,7 @@ pid_t start_workload(const ChildContext& c) {
   pid_t child = spawn_workload(c);
   if (child < 0) child_fail(c, ChildStep::fork_workload, errno);
   if (c.shim_ready >= 0) ::close(c.shim_ready);
+  if (c.performer_ready >= 0) ::close(c.performer_ready);
   if (c.notify_fd >= 0) ::close(c.notify_fd);  // the workload has sent the listener, or failed
   for (char* s : c.secret_envp) explicit_bzero(s, std::strlen(s));  // the workload has its own copy
   return child;

@@ -21,6 +21,7 @@
 
 #include "common/exit_status.h"
 #include "common/send_fd.h"
+#include "linux/net.h"
 
 namespace cage::lx::performer {
 namespace {
@@ -147,8 +148,11 @@ int start_connect(const Request& r, int fds[3], int count) {
 
 }  // namespace
 
-int spawn(const ChildContext& c, int* supervisor_end) {
+int await_ready(int ready_fd) { return net::await_shim(ready_fd); }
+
+int spawn(const ChildContext& c, int* supervisor_end, int* ready_fd) {
   *supervisor_end = -1;
+  *ready_fd = -1;
   int sv[2], ready[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) return errno;
   if (::pipe2(ready, O_CLOEXEC) != 0) {
@@ -175,17 +179,13 @@ int spawn(const ChildContext& c, int* supervisor_end) {
   const int e = pid < 0 ? errno : 0;
   ::close(sv[1]);
   ::close(ready[1]);
-  char b = 0;
-  ssize_t n = -1;
-  if (pid > 0)
-    do n = ::read(ready[0], &b, 1);
-    while (n < 0 && errno == EINTR);
-  ::close(ready[0]);
-  if (pid < 0 || n != 1 || b != 'r') {
+  if (pid < 0) {
+    ::close(ready[0]);
     ::close(sv[0]);
-    return pid < 0 ? e : ECHILD;
+    return e;
   }
   *supervisor_end = sv[0];
+  *ready_fd = ready[0];
   return 0;
 }
 

@@ -40,9 +40,15 @@ struct Reply {
 // with EAGAIN, so a workload that abandons connects cannot make the performer grow without end.
 inline constexpr int kMaxWaiting = 64;
 
-// Init (child side, before the workload): forks the performer and waits until it has confined
-// itself; *supervisor_end is the supervisor's end of its channel. 0 or an errno. No allocation.
-int spawn(const ChildContext& c, int* supervisor_end);
+// Init (child side, before the workload): forks the performer; *supervisor_end is the supervisor's
+// end of its channel, *ready_fd the pipe the performer writes once it has confined itself: the
+// workload's process waits for it (await_ready) just before its exec, so the performer confines
+// itself while the workload's process is set up, as the shim does (net.h). 0 or an errno. No
+// allocation.
+int spawn(const ChildContext& c, int* supervisor_end, int* ready_fd);
+// The workload's process: waits until the performer has confined itself and closes ready_fd; 0, or
+// ECHILD if it died first (the shim's one-byte protocol, net::await_shim).
+int await_ready(int ready_fd);
 
 // Supervisor: sends one request with its descriptors (1 or 3); 0 or an errno. A performer that does
 // not read holds the caller for the channel's SO_SNDTIMEO at most.
