@@ -74,8 +74,6 @@ bool forwarded(int sig) {
   }
   ChildStep step = ChildStep::none;
   if (int e = drop_privileges(&step)) child_fail(c, step, e);
-  // Nothing of the workload's own runs before the --net shim has confined itself (net.h).
-  if (int e = net::await_shim(c.shim_ready)) child_fail(c, ChildStep::shim, e);
   int idx = -1;
   if (int e = landlock_restrict(plan.landlock, &step, &idx)) child_fail(c, step, e, idx);
   // No pid namespace: the workload must not outlive cage's init.
@@ -89,7 +87,10 @@ bool forwarded(int sig) {
   if (int e = seccomp::load_program(c.seccomp_extra)) child_fail(c, ChildStep::seccomp, e);
   if (int e = seccomp::load_program(c.seccomp_exec)) child_fail(c, ChildStep::seccomp, e);
   if (int e = seccomp::load_program(c.seccomp)) child_fail(c, ChildStep::seccomp, e);
-  // The performer runs the workload's connect, bind and listen (performer.h): confined by now.
+  // Nothing of the workload's own runs before the --net shim and the performer (the workload's
+  // connect, bind and listen: performer.h) have confined themselves; they do it while the steps
+  // above run (net.h).
+  if (int e = net::await_shim(c.shim_ready)) child_fail(c, ChildStep::shim, e);
   if (int e = performer::await_ready(c.performer_ready)) child_fail(c, ChildStep::performer, e);
   ::execve(plan.exec_path.c_str(), c.argv.data(), c.envp.data());
   child_fail(c, ChildStep::exec, errno);

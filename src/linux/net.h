@@ -40,8 +40,8 @@ Result<std::unique_ptr<Supervisor>> start(const NetPlan& plan, UniqueFd supervis
 // (so the port is ready before the workload starts) and forks the shim (shim::serve), which wipes
 // `secrets` (the --secret values in its copy of init's memory) and keeps no other descriptor.
 // *ready_fd gets the pipe the shim writes once it has confined itself (-1 without a shim): the
-// workload's process passes await_shim before it lets the workload's own code run, so the shim
-// confines itself while the workload's process is set up. The caller still owns (and closes)
+// workload's process passes await_shim just before its exec, so the shim confines itself while the
+// workload's process is set up (its privileges, Landlock ruleset and seccomp filters). The caller still owns (and closes)
 // sandbox_end. Returns 0 or an errno. Does not allocate.
 int spawn_shim(const NetPlan& plan, int sandbox_end, const std::vector<char*>& secrets, int* ready_fd);
 // Waits until the shim holds no capability any more (until then it is root in the user namespace,
