@@ -15,6 +15,7 @@ require_sandbox
 landlock_only && { echo "skip: no view of cage's own under Landlock alone" >&2; exit 77; }
 command -v strace >/dev/null || { echo "skip: no strace" >&2; exit 77; }
 
+marker="cage-etc-fill-$$-$RANDOM"  # this instance's runs only: the user's copy of the test may run beside it
 list='cd /etc && find . -printf "%p %y %m %s %l\n" | LC_ALL=C sort && find . -type f -exec sha256sum {} + | LC_ALL=C sort'
 cage_run -- sh -c "$list"
 expect_rc 0 "the view, filled by the supervisor"
@@ -56,9 +57,9 @@ fi
 
 st=0
 timeout -s KILL 20 strace -qq -o /dev/null -e trace=mkdirat,symlinkat -e inject=mkdirat,symlinkat:signal=KILL \
-  "$CAGE" -- sh -c 'echo RAN; sleep 30' </dev/null >"$work/out" 2>"$work/err" || st=$?
+  "$CAGE" -- sh -c "echo RAN; sleep 30; : $marker" </dev/null >"$work/out" 2>"$work/err" || st=$?
 [ "$st" -eq 137 ] && ! grep -q RAN "$work/out" && pass "supervisor killed during the fill (exit $st), nothing ran" ||
   fail "supervisor killed during the fill: exit $st; stdout: $(cat "$work/out")"
 sleep 0.3
-pgrep -f "$CAGE -- sh -c echo RAN" >/dev/null && fail "a process of the killed run is left" || pass "nothing left"
+pgrep -f "$marker" >/dev/null && fail "a process of the killed run is left" || pass "nothing left"
 finish

@@ -12,6 +12,7 @@ require_sandbox
 landlock_only && { echo "skip: no maker without a pid namespace" >&2; exit 77; }
 command -v strace >/dev/null || { echo "skip: no strace" >&2; exit 77; }
 host_ns=$(readlink /proc/self/ns/net)
+marker="cage-netns-maker-$$-$RANDOM"  # this instance's runs only: the user's copy of the test may run beside it
 for net in "" "--net 127.0.0.1:9"; do
   # shellcheck disable=SC2086  # $net is split on purpose
   cage_run $net -- readlink /proc/self/ns/net
@@ -21,7 +22,7 @@ for net in "" "--net 127.0.0.1:9"; do
   st=0
   # shellcheck disable=SC2086
   timeout -s KILL 20 strace -f -qq -o /dev/null -e trace=unshare -e inject=unshare:signal=KILL \
-    "$CAGE" $net -- sh -c 'echo RAN' </dev/null >"$work/out" 2>"$work/err" || st=$?
+    "$CAGE" $net -- sh -c "echo RAN; : $marker" </dev/null >"$work/out" 2>"$work/err" || st=$?
   if [ "$st" -eq 137 ]; then
     fail "[${net:-default}] maker killed: the run hung (killed after 20 s)"
   elif [ "$st" -eq 125 ] && grep -q "network namespace" "$work/err" && ! grep -q RAN "$work/out"; then
@@ -31,5 +32,5 @@ for net in "" "--net 127.0.0.1:9"; do
   fi
 done
 sleep 0.2
-pgrep -f "$CAGE.*echo RAN" >/dev/null && fail "a process of the killed run is left" || pass "nothing left"
+pgrep -f "$marker" >/dev/null && fail "a process of the killed run is left" || pass "nothing left"
 finish

@@ -11,6 +11,7 @@
 require_sandbox
 landlock_only && { echo "skip: no performer under Landlock alone" >&2; exit 77; }
 command -v strace >/dev/null || { echo "skip: no strace" >&2; exit 77; }
+marker="cage-performer-start-$$-$RANDOM"  # this instance's runs only: the user's copy may run beside it
 listen='python3 -c "import socket; s=socket.socket(); s.bind((\"127.0.0.1\", 0)); s.listen(); print(\"LISTENING\")"'
 
 st=0
@@ -25,13 +26,13 @@ fi
 
 st=0
 timeout -s KILL 20 strace -f -qq -o /dev/null -e trace=getppid -e inject=getppid:retval=77 \
-  "$CAGE" --net 127.0.0.1:9 -- sh -c 'echo RAN; sleep 30' </dev/null >"$work/out" 2>"$work/err" || st=$?
+  "$CAGE" --net 127.0.0.1:9 -- sh -c "echo RAN; sleep 30; : $marker" </dev/null >"$work/out" 2>"$work/err" || st=$?
 if [ "$st" -eq 125 ] && grep -q "connect, bind and listen" "$work/err" && ! grep -q RAN "$work/out"; then
   pass "performer failed: exit 125, nothing ran ($(head -c 140 "$work/err" | tr '\n' ' '))"
 else
   fail "performer failed: exit $st; stdout: $(cat "$work/out"); stderr: $(cat "$work/err")"
 fi
 sleep 0.3
-pgrep -f "$CAGE --net 127.0.0.1:9 -- sh -c echo RAN" >/dev/null && fail "a process of the failed run is left" ||
+pgrep -f "$marker" >/dev/null && fail "a process of the failed run is left" ||
   pass "nothing left"
 finish
