@@ -49,7 +49,8 @@ NetEvent event(const Server::Direct& d, Decision decision, int status, std::stri
 }  // namespace
 
 std::optional<Server::Direct> Server::dial_direct(uint32_t addr, uint16_t port) {
-  // A synthetic address stands for a name (decide): the loop's map and resolver.
+  // A synthetic address stands for a name (decide): the loop's map and resolver. contains() reads
+  // only the range, fixed by enable_transparent(); the loop's DNS adds names, never moves it.
   if (!transparent_ || synthetic_.contains(addr)) return std::nullopt;
   Direct d;
   d.addr = addr;
@@ -58,8 +59,8 @@ std::optional<Server::Direct> Server::dial_direct(uint32_t addr, uint16_t port) 
   d.deadline = d.started + opt_.connect_timeout;
   const std::string host = ipv4_text(addr);
   const auto refused = [&](std::string why) {
-    // refuse(): a 403 leaves connect() with ECONNREFUSED. Queued, and the loop woken: a denial is
-    // printed as it happens. The wake-up is the loop's, after the caller's; it does not delay it.
+    // refuse(): a 403 leaves connect() with ECONNREFUSED. Queued, and the loop woken, so that a
+    // denial is printed as it happens (a refused connect is not what this path saves time for).
     {
       std::lock_guard<std::mutex> lock(handoff_mu_);
       direct_events_.push_back(event(d, Decision::denied, 403, std::move(why), false));
