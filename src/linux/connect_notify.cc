@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <mutex>
 #include <unordered_map>
 #include <unordered_set>
@@ -36,6 +37,8 @@
 #include "linux/performer.h"
 #include "linux/seccomp_observe.h"
 #include "linux/seccomp_profiles.h"
+#include "proxy/server.h"
+#include "proxy/socket_compat.h"
 #include "proxy/synthetic.h"
 #include "linux/workload_access.h"
 
@@ -124,6 +127,12 @@ class Impl final : public Mediator {
   }
 
  private:
+  struct Pending {  // a hand-off's notification, waiting for its dial
+    int fd = -1;
+    bool cloexec = false;
+    UniqueFd sock;  // the workload's socket: its options go to the one handed over
+  };
+
   // Waits for `fd` or the stop signal; true when fd is readable. For the listener a hang-up (every
   // process under the filter gone) ends the wait for good; the channel's message is read even when
   // init has already closed its end.
@@ -162,16 +171,20 @@ class Impl final : public Mediator {
     serve();
   }
 
-  // Notifications, and the performer's answers, until the listener hangs up or stop() is called.
+  // Notifications, the performer's answers and the direct dials' completions, until the listener
+  // hangs up or stop() is called.
   void serve() {
+    std::vector<pollfd> p;
     for (;;) {
-      pollfd p[3] = {{listener_.get(), POLLIN, 0}, {stop_.get(), POLLIN, 0}, {performer_.get(), POLLIN, 0}};
-      if (::poll(p, performer_.valid() ? 3 : 2, -1) < 0) {
+      p.assign({{listener_.get(), POLLIN, 0}, {stop_.get(), POLLIN, 0}, {performer_.get(), POLLIN, 0}});
+      for (const auto& d : dialling_) p.push_back({d.dial.sock.get(), POLLOUT, 0});
+      if (::poll(p.data(), p.size(), dial_timeout()) < 0) {
         if (errno == EINTR) continue;
         return;
       }
       if ((p[1].revents & POLLIN) || (p[0].revents & POLLNVAL)) return;
       if (performer_.valid() && p[2].revents) performed(p[2].revents);
+      if (!dialling_.empty()) dials_done(p.data() + 3, p.size() - 3);
       if (p[0].revents & POLLIN) {
         if (!answer()) return;
       } else if (p[0].revents & (POLLHUP | POLLERR)) {
@@ -417,15 +430,91 @@ class Impl final : public Mediator {
       return to_performer(req, nr, sock.get(), type, sa, len, false);
     }
     const bool cloexec = (fd_flags(static_cast<pid_t>(req.pid), fd) & O_CLOEXEC) != 0;
-    pending_[req.id] = Pending{fd, cloexec, std::move(sock)};
     ++submitted_;
+    if (proxy::Server* direct = direct_) {
+      lock.unlock();  // dial_direct takes the server's own lock
+      if (auto d = direct->dial_direct(v.addr, v.port)) {
+        if (d->err != 0) return d->err;
+        dialling_.push_back(Dialling{req.id, direct, Pending{fd, cloexec, std::move(sock)}, std::move(*d)});
+        return kPending;  // answered by dials_done
+      }
+      lock.lock();
+    }
+    pending_[req.id] = Pending{fd, cloexec, std::move(sock)};
     dialer_(req.id, proxy::ipv4_text(v.addr), v.port);
     return kPending;
   }
 
-  void set_dialer(Dialer dialer) override {
+  // The direct path (proxy/server_direct.cc): a literal IPv4 destination is decided and dialled on
+  // this thread, without the hop to the proxy's loop and back (one thread wake-up of three). The
+  // connect is non-blocking and the notification stays unanswered until the socket is writable: its
+  // socket joins serve()'s poll, so this thread goes on answering every other call of the sandbox
+  // meanwhile, as it would while the proxy dialled. On loopback the handshake has completed by the
+  // time connect() returns, so the next poll finds it writable at once. Bounded as the loop's dial:
+  // the proxy's connect timeout (ETIMEDOUT), one entry per workload thread waiting in connect().
+  int dial_timeout() const {
+    if (dialling_.empty()) return -1;
+    auto soonest = dialling_.front().dial.deadline;
+    for (const auto& d : dialling_) soonest = std::min(soonest, d.dial.deadline);
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(soonest - std::chrono::steady_clock::now());
+    return static_cast<int>(std::clamp<int64_t>(left.count(), 0, 60'000));
+  }
+
+  // p: the poll results of the first n entries of dialling_ (those polled; later ones wait).
+  void dials_done(const pollfd* p, size_t n) {
+    const auto now = std::chrono::steady_clock::now();
+    size_t kept = 0;
+    for (size_t i = 0; i < dialling_.size(); ++i) {
+      Dialling& d = dialling_[i];
+      int err = -1;  // -1: still under way
+      if (i < n && p[i].revents) {
+        // Connected as the loop's poll_attempts would accept it: no pending error, and a peer. A
+        // socket that polls ready with neither (TCP reports POLLOUT only once established) fails
+        // rather than being polled again at once until the deadline.
+        err = proxy::pending_socket_error(d.dial.sock.get());
+        sockaddr_storage peer{};
+        socklen_t plen = sizeof peer;
+        if (err == 0 && ::getpeername(d.dial.sock.get(), reinterpret_cast<sockaddr*>(&peer), &plen) != 0)
+          err = ECONNREFUSED;
+      }
+      if (err < 0 && now >= d.dial.deadline) err = ETIMEDOUT;
+      if (err < 0) {
+        if (kept != i) dialling_[kept] = std::move(d);
+        ++kept;
+        continue;
+      }
+      int answer = err;
+      if (err == 0) {
+        const int put = install(d.id, d.pending, d.dial.sock.get());
+        answer = put == ENOENT ? -1 : put;  // ENOENT: the caller was interrupted or died
+      }
+      if (answer >= 0) reply(d.id, answer);
+      // Reported after the answer, off the path of the workload's connect(); the socket is still
+      // open here (ours), so sock_diag finds the connection for its byte counts.
+      d.server->direct_done(d.dial, err);
+    }
+    dialling_.resize(kept);
+  }
+
+  // Puts `fresh`, connected to the checked destination, in the place of the workload's descriptor
+  // number: 0, ENOENT (the caller was interrupted or died: nothing to answer) or EACCES.
+  int install(uint64_t id, const Pending& p, int fresh) {
+    handoff::copy_settings(p.sock.get(), fresh);
+    // SETFD replaces the number as dup2 would; without FLAG_SEND the answer stays to be sent.
+    seccomp_notif_addfd add{};
+    add.id = id;
+    add.flags = SECCOMP_ADDFD_FLAG_SETFD;
+    add.srcfd = static_cast<uint32_t>(fresh);
+    add.newfd = static_cast<uint32_t>(p.fd);
+    add.newfd_flags = p.cloexec ? O_CLOEXEC : 0;
+    if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_ADDFD, &add) >= 0) return 0;
+    return errno == ENOENT ? ENOENT : EACCES;
+  }
+
+  void set_dialer(Dialer dialer, proxy::Server* direct) override {
     std::lock_guard<std::mutex> lock(mu_);
     dialer_ = std::move(dialer);
+    direct_ = direct;
   }
 
   // The proxy's answer to a hand-off (its thread): the connected socket goes in the place of the
@@ -445,19 +534,10 @@ class Impl final : public Mediator {
     resp->id = ticket;
     if (err != 0 || !fresh.valid()) {
       resp->error = -(err ? err : ECONNREFUSED);
+    } else if (int put = install(ticket, p, fresh.get()); put == ENOENT) {
+      return;  // the caller was interrupted or died: nothing to answer
     } else {
-      handoff::copy_settings(p.sock.get(), fresh.get());
-      // SETFD replaces the number as dup2 would; without FLAG_SEND the answer below stays 0.
-      seccomp_notif_addfd add{};
-      add.id = ticket;
-      add.flags = SECCOMP_ADDFD_FLAG_SETFD;
-      add.srcfd = static_cast<uint32_t>(fresh.get());
-      add.newfd = static_cast<uint32_t>(p.fd);
-      add.newfd_flags = p.cloexec ? O_CLOEXEC : 0;
-      if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0) {
-        if (errno == ENOENT) return;  // the caller was interrupted or died: nothing to answer
-        resp->error = -EACCES;
-      }
+      resp->error = -put;
     }
     ::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_SEND, resp);
   }
@@ -586,13 +666,16 @@ class Impl final : public Mediator {
   UniqueFd performer_;              // mediator thread only: the performer's channel, or gone
   std::unordered_set<uint64_t> performing_;  // the notifications the performer is to answer
   uint64_t sandbox_cookie_ = 0;
-  struct Pending {
-    int fd = -1;
-    bool cloexec = false;
-    UniqueFd sock;  // the workload's socket: its options go to the one handed over
-  };
-  std::mutex mu_;                   // dialer_, pending_, submitted_
+  std::mutex mu_;                   // dialer_, direct_, pending_, submitted_
   Dialer dialer_;
+  proxy::Server* direct_ = nullptr;  // the direct path's decisions; outlives this thread (execute.cc)
+  struct Dialling {  // mediator thread only: a direct dial under way, its notification unanswered
+    uint64_t id;
+    proxy::Server* server;
+    Pending pending;
+    proxy::Server::Direct dial;
+  };
+  std::vector<Dialling> dialling_;
   std::unordered_map<uint64_t, Pending> pending_;
   uint64_t submitted_ = 0;
   explain_notify::Log log_;

@@ -22,6 +22,10 @@
 #include "linux/plan.h"
 #include "policy/policy.h"
 
+namespace cage::proxy {
+class Server;
+}
+
 namespace cage::lx::connect_notify {
 
 // Parent, before clone: the filter that turns the workload's connect() (with --net) and its chmod and
@@ -51,8 +55,10 @@ class Mediator {
   virtual explain_notify::Log finish() = 0;
   // Hand-off (handoff.h): where destinations are sent to be checked and dialled (the proxy's
   // Server::hand_off), and the proxy's answer, on its thread: the connected socket or an errno.
+  // `direct`: the proxy whose Server::dial_direct decides a literal destination on the mediator's
+  // own thread (it must outlive the mediator's thread: finish() comes first); null: none.
   using Dialer = std::function<void(uint64_t ticket, std::string host, uint16_t port)>;
-  virtual void set_dialer(Dialer dialer) = 0;
+  virtual void set_dialer(Dialer dialer, proxy::Server* direct) = 0;
   virtual void dialled(uint64_t ticket, int fd, int err) = 0;
 };
 // --explain's errno observer (seccomp_observe.h): the profile's original filter, which judges the

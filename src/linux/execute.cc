@@ -689,7 +689,7 @@ Status Launch::start_proxy() {
                       std::move(done));
   if (!s) return s.error();
   proxy_ = std::move(*s);
-  if (mediator_ && plan_.net.transparent.handoff && proxy_) mediator_->set_dialer(proxy_->dialer());
+  if (mediator_ && plan_.net.transparent.handoff && proxy_) mediator_->set_dialer(proxy_->dialer(), proxy_->direct());
   return Ok{};
 }
 
@@ -756,8 +756,11 @@ RunOutcome Launch::wind_down() {
   restore_terminal(terminal_);
   RunOutcome out;
   if (pump_) out.output = pump_->finish();  // init is gone, and with it every writer of the pipes
-  proxy_.reset();
+  // The mediator's thread ends first: it calls into the proxy (the hand-off's direct path), whose
+  // loop then reports, as it stops, every event the mediator queued. The proxy still answers the
+  // stopped mediator (dialled(): nothing waits any more, the answer finds no caller).
   if (mediator_) out.explained = mediator_->finish();
+  proxy_.reset();
   mediator_.reset();
   signals_.restore();
   if (offline_) out.offline_lookups = offline_->finish();

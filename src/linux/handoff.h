@@ -11,7 +11,11 @@
 // descriptor's open file with pidfd_getfd. An IPv4 TCP connect to an address that lands on one of
 // cage's transparent listeners (a synthetic address, an IPv4 rule's route, 127.0.0.0/8) on a carried
 // port goes to the proxy's own decide -> resolve -> address check -> dial path (proxy::Server::
-// hand_off); the connected socket replaces the workload's descriptor number with
+// hand_off), or, for an address outside the synthetic range (nothing to map back or resolve), to
+// the same decision and a non-blocking dial on the mediator's own thread (proxy::Server::dial_direct,
+// which saves the wake-up of the proxy's loop; the notification is answered once the socket polls
+// writable, and the mediator serves other calls meanwhile); the connected socket replaces the
+// workload's descriptor number with
 // SECCOMP_IOCTL_NOTIF_ADDFD + SECCOMP_ADDFD_FLAG_SETFD (O_NONBLOCK and FD_CLOEXEC as the workload's
 // had them; TCP_NODELAY, keepalive, IP_TOS, SO_LINGER, TCP_USER_TIMEOUT copied), and connect()
 // returns 0 — also for a non-blocking socket: the connection is complete, which POSIX allows.

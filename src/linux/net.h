@@ -13,6 +13,10 @@
 #include "linux/plan.h"
 #include "proxy/event.h"
 
+namespace cage::proxy {
+class Server;
+}
+
 namespace cage::lx::net {
 
 struct Channel {
@@ -29,6 +33,8 @@ class Supervisor {
   virtual ~Supervisor() = default;
   // Egress hand-off (handoff.h): queues a destination for the proxy to check and dial.
   virtual std::function<void(uint64_t ticket, std::string host, uint16_t port)> dialer() = 0;
+  // The proxy itself, for the hand-off's direct path (proxy::Server::dial_direct; thread-safe).
+  virtual proxy::Server* direct() = 0;
 };
 // Returns a null Supervisor when plan.mode is not proxy. The default sink prints denials to stderr
 // ("cage: net: denied ..."); the audit log passes its own.

@@ -164,6 +164,7 @@ int Server::run() {
       if (e.token == kWake) {
         wake_.drain();
         take_handoffs();
+        take_direct();
         continue;
       }
       if (e.token == kListener) {
@@ -204,6 +205,7 @@ int Server::run() {
   }
   conns_.clear();
   doomed_.clear();
+  take_direct();
   poll_handed(true);
   live_ = 0;
   return 0;
@@ -866,6 +868,7 @@ void Server::poll_handed(bool run_ended) {
 }
 
 void Server::check_timers() {
+  take_direct();
   poll_handed(false);
   auto now = Clock::now();
   for (auto& [id, cp] : conns_) {

@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <queue>
 #include <string>
 #include <string_view>
@@ -70,6 +71,24 @@ class Server {
   using HandoffDone = std::function<void(uint64_t ticket, int fd, int err)>;
   void set_handoff(HandoffDone done) { handoff_done_ = std::move(done); }
   void hand_off(uint64_t ticket, std::string host, uint16_t port);  // thread-safe
+  // Hand-off's direct path (server_direct.cc): an IPv4 literal outside the synthetic range needs
+  // neither the synthetic map nor the resolver, so the mediator has it decided and dials it on its
+  // own thread, saving the wake-up of this loop. Thread-safe: reads only the allowlist and options,
+  // fixed before run(); the events go to this loop's thread through a queue.
+  struct Direct {
+    int err = 0;        // refused (reported already): the errno connect() fails with; no socket
+    UniqueSocket sock;  // else: the dial, non-blocking, under way or done, to cage's own sockaddr
+    uint32_t addr = 0;  // host byte order
+    uint16_t port = 0;
+    const policy::NetRule* rule = nullptr;
+    std::chrono::steady_clock::time_point started, deadline;  // deadline: the connect timeout
+  };
+  // nullopt: not a direct destination (a synthetic address): hand_off() it.
+  std::optional<Direct> dial_direct(uint32_t addr, uint16_t port);  // thread-safe
+  // The dial's end. err 0: `d.sock` is connected and now the workload's (still open here, so that it
+  // is named for its byte counts); else the errno the workload's connect() failed with (ETIMEDOUT:
+  // the deadline passed), reported as the loop's dial would have been.
+  void direct_done(Direct& d, int err);  // thread-safe
   // Serves until stop(); returns 0 or an errno from the poller.
   int run();
   void stop();  // thread-safe
@@ -144,9 +163,13 @@ class Server {
   using DialTimer = std::pair<std::chrono::steady_clock::time_point, uint64_t>;
   std::priority_queue<DialTimer, std::vector<DialTimer>, std::greater<>> dial_timers_;
   HandoffDone handoff_done_;
-  int diag_answers_ = -1;  // whether sock_diag answers for a handed-off connection; -1: not asked yet
+  // Whether sock_diag answers for a handed-off connection; -1: not asked yet. Either thread.
+  std::atomic<int> diag_answers_{-1};
+  void take_direct();
   std::mutex handoff_mu_;
   std::vector<std::pair<uint64_t, Destination>> handoff_queue_;  // under handoff_mu_
+  std::vector<Handed> direct_handed_;                            // under handoff_mu_: for handed_
+  std::vector<NetEvent> direct_events_;                          // under handoff_mu_: for sink_
   bool transparent_ = false;
   SyntheticMap synthetic_;
   std::unordered_map<uint64_t, UniqueFd> aux_;  // listeners (token side 2) and the DNS socket (side 3)

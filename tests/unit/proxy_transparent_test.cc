@@ -15,6 +15,7 @@
 
 #include "proxy/dns.h"
 #include "proxy/server.h"
+#include "proxy/socket_compat.h"
 
 using namespace cage;
 using namespace cage::proxy;
@@ -291,3 +292,64 @@ TEST_F(Transparent, UnlistedDestinationIsResetAtOnce) {
 }
 
 }  // namespace
+
+// Hand-off's direct path (server_direct.cc): a literal destination is decided on the caller's
+// thread with the loop's own rules and events; a synthetic address is left to the loop.
+TEST_F(Transparent, DirectDialDecidesLiteralsOffTheLoopWithTheLoopsEvents) {
+  uint16_t up = 0, closed = 0;
+  UniqueFd upstream(bound(SOCK_STREAM, up));
+  { UniqueFd gone(bound(SOCK_STREAM, closed)); }  // a port nothing listens on any more
+  start({"127.0.0.1:" + std::to_string(up), "127.0.0.1:" + std::to_string(closed), "api.example.com:443"}, 0);
+  EXPECT_FALSE(server_->dial_direct(0xC6120001, 443)) << "a synthetic address is the loop's";
+
+  auto denied = server_->dial_direct(INADDR_LOOPBACK, 9);
+  ASSERT_TRUE(denied);
+  EXPECT_EQ(denied->err, ECONNREFUSED);
+  EXPECT_FALSE(denied->sock.valid());
+
+  auto d = server_->dial_direct(INADDR_LOOPBACK, up);
+  ASSERT_TRUE(d);
+  ASSERT_EQ(d->err, 0);
+  ASSERT_TRUE(d->sock.valid());
+  pollfd p{d->sock.get(), POLLOUT, 0};
+  ASSERT_EQ(poll(&p, 1, 2000), 1);
+  EXPECT_EQ(pending_socket_error(d->sock.get()), 0);
+  server_->direct_done(*d, 0);
+  UniqueFd peer(accept(upstream.get(), nullptr, nullptr));
+  ASSERT_TRUE(peer.valid()) << "connected to the checked destination";
+
+  auto f = server_->dial_direct(INADDR_LOOPBACK, closed);
+  ASSERT_TRUE(f);
+  if (f->err == 0) {  // refused later, as the mediator sees it from poll
+    pollfd q{f->sock.get(), POLLOUT, 0};
+    ASSERT_EQ(poll(&q, 1, 2000), 1);
+    EXPECT_EQ(pending_socket_error(f->sock.get()), ECONNREFUSED);
+    server_->direct_done(*f, ECONNREFUSED);
+  } else {
+    EXPECT_EQ(f->err, ECONNREFUSED);
+  }
+  d->sock.reset();
+  server_->stop();
+  thread_.join();  // the loop reports, as it stops, what the direct path queued
+  auto ev = events();
+  auto find = [&](Decision dec) {
+    for (const auto& e : ev)
+      if (e.decision == dec) return &e;
+    return static_cast<const NetEvent*>(nullptr);
+  };
+  const NetEvent* no = find(Decision::denied);
+  ASSERT_NE(no, nullptr);
+  EXPECT_EQ(no->protocol, "tcp");
+  EXPECT_EQ(no->status, 403);
+  EXPECT_NE(no->reason.find("not in the --net allowlist"), std::string::npos) << no->reason;
+  const NetEvent* failed = find(Decision::failed);
+  ASSERT_NE(failed, nullptr);
+  EXPECT_EQ(failed->status, 502);
+  EXPECT_NE(failed->reason.find("failed: Connection refused"), std::string::npos) << failed->reason;
+  const NetEvent* yes = find(Decision::allowed);
+  ASSERT_NE(yes, nullptr);
+  EXPECT_EQ(yes->host, "127.0.0.1");
+  EXPECT_EQ(yes->address, "127.0.0.1");
+  EXPECT_EQ(yes->rule, "--net 127.0.0.1:" + std::to_string(up));
+  EXPECT_NE(yes->reason.find("handed off"), std::string::npos) << yes->reason;
+}
