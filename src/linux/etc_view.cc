@@ -51,9 +51,10 @@ bool etc_bound_unlisted(const std::string& path, int depth) {
   return path == "/etc/alternatives" || path.rfind("/etc/java-", 0) == 0 || depth > 4;
 }
 
-// Each directory is scanned once (copy_is_bind asks of a directory again for each level above it
-// and entry() once more) and each file's readability asked once: the host's answers are kept for the
-// walk, so every decision below is made on the same answers as before, with a third of the syscalls.
+// Each directory is scanned once (copy_is_bind looks at a directory again for each level above it,
+// and entry() once more) and each file's readability asked once: the host's answers are kept for
+// the walk, and every decision below is made on them as it was on the repeated questions (a dry
+// run's syscalls 706 -> 514 on the development host: bench/README).
 struct Scanned {
   std::optional<std::vector<DirEntry>> entries;
   std::vector<signed char> readable;  // per entry: -1 not asked yet
