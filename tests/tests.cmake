@@ -61,6 +61,7 @@ if(CAGE_OS STREQUAL "linux")
   target_sources(cage_unit_tests PRIVATE tests/unit/output_cap_test.cc src/linux/output_cap.cc)
   # Which /etc entries the supervisor creates, and its creating them in a directory of the test's.
   target_sources(cage_unit_tests PRIVATE tests/unit/linux_etc_fill_test.cc src/linux/mount.cc)
+  target_sources(cage_unit_tests PRIVATE tests/unit/linux_host_view_test.cc)  # the real HostView on /tmp
   # --explain's errno observer, checked against the listener's real filter.
   target_sources(cage_unit_tests PRIVATE tests/unit/seccomp_observe_test.cc src/linux/seccomp_observe.cc
                  src/linux/connect_notify.cc src/linux/explain_notify.cc src/linux/workload_access.cc)

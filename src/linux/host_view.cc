@@ -47,6 +47,28 @@ FileInfo info_of(int rc, const struct stat& st) {
   return fi;
 }
 
+constexpr size_t kMost = 4u << 20;  // read_file's limit
+
+// Reads fd to its end into out (len bytes already there, out.size() > len), doubling the buffer as
+// needed; stops early once exactly `known` bytes are read by a read that could have returned more.
+// nullopt past kMost bytes.
+std::optional<std::string> read_rest(int fd, std::string out, size_t len, size_t known) {
+  for (;;) {
+    if (len == out.size()) {
+      if (len > kMost) return std::nullopt;
+      out.resize(len * 2);
+    }
+    ssize_t n = ::read(fd, out.data() + len, out.size() - len);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    len += static_cast<size_t>(n);
+    if (len == known && len < out.size()) break;
+  }
+  if (len > kMost) return std::nullopt;
+  out.resize(len);
+  return out;
+}
+
 class RealHostView final : public HostView {
  public:
   FileInfo lstat(const std::string& path) const override {
@@ -73,7 +95,6 @@ class RealHostView final : public HostView {
   std::optional<std::string> read_file(const std::string& path) const override {
     UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY));
     if (!fd.valid()) return std::nullopt;
-    constexpr size_t kMost = 4u << 20;
     // Most of /etc fits the stack buffer (one copy out); a larger file is read into a buffer of its
     // size plus one byte (to see the end): growing a string 8 KiB at a time would copy and touch
     // several times the ~150 KiB that a copy of /etc reads.
@@ -92,21 +113,18 @@ class RealHostView final : public HostView {
       want = std::min(static_cast<size_t>(st.st_size), kMost) + 1;
     std::string out(std::max(want, len + 1), '\0');
     std::memcpy(out.data(), small, len);
-    for (;;) {
-      if (len == out.size()) {
-        if (len > kMost) return std::nullopt;
-        out.resize(len * 2);
-      }
-      ssize_t n = ::read(fd.get(), out.data() + len, out.size() - len);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
-      len += static_cast<size_t>(n);
-    }
-    if (len > kMost) return std::nullopt;
-    out.resize(len);
-    return out;
+    return read_rest(fd.get(), std::move(out), len, SIZE_MAX);
   }
-
+  // The size is known from the lstat just made: one buffer of that size plus one byte, read into
+  // directly, and no read for the end when the first returns exactly that many bytes (a regular
+  // file's read returns less than asked only at its end). O_NOFOLLOW: a link swapped in since the
+  // lstat is not followed.
+  std::optional<std::string> read_regular(const std::string& path, uint64_t size) const override {
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW));
+    if (!fd.valid()) return std::nullopt;
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(size, kMost));
+    return read_rest(fd.get(), std::string(want + 1, '\0'), 0, want);
+  }
   bool readable(const std::string& path) const override {
     return ::faccessat(AT_FDCWD, path.c_str(), R_OK, AT_EACCESS) == 0;
   }
@@ -144,6 +162,55 @@ class RealHostView final : public HostView {
     }
     std::sort(names.begin(), names.end());
     return names;
+  }
+  // The same batches, then one fstatat (and a readlinkat for a link) per entry relative to the
+  // directory's descriptor: no lookup of the whole path again for each entry. O_NOFOLLOW: `path` was
+  // lstat'ed as a directory, and a link swapped in since is not followed.
+  std::optional<std::vector<DirEntry>> scan_dir_upto(const std::string& path, size_t most) const override {
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW));
+    if (!fd.valid()) return std::nullopt;
+    std::vector<DirEntry> out;
+    alignas(8) char buf[2048];
+    for (;;) {
+      long n = ::syscall(SYS_getdents64, fd.get(), buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return std::nullopt;
+      if (n == 0) break;
+      for (long off = 0; off < n;) {
+        auto* d = reinterpret_cast<struct dirent64*>(buf + off);
+        off += d->d_reclen;
+        std::string_view name = d->d_name;
+        if (name == "." || name == "..") continue;
+        out.push_back(DirEntry{std::string(name), {}, {}});
+        // d_type says link: readlinkat alone (a link's mode is always 0777, its size the length of
+        // its text); if that fails (no longer a link, gone) the entry is stat'ed like any other.
+        if (d->d_type == DT_LNK) out.back().info.kind = FileKind::symlink;
+      }
+      if (out.size() > most) {
+        for (auto& e : out) e.info.kind = FileKind::missing;
+        return out;
+      }
+    }
+    std::sort(out.begin(), out.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
+    char target[PATH_MAX];
+    for (auto& e : out) {
+      if (e.info.kind == FileKind::symlink) {
+        ssize_t len = ::readlinkat(fd.get(), e.name.c_str(), target, sizeof target);
+        if (len > 0 && len < static_cast<ssize_t>(sizeof target)) {
+          e.info.mode = 0777;
+          e.info.size = static_cast<uint64_t>(len);
+          e.link.assign(target, static_cast<size_t>(len));
+          continue;
+        }
+      }
+      struct stat st {};
+      int rc = ::fstatat(fd.get(), e.name.c_str(), &st, AT_SYMLINK_NOFOLLOW);
+      e.info = info_of(rc, st);
+      if (e.info.kind != FileKind::symlink) continue;
+      ssize_t len = ::readlinkat(fd.get(), e.name.c_str(), target, sizeof target);
+      if (len > 0 && len < static_cast<ssize_t>(sizeof target)) e.link.assign(target, static_cast<size_t>(len));
+    }
+    return out;
   }
   bool writable(const std::string& path) const override { return ::access(path.c_str(), W_OK) == 0; }
   std::optional<StdioFile> stdio_file(int fd) const override {

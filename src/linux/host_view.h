@@ -22,6 +22,13 @@ struct FileInfo {
   uint32_t uid = 0;   // owner
 };
 
+// One entry of a directory as scan_dir_upto reports it.
+struct DirEntry {
+  std::string name;
+  FileInfo info;     // its lstat (a link is not followed)
+  std::string link;  // a link's text (readlink); empty when it could not be read
+};
+
 class HostView {
  public:
   virtual ~HostView() = default;
@@ -38,6 +45,34 @@ class HostView {
   virtual std::optional<std::vector<std::string>> list_dir_upto(const std::string& path, size_t most) const {
     (void)most;
     return list_dir(path);
+  }
+  // list_dir_upto(path, most) with each entry's lstat and, for a link, its readlink: the answers of
+  // those calls made one by one, except that `path` itself is not followed (a link there: nullopt)
+  // and that a link's owner is not told (uid 0). Past `most` entries only the names are filled in
+  // (info.kind missing). The real one asks relative to one directory descriptor: one fstatat per
+  // entry, and for a link (by its directory entry's type) one readlinkat instead.
+  virtual std::optional<std::vector<DirEntry>> scan_dir_upto(const std::string& path, size_t most) const {
+    if (lstat(path).kind != FileKind::dir) return std::nullopt;
+    auto names = list_dir_upto(path, most);
+    if (!names) return std::nullopt;
+    std::vector<DirEntry> out(names->size());
+    for (size_t i = 0; i < names->size(); ++i) {
+      out[i].name = std::move((*names)[i]);
+      if (names->size() > most) continue;
+      const std::string child = path + "/" + out[i].name;
+      out[i].info = lstat(child);
+      if (out[i].info.kind == FileKind::symlink) out[i].link = readlink(child).value_or("");
+    }
+    return out;
+  }
+  // read_file of a path that lstat has just reported as a regular file of `size` bytes, except that a
+  // link there (swapped in since) is not followed: nullopt. Whatever `size`, the bytes are the file's
+  // as read_file reads them; the real one skips the read that only finds the end when the first read
+  // returns exactly `size` bytes.
+  virtual std::optional<std::string> read_regular(const std::string& path, uint64_t size) const {
+    (void)size;
+    if (lstat(path).kind != FileKind::file) return std::nullopt;
+    return read_file(path);
   }
   virtual uint32_t uid() const = 0;
   virtual uint32_t gid() const = 0;
