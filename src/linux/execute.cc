@@ -719,7 +719,11 @@ Status Launch::fill_view() {
   int rc;
   while ((rc = ::poll(&ready, 1, deadline.poll_ms(now_ms()))) < 0 && errno == EINTR) {
   }
-  if (rc <= 0) return Ok{};
+  if (rc == 0) return Ok{};
+  if (rc < 0) {  // no answer ever comes: init's wait ends (EPIPE) and it reports the failure
+    fill_supervisor_.reset();
+    return Ok{};
+  }
   char tag = 0;
   UniqueFd tmpfs(recv_fd(fill_supervisor_.get(), &tag));
   if (tmpfs.valid()) {
