@@ -5,7 +5,8 @@
 # before the hand-over (kill -STOP, a --ro source on a hung FUSE or NFS mount: init opens the bind
 # sources first) held `cage --timeout 1` forever, where a stop after the hand-over ends with 124.
 # strace stops init (SIGSTOP injected) at fsopen, the hand-over's first call, which only init makes;
-# twin: the same stop at pivot_root, after the fill; and the run without a fault.
+# twin: the same stop at pivot_root, after the fill; and the run without a fault. The run's command
+# line names the work directory, so that the root and user variants (run at once) see their own.
 # Needs strace; the namespaces mechanism only (Landlock alone builds no view, there is no fill).
 . "$(dirname "$0")/../escape/lib.bash"
 require_sandbox
@@ -22,7 +23,7 @@ stopped_at() {
   local t0=$SECONDS
   st=0
   timeout -s KILL "$limit" strace -f -qq -o /dev/null -e trace="$1" -e inject="$1":signal=STOP \
-    "$CAGE" --timeout 1 -- sh -c 'echo RAN' </dev/null >"$work/out" 2>"$work/err" || st=$?
+    "$CAGE" --timeout 1 -- sh -c 'echo RAN' "$work" </dev/null >"$work/out" 2>"$work/err" || st=$?
   secs=$((SECONDS - t0))
 }
 for sc in pivot_root fsopen; do
@@ -37,6 +38,6 @@ for sc in pivot_root fsopen; do
     fail "init stopped at $sc: exit $st after ${secs}s (137: killed by the test's ${limit}s limit, the run hung); stdout: $(cat "$work/out"); stderr: $(head -c 300 "$work/err")"
   fi
   sleep 0.3
-  pgrep -f "$CAGE --timeout 1 -- sh -c echo RAN" >/dev/null && fail "a process of the run is left" || pass "nothing left"
+  pgrep -f "$CAGE --timeout 1 -- sh -c echo RAN $work" >/dev/null && fail "a process of the run is left" || pass "nothing left"
 done
 finish
