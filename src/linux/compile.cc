@@ -324,7 +324,13 @@ Status Compiler::home_and_cwd() {
 
 Status Compiler::merge() {
   for (const auto& u : user)
-    if (u.kind == MountKind::bind_ro || u.kind == MountKind::bind_rw || u.kind == MountKind::tmpfs) {
+    // A symlinked grant's link (--ro /bin, --ro /etc/localtime) replaces the default view's link at the
+    // same path: both made, the second failed with EEXIST and the run with 125.
+    if (u.kind == MountKind::symlink)
+      sys.erase(std::remove_if(sys.begin(), sys.end(),
+                               [&](const MountStep& s) { return s.kind == MountKind::symlink && s.target == u.target; }),
+                sys.end());
+    else if (u.kind == MountKind::bind_ro || u.kind == MountKind::bind_rw || u.kind == MountKind::tmpfs) {
       if (u.target == "/") {
         sys.erase(std::remove_if(sys.begin(), sys.end(),
                                  [](const MountStep& s) { return s.kind != MountKind::proc && s.kind != MountKind::proc_ro &&

@@ -263,6 +263,7 @@ struct Supervise {
   const RunHooks& hooks;
   SavedTerminal& terminal;
   OfflineResolver* offline;  // without --net: answered here, between the other events
+  int64_t released_ms;  // --timeout counts from init's release (Launch::fill_view waits within it too)
   ChildFailure failure{};
   std::vector<TmpfsUsage> tmpfs{};
   // SIGKILL of a pid namespace's init takes every process of the sandbox with it. Without one, init is
@@ -347,7 +348,7 @@ struct Supervise {
     if (!reported) read_status();
   }
   void run() {
-    Deadline timeout(now_ms(), plan.limits.timeout_ms);
+    Deadline timeout(released_ms, plan.limits.timeout_ms);
     while (!exited) {
       struct pollfd fds[5] = {{sigfd, POLLIN, 0}, {aborted ? -1 : hooks.abort_fd, POLLIN, 0}, {error_read, POLLIN, 0},
                               {offline ? offline->fd() : -1, POLLIN, 0},
@@ -515,6 +516,7 @@ class Launch {
   std::unique_ptr<net::Supervisor> proxy_;
   std::unique_ptr<OfflineResolver> offline_;
   char go_ = kRelease;
+  int64_t released_ms_ = 0;  // when init was released: the start of --timeout
   SavedTerminal terminal_;
   std::optional<UnreleasedChild> child_;
 };
@@ -700,14 +702,28 @@ Status Launch::release_child() {
   terminal_ = save_terminal();
   if (::write(sync_.w.get(), &go_, 1) != 1)
     return Error{ErrorClass::internal_error, "cannot start the sandbox", "", "sync", errno};
+  released_ms_ = now_ms();
   return Ok{};
 }
 
 // While init mounts the rest of the view, the supervisor creates the entries of the tmpfs it hands
 // over (plan_fill), before it starts the services. Nothing to do when init mounted the tmpfs itself
-// ('n': no fsopen) or ended first (its report says why).
+// ('n': no fsopen) or ended first (its report says why). The wait is within --timeout: an init that
+// never hands the tmpfs over (stopped, or stuck opening a bind source on a hung FUSE or NFS mount)
+// must not hold the run past its deadline, as it did not while the supervise loop waited for it.
+// Then the channel stays open and unanswered, init keeps waiting, and the loop ends the run (124).
 Status Launch::fill_view() {
   if (!fill_supervisor_.valid()) return Ok{};
+  Deadline deadline(released_ms_, plan_.limits.timeout_ms);
+  struct pollfd ready = {fill_supervisor_.get(), POLLIN, 0};
+  int rc;
+  while ((rc = ::poll(&ready, 1, deadline.poll_ms(now_ms()))) < 0 && errno == EINTR) {
+  }
+  if (rc == 0) return Ok{};
+  if (rc < 0) {  // no answer ever comes: init's wait ends (EPIPE) and it reports the failure
+    fill_supervisor_.reset();
+    return Ok{};
+  }
   char tag = 0;
   UniqueFd tmpfs(recv_fd(fill_supervisor_.get(), &tag));
   if (tmpfs.valid()) {
@@ -736,7 +752,7 @@ Status Launch::services_up() {
 
 Result<RunOutcome> Launch::supervise() {
   Supervise sup{child_->pid(), signals_.fd(), errp_.r.get(), status_.r.get(),
-                plan_, hooks_, terminal_, offline_.get()};
+                plan_, hooks_, terminal_, offline_.get(), released_ms_};
   sup.end_on_report = plan_.init.pid1 && !cg_;
   sup.run();
   RunOutcome out = wind_down();
