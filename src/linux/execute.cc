@@ -21,6 +21,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -263,7 +264,9 @@ struct Supervise {
   const RunHooks& hooks;
   SavedTerminal& terminal;
   OfflineResolver* offline;  // without --net: answered here, between the other events
-  int64_t released_ms;  // --timeout counts from init's release (Launch::fill_view waits within it too)
+  int64_t released_ms;  // --timeout counts from init's release
+  int fill_fd = -1;     // readable once init hands over the tmpfs the supervisor fills (Launch::fill_view)
+  std::function<void()> fill{};
   ChildFailure failure{};
   std::vector<TmpfsUsage> tmpfs{};
   // SIGKILL of a pid namespace's init takes every process of the sandbox with it. Without one, init is
@@ -325,8 +328,12 @@ struct Supervise {
       ::kill(pid, kill_signal);
     }
   }
-  void on_events(const struct pollfd (&fds)[5]) {
+  void on_events(const struct pollfd (&fds)[6]) {
     if (fds[0].revents & POLLIN) on_signal();
+    if (fds[5].fd >= 0 && fds[5].revents) {
+      fill();
+      fill_fd = -1;
+    }
     if (error_read >= 0 && (fds[2].revents & (POLLIN | POLLHUP))) on_error_pipe();
     if (fds[4].fd >= 0 && fds[4].revents) read_status();
     if (fds[3].fd >= 0 && fds[3].revents) offline->on_readable();
@@ -350,10 +357,10 @@ struct Supervise {
   void run() {
     Deadline timeout(released_ms, plan.limits.timeout_ms);
     while (!exited) {
-      struct pollfd fds[5] = {{sigfd, POLLIN, 0}, {aborted ? -1 : hooks.abort_fd, POLLIN, 0}, {error_read, POLLIN, 0},
+      struct pollfd fds[6] = {{sigfd, POLLIN, 0}, {aborted ? -1 : hooks.abort_fd, POLLIN, 0}, {error_read, POLLIN, 0},
                               {offline ? offline->fd() : -1, POLLIN, 0},
-                              {end_on_report && !reported ? status_read : -1, POLLIN, 0}};
-      int rc = ::poll(fds, 5, timeout.poll_ms(now_ms()));  // a negative fd is skipped
+                              {end_on_report && !reported ? status_read : -1, POLLIN, 0}, {fill_fd, POLLIN, 0}};
+      int rc = ::poll(fds, 6, timeout.poll_ms(now_ms()));  // a negative fd is skipped
       if (rc < 0 && errno != EINTR) break;
       if (rc > 0) on_events(fds);
       on_deadline(timeout.due(now_ms()));
@@ -485,7 +492,7 @@ class Launch {
   Status start_child();
   Status confine_child();
   Status release_child();
-  Status fill_view();
+  void fill_view();
   Status start_services();
   Status services_up();
   Result<RunOutcome> supervise();
@@ -707,26 +714,15 @@ Status Launch::release_child() {
 }
 
 // While init mounts the rest of the view, the supervisor creates the entries of the tmpfs it hands
-// over (plan_fill), before it starts the services. Nothing to do when init mounted the tmpfs itself
-// ('n': no fsopen) or ended first (its report says why). The wait is within --timeout: an init that
-// never hands the tmpfs over (stopped, or stuck opening a bind source on a hung FUSE or NFS mount)
-// must not hold the run past its deadline, as it did not while the supervise loop waited for it.
-// Then the channel stays open and unanswered, init keeps waiting, and the loop ends the run (124).
-Status Launch::fill_view() {
-  if (!fill_supervisor_.valid()) return Ok{};
-  Deadline deadline(released_ms_, plan_.limits.timeout_ms);
-  struct pollfd ready = {fill_supervisor_.get(), POLLIN, 0};
-  int rc;
-  while ((rc = ::poll(&ready, 1, deadline.poll_ms(now_ms()))) < 0 && errno == EINTR) {
-  }
-  if (rc == 0) return Ok{};
-  if (rc < 0) {  // no answer ever comes: init's wait ends (EPIPE) and it reports the failure
-    fill_supervisor_.reset();
-    return Ok{};
-  }
+// over (plan_fill), from its supervise loop once the descriptor is in: an init that never hands it
+// over (stopped, or stuck opening a bind source on a hung FUSE or NFS mount) leaves the loop's
+// signals and --timeout in force (attack review attack7: a blocking wait here held the run past
+// its deadline and past ^C). Nothing to fill when init mounted the tmpfs itself ('n': no fsopen) or
+// ended first (its report says why). The channel is closed after one message either way.
+void Launch::fill_view() {
   char tag = 0;
   UniqueFd tmpfs(recv_fd(fill_supervisor_.get(), &tag));
-  if (tmpfs.valid()) {
+  if (tmpfs.valid() && tag == 'm') {
     FillResult r;
     r.err = fill_tmpfs(plan_, prep_.ctx.fill_roles, static_cast<size_t>(prep_.ctx.fill_index), tmpfs.get(), &r.index);
     ssize_t n;
@@ -734,7 +730,6 @@ Status Launch::fill_view() {
     while (n < 0 && errno == EINTR);
   }
   fill_supervisor_.reset();
-  return Ok{};
 }
 
 // The second byte: from here the supervisor's loop ends the run. A write that fails means init has
@@ -753,6 +748,10 @@ Status Launch::services_up() {
 Result<RunOutcome> Launch::supervise() {
   Supervise sup{child_->pid(), signals_.fd(), errp_.r.get(), status_.r.get(),
                 plan_, hooks_, terminal_, offline_.get(), released_ms_};
+  if (fill_supervisor_.valid()) {
+    sup.fill_fd = fill_supervisor_.get();
+    sup.fill = [this] { fill_view(); };
+  }
   sup.end_on_report = plan_.init.pid1 && !cg_;
   sup.run();
   RunOutcome out = wind_down();
@@ -798,7 +797,6 @@ Result<RunOutcome> execute_plan(const Plan& plan, const RunHooks& hooks) {
   // Released in two steps, so that init builds the sandbox's view (most of its start-up) while the
   // proxy and the mediator start (their threads, listeners and allowlist).
   if (auto s = run.release_child(); !s) return s.error();
-  if (auto s = run.fill_view(); !s) return s.error();
   if (auto s = run.start_services(); !s) return s.error();
   if (auto s = run.services_up(); !s) return s.error();
   return run.supervise();
