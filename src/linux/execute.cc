@@ -557,22 +557,18 @@ Status Launch::create_channels() {
   chan_ = std::move(*chan);
   // The notification listener has a channel of its own: under namespaces with --net and --explain
   // the network channel is the shim's and the proxy's.
-  if (!prep_.ctx.notify.empty()) {
+  auto pair = [](UniqueFd& supervisor, UniqueFd& sandbox, const char* what, const char* input) -> Status {
     int sv[2];
     if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
-      return Error{ErrorClass::internal_error, "cannot create the notification channel", {}, "seccomp",
-                   errno};
-    notify_supervisor_.reset(sv[0]);
-    notify_sandbox_.reset(sv[1]);
-  }
-  if (prep_.ctx.fill_index >= 0) {
-    int sv[2];
-    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
-      return Error{ErrorClass::internal_error, "cannot create the channel for the sandbox's /etc", {}, "mount",
-                   errno};
-    fill_supervisor_.reset(sv[0]);
-    fill_sandbox_.reset(sv[1]);
-  }
+      return Error{ErrorClass::internal_error, std::string("cannot create ") + what, {}, input, errno};
+    supervisor.reset(sv[0]);
+    sandbox.reset(sv[1]);
+    return Ok{};
+  };
+  if (!prep_.ctx.notify.empty())
+    if (auto s = pair(notify_supervisor_, notify_sandbox_, "the notification channel", "seccomp"); !s) return s;
+  if (prep_.ctx.fill_index >= 0)
+    if (auto s = pair(fill_supervisor_, fill_sandbox_, "the channel for the sandbox's /etc", "mount"); !s) return s;
   return Ok{};
 }
 

@@ -69,6 +69,29 @@ std::optional<std::string> read_rest(int fd, std::string out, size_t len, size_t
   return out;
 }
 
+// A directory's entries but . and .., in getdents64 batches of 2 KiB, so that a directory of hundreds
+// of entries (ssl/certs) is not read whole only to learn that it is large: add(name, d_type) keeps
+// one and returns how many it holds. true once all are read, false past `most` (stopped after that
+// batch), nullopt on an error.
+template <class Add>
+std::optional<bool> read_entries(int fd, size_t most, Add add) {
+  alignas(8) char buf[2048];
+  for (;;) {
+    long n = ::syscall(SYS_getdents64, fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return std::nullopt;
+    if (n == 0) return true;
+    size_t held = 0;
+    for (long off = 0; off < n;) {
+      auto* d = reinterpret_cast<struct dirent64*>(buf + off);
+      off += d->d_reclen;
+      std::string_view name = d->d_name;
+      if (name != "." && name != "..") held = add(name, d->d_type);
+    }
+    if (held > most) return false;
+  }
+}
+
 class RealHostView final : public HostView {
  public:
   FileInfo lstat(const std::string& path) const override {
@@ -140,27 +163,17 @@ class RealHostView final : public HostView {
     std::sort(names.begin(), names.end());
     return names;
   }
-  // getdents64 in small batches, so that a directory of hundreds of entries (ssl/certs) is not read
-  // whole only to learn that it is large.
+  // Sorted when complete; past `most`, the names read so far (read_entries).
   std::optional<std::vector<std::string>> list_dir_upto(const std::string& path, size_t most) const override {
     UniqueFd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY));
     if (!fd.valid()) return std::nullopt;
     std::vector<std::string> names;
-    alignas(8) char buf[2048];
-    for (;;) {
-      long n = ::syscall(SYS_getdents64, fd.get(), buf, sizeof buf);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) return std::nullopt;
-      if (n == 0) break;
-      for (long off = 0; off < n;) {
-        auto* d = reinterpret_cast<struct dirent64*>(buf + off);
-        off += d->d_reclen;
-        std::string_view name = d->d_name;
-        if (name != "." && name != "..") names.emplace_back(name);
-      }
-      if (names.size() > most) return names;
-    }
-    std::sort(names.begin(), names.end());
+    auto all = read_entries(fd.get(), most, [&](std::string_view name, unsigned char) {
+      names.emplace_back(name);
+      return names.size();
+    });
+    if (!all) return std::nullopt;
+    if (*all) std::sort(names.begin(), names.end());
     return names;
   }
   // The same batches, then one fstatat (and a readlinkat for a link) per entry relative to the
@@ -170,26 +183,17 @@ class RealHostView final : public HostView {
     UniqueFd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW));
     if (!fd.valid()) return std::nullopt;
     std::vector<DirEntry> out;
-    alignas(8) char buf[2048];
-    for (;;) {
-      long n = ::syscall(SYS_getdents64, fd.get(), buf, sizeof buf);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) return std::nullopt;
-      if (n == 0) break;
-      for (long off = 0; off < n;) {
-        auto* d = reinterpret_cast<struct dirent64*>(buf + off);
-        off += d->d_reclen;
-        std::string_view name = d->d_name;
-        if (name == "." || name == "..") continue;
-        out.push_back(DirEntry{std::string(name), {}, {}});
-        // d_type says link: readlinkat alone (a link's mode is always 0777, its size the length of
-        // its text); if that fails (no longer a link, gone) the entry is stat'ed like any other.
-        if (d->d_type == DT_LNK) out.back().info.kind = FileKind::symlink;
-      }
-      if (out.size() > most) {
-        for (auto& e : out) e.info.kind = FileKind::missing;
-        return out;
-      }
+    auto all = read_entries(fd.get(), most, [&](std::string_view name, unsigned char type) {
+      out.push_back(DirEntry{std::string(name), {}, {}});
+      // d_type says link: readlinkat alone (a link's mode is always 0777, its size the length of
+      // its text); if that fails (no longer a link, gone) the entry is stat'ed like any other.
+      if (type == DT_LNK) out.back().info.kind = FileKind::symlink;
+      return out.size();
+    });
+    if (!all) return std::nullopt;
+    if (!*all) {
+      for (auto& e : out) e.info.kind = FileKind::missing;
+      return out;
     }
     std::sort(out.begin(), out.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
     char target[PATH_MAX];
