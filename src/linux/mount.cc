@@ -562,7 +562,9 @@ int plan_fill(const Plan& plan, std::vector<FillRole>& roles) {
 int fill_tmpfs(const Plan& plan, const std::vector<FillRole>& roles, size_t fill, int mount_fd, int* failed_index) {
   const size_t skip = plan.mounts[fill].target.size();
   ParentCache cache;
-  const mode_t mask = ::umask(022);  // as the child's (build_view): the view never takes the caller's umask
+  // As the child's (build_view): the view never takes the caller's umask. The umask is the whole
+  // process's: the supervisor's other threads (the proxy's loop, the mediator) create no file.
+  const mode_t mask = ::umask(022);
   int e = 0;
   for (size_t j = 0; j < roles.size() && !e; ++j) {
     if (roles[j] != FillRole::supervisor) continue;
