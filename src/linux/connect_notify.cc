@@ -451,13 +451,19 @@ class Impl final : public Mediator {
   // socket joins serve()'s poll, so this thread goes on answering every other call of the sandbox
   // meanwhile, as it would while the proxy dialled. On loopback the handshake has completed by the
   // time connect() returns, so the next poll finds it writable at once. Bounded as the loop's dial:
-  // the proxy's connect timeout (ETIMEDOUT), one entry per workload thread waiting in connect().
+  // the proxy's connect timeout (ETIMEDOUT), one entry per workload thread waiting in connect(): a
+  // dial whose caller is gone (SIGKILLed while it waited; the wait is killable only) is dropped at
+  // the next look, at most kSweep later, not at its deadline; else a workload that forks, connects
+  // to a slow destination and kills the child, over and over, piled up two descriptors of this
+  // process per dead caller for 10 s each, until every mediated call of the sandbox failed with
+  // EACCES (tests/escape/net_handoff_dead_callers.sh).
+  static constexpr int64_t kSweep = 250;  // ms
   int dial_timeout() const {
     if (dialling_.empty()) return -1;
     auto soonest = dialling_.front().dial.deadline;
     for (const auto& d : dialling_) soonest = std::min(soonest, d.dial.deadline);
     const auto left = std::chrono::ceil<std::chrono::milliseconds>(soonest - std::chrono::steady_clock::now());
-    return static_cast<int>(std::clamp<int64_t>(left.count(), 0, 60'000));
+    return static_cast<int>(std::clamp<int64_t>(left.count(), 0, kSweep));
   }
 
   // p: the poll results of the first n entries of dialling_ (those polled; later ones wait).
@@ -478,15 +484,18 @@ class Impl final : public Mediator {
           err = ECONNREFUSED;
       }
       if (err < 0 && now >= d.dial.deadline) err = ETIMEDOUT;
+      if (err < 0 && !valid(d.id)) err = ECANCELED;  // the caller is gone: nothing waits for this dial
       if (err < 0) {
         if (kept != i) dialling_[kept] = std::move(d);
         ++kept;
         continue;
       }
-      int answer = err;
+      int answer = err == ECANCELED ? -1 : err;
       if (err == 0) {
         const int put = install(d.id, d.pending, d.dial.sock.get());
         answer = put == ENOENT ? -1 : put;  // ENOENT: the caller was interrupted or died
+        // Not reported as handed off: the workload does not hold this connection.
+        if (put == ENOENT) err = ECANCELED;
       }
       if (answer >= 0) reply(d.id, answer);
       // Reported after the answer, off the path of the workload's connect(); the socket is still

@@ -87,7 +87,8 @@ class Server {
   std::optional<Direct> dial_direct(uint32_t addr, uint16_t port);  // thread-safe
   // The dial's end. err 0: `d.sock` is connected and now the workload's (still open here, so that it
   // is named for its byte counts); else the errno the workload's connect() failed with (ETIMEDOUT:
-  // the deadline passed), reported as the loop's dial would have been.
+  // the deadline passed; ECANCELED: its caller is gone, the workload does not hold the socket),
+  // reported as the loop's dial would have been.
   void direct_done(Direct& d, int err);  // thread-safe
   // Serves until stop(); returns 0 or an errno from the poller.
   int run();

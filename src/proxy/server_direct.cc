@@ -102,6 +102,8 @@ void Server::direct_done(Direct& d, int err) {
     std::string why = err == ETIMEDOUT && Clock::now() >= d.deadline
                           ? "cage: connecting to " + hp + " timed out after " +
                                 std::to_string(opt_.connect_timeout.count() / 1000) + "s"
+                      : err == ECANCELED
+                          ? "cage: connecting to " + hp + " abandoned: its caller was killed or interrupted while it waited"
                           : "cage: connecting to " + hp + " failed: " + std::strerror(err);
     {
       std::lock_guard<std::mutex> lock(handoff_mu_);

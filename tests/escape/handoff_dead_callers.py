@@ -1,0 +1,26 @@
+# tests/escape/net_handoff_dead_callers.sh's workload: CHURN times, a child connects to FULL (a host
+# listener whose accept queue is full: the dial waits) and is SIGKILLed while it waits; then an
+# allowed connect to OK and a bind (run by the performer) must still be answered.
+import errno, os, signal, socket, sys, time
+full, ok, churn = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+def result(f):
+    t = time.time()
+    try:
+        f(); r = "ok"
+    except OSError as e:
+        r = errno.errorcode.get(e.errno, str(e))
+    return "%s %.2f" % (r, time.time() - t)
+def connect_ok():
+    socket.create_connection(("127.0.0.1", ok), timeout=5).close()
+def bind():
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); s.close()
+for _ in range(churn):
+    pid = os.fork()
+    if pid == 0:
+        try: socket.socket().connect(("127.0.0.1", full))
+        finally: os._exit(0)
+    time.sleep(0.003)
+    os.kill(pid, signal.SIGKILL); os.waitpid(pid, 0)
+print("connect", result(connect_ok), flush=True)
+print("bind", result(bind), flush=True)
+time.sleep(1)  # the abandoned dials are reported

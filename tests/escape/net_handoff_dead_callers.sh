@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Attack on egress hand-off's direct path (src/linux/connect_notify.cc, proxy/server_direct.cc): the
+# mediator dials an IPv4 literal itself and keeps the dial, with the workload's socket, until the
+# dial ends (at most the 10 s connect timeout). A caller SIGKILLed while it waits leaves its dial
+# behind: found, a workload that forks, connects to a slow allowed destination (a host listener
+# whose accept queue is full) and kills the child, over and over, piled up two descriptors of the
+# supervisor per dead caller for 10 s each, until the supervisor ran out of descriptors and every
+# mediated call of the sandbox (an allowed connect, a bind run by the performer) failed with EACCES.
+# The supervisor's RLIMIT_NOFILE is lowered to 256 (prlimit) so that a few hundred dead callers show
+# it; with the default limit a faster churn does the same.
+# Policy: --net 127.0.0.1:FULL --net 127.0.0.1:OK (transparent: hand-off mode).
+# Expected: after 400 dead callers an allowed connect and a bind are still answered, and the audit
+# reports the abandoned dials as failed ("abandoned"), none as handed off. Twin: the same connect and
+# bind without the churn.
+. "$(dirname "$0")/lib.bash"
+require_handoff
+command -v prlimit >/dev/null || { echo "skip: no prlimit"; exit 77; }
+"$py" - "$work/full" >/dev/null 2>&1 <<'PY' &
+import os, socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(0)
+queued = socket.create_connection(s.getsockname())  # the one the queue holds: it is full now
+with open(sys.argv[1] + ".tmp", "w") as f: f.write(str(s.getsockname()[1]))
+os.replace(sys.argv[1] + ".tmp", sys.argv[1])
+time.sleep(180)
+PY
+at_exit "kill $!"
+"$py" - "$work/ok" >/dev/null 2>&1 <<'PY' &
+import os, socket, sys
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(512)
+with open(sys.argv[1] + ".tmp", "w") as f: f.write(str(s.getsockname()[1]))
+os.replace(sys.argv[1] + ".tmp", sys.argv[1])
+while True: s.accept()[0].close()
+PY
+at_exit "kill $!"
+for _ in $(seq 200); do [ -s "$work/full" ] && [ -s "$work/ok" ] && break; sleep 0.05; done
+full=$(cat "$work/full" 2>/dev/null) ok=$(cat "$work/ok" 2>/dev/null)
+[ -n "$full" ] && [ -n "$ok" ] || { fail "the test's listeners did not start"; finish; }
+cp "$escape_dir/handoff_dead_callers.py" "$work/dead.py" && chmod 644 "$work/dead.py"
+run() {  # CHURN
+  rm -f "$work/audit.jsonl"
+  rc=0
+  out=$(timeout 90 prlimit --nofile=256:256 "$CAGE" --ro "$work" --audit "$work/audit.jsonl" \
+    --unsetenv '*_PROXY' --unsetenv '*_proxy' --net 127.0.0.1:$full --net 127.0.0.1:$ok -- \
+    "$py" "$work/dead.py" "$full" "$ok" "$1" 2>&1) || rc=$?
+}
+run 0
+if [ "$rc" -eq 0 ] && grep -q '^connect ok' <<<"$out" && grep -q '^bind ok' <<<"$out"; then
+  pass "twin: without dead callers the connect and the bind are answered"
+else
+  fail "twin: exit $rc: $out"; finish
+fi
+run 400
+[ "$rc" -eq 0 ] || fail "the workload exited $rc: $out"
+if grep -q '^connect ok' <<<"$out" && grep -q '^bind ok' <<<"$out"; then
+  pass "after 400 dead callers the connect and the bind are still answered"
+else
+  fail "after 400 dead callers: $(grep -E '^(connect|bind) ' <<<"$out" | tr '\n' ' ')(the supervisor holds their dials)"
+fi
+"$py" - "$work/audit.jsonl" "$full" <<'PY' && pass "the abandoned dials are audited as such, none as handed off" || fail "audit: see above"
+import json, sys
+events = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+mine = [e for e in events if e.get("port") == int(sys.argv[2])]
+handed = [e for e in mine if "handed off" in e.get("reason", "")]
+abandoned = [e for e in mine if "abandoned" in e.get("reason", "") and e.get("decision") == "failed"]
+if handed or len(abandoned) < 50:
+    print("%d events for the slow port, %d handed off, %d abandoned" % (len(mine), len(handed), len(abandoned)))
+    sys.exit(1)
+PY
+finish
