@@ -56,14 +56,15 @@ if grep -q '^connect ok' <<<"$out" && grep -q '^bind ok' <<<"$out"; then
 else
   fail "after 400 dead callers: $(grep -E '^(connect|bind) ' <<<"$out" | tr '\n' ' ')(the supervisor holds their dials)"
 fi
-"$py" - "$work/audit.jsonl" "$full" <<'PY' && pass "the abandoned dials are audited as such, none as handed off" || fail "audit: see above"
+counts=$("$py" - "$work/audit.jsonl" "$full" <<'PY'
+
 import json, sys
 events = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 mine = [e for e in events if e.get("port") == int(sys.argv[2])]
 handed = [e for e in mine if "handed off" in e.get("reason", "")]
 abandoned = [e for e in mine if "abandoned" in e.get("reason", "") and e.get("decision") == "failed"]
-if handed or len(abandoned) < 50:
-    print("%d events for the slow port, %d handed off, %d abandoned" % (len(mine), len(handed), len(abandoned)))
-    sys.exit(1)
+print("%d events for the slow port, %d handed off, %d abandoned" % (len(mine), len(handed), len(abandoned)))
+sys.exit(1 if handed or len(abandoned) < 50 else 0)
 PY
+) && pass "the abandoned dials are audited as such, none as handed off ($counts)" || fail "audit: $counts"
 finish
