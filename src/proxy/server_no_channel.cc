@@ -13,5 +13,6 @@ void Server::enable_transparent(SyntheticMap) {}
 void Server::add_aux(int, int) {}
 void Server::on_listener(int) {}
 void Server::on_dns() {}
+void Server::take_direct() {}  // nothing is dialled off the loop without the egress hand-off
 
 }  // namespace cage::proxy
