@@ -47,10 +47,10 @@ bool staged(char* buf, size_t n, const std::string& target) {
   return len > 0 && static_cast<size_t>(len) < n;
 }
 
-int openat2_nofollow(int dirfd, const char* rel, int flags) {
+int openat2_nofollow(int dirfd, const char* rel, int flags, uint64_t resolve = 0) {
   struct open_how how {};
   how.flags = static_cast<uint64_t>(flags) | O_CLOEXEC;
-  how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH;
+  how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH | resolve;
   return static_cast<int>(::syscall(SYS_openat2, dirfd, rel, &how, sizeof how));
 }
 
@@ -58,9 +58,10 @@ int openat2_nofollow(int dirfd, const char* rel, int flags) {
 // one component at a time and refusing every symlink: a component swapped for a link (in a --rw
 // grant, by a process outside) can never make cage create or mount anything outside the view.
 // The walk starts at start_fd, the directory of the first `skip` characters of target (root_fd
-// and 0 for a walk from the top). On success *leaf points at the last component inside buf.
+// and 0 for a walk from the top); `resolve` adds RESOLVE_ flags to each step's. On success *leaf
+// points at the last component inside buf.
 int open_parent_from(int start_fd, size_t skip, const std::string& target, char* buf, size_t n, const char** leaf,
-                     int* parent) {
+                     int* parent, uint64_t resolve = 0) {
   if (target.size() + 1 > n || target.size() < 2 || skip + 1 >= target.size()) return ENAMETOOLONG;
   std::memcpy(buf, target.c_str() + 1, target.size());  // without the leading '/', with the NUL
   int cur = ::fcntl(start_fd, F_DUPFD_CLOEXEC, 0);
@@ -68,8 +69,9 @@ int open_parent_from(int start_fd, size_t skip, const std::string& target, char*
   char* comp = buf + skip;  // buf lacks target's leading '/': buf[skip - 1] is the '/' after the start
   for (char* slash; (slash = std::strchr(comp, '/')) != nullptr; comp = slash + 1) {
     *slash = '\0';
-    int next = openat2_nofollow(cur, comp, O_PATH | O_DIRECTORY);
-    if (next < 0 && errno == ENOENT && ::mkdirat(cur, comp, 0755) == 0) next = openat2_nofollow(cur, comp, O_PATH | O_DIRECTORY);
+    int next = openat2_nofollow(cur, comp, O_PATH | O_DIRECTORY, resolve);
+    if (next < 0 && errno == ENOENT && ::mkdirat(cur, comp, 0755) == 0)
+      next = openat2_nofollow(cur, comp, O_PATH | O_DIRECTORY, resolve);
     int e = errno;
     *slash = '/';
     ::close(cur);
@@ -136,8 +138,10 @@ int bind(const char* src, const char* at, const char* attr_path, bool read_only,
   return err_of(sys_mount_setattr(attr_path, AT_RECURSIVE, set));
 }
 
+// A new file: a step's file goes only into a tmpfs of cage's own, made for this run (compile refuses
+// such steps beneath a bind), so an entry already there means the view is not what the plan says.
 int write_file(int parent, const char* leaf, const std::string& content) {
-  int fd = ::openat(parent, leaf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+  int fd = ::openat(parent, leaf, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd < 0) return errno;
   size_t off = 0;
   while (off < content.size()) {
@@ -201,6 +205,7 @@ struct ParentCache {
   char path[4096];
   size_t len = 0;
   int fd = -1;
+  uint64_t resolve = 0;  // RESOLVE_ flags added to every walk made through this cache
   void drop() {
     if (fd >= 0) ::close(fd);
     fd = -1;
@@ -227,8 +232,8 @@ int open_parent_cached(int root_fd, size_t root_skip, const std::string& target,
   const bool beneath = cache.fd >= 0 && plen > cache.len && target[cache.len] == '/' &&
                        std::memcmp(cache.path, target.c_str(), cache.len) == 0;
   int fd = -1;
-  int e = beneath ? open_parent_from(cache.fd, cache.len, target, buf, n, leaf, &fd)
-                  : open_parent_from(root_fd, root_skip, target, buf, n, leaf, &fd);
+  int e = beneath ? open_parent_from(cache.fd, cache.len, target, buf, n, leaf, &fd, cache.resolve)
+                  : open_parent_from(root_fd, root_skip, target, buf, n, leaf, &fd, cache.resolve);
   cache.drop();
   if (e) return e;
   if (plen < sizeof cache.path) {
@@ -562,6 +567,9 @@ int plan_fill(const Plan& plan, std::vector<FillRole>& roles) {
 int fill_tmpfs(const Plan& plan, const std::vector<FillRole>& roles, size_t fill, int mount_fd, int* failed_index) {
   const size_t skip = plan.mounts[fill].target.size();
   ParentCache cache;
+  // Nothing is mounted beneath the entries the supervisor creates (plan_fill): a walk that meets a
+  // mount there (made into the sandbox's namespace meanwhile) is refused, never followed.
+  cache.resolve = RESOLVE_NO_XDEV;
   // As the child's (build_view): the view never takes the caller's umask. The umask is the whole
   // process's: the supervisor's other threads (the proxy's loop, the mediator) create no file.
   const mode_t mask = ::umask(022);

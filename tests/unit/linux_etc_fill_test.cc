@@ -2,7 +2,10 @@
 // fill_tmpfs creating them for real beneath a directory of the test's, as it does beneath init's tmpfs.
 #include <gtest/gtest.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -118,6 +121,40 @@ TEST(EtcFill, FillCreatesTheEntriesBeneathTheGivenDirectoryOnly) {
   EXPECT_EQ(p.mounts[static_cast<size_t>(failed)].target, "/etc/f0");
   EXPECT_NE(::access("/tmp/cage-fill-test-outside", F_OK), 0);
   ::close(fd);
+  std::string rm = std::string("rm -rf ") + dir;
+  EXPECT_EQ(std::system(rm.c_str()), 0);
+}
+
+// A mount met beneath the tmpfs (made into the sandbox's namespace before the fill, by a process of
+// the caller's) is refused, not walked into; its twin without the mount is the test above.
+TEST(EtcFill, FillRefusesToWalkIntoAMountBeneath) {
+  if (::geteuid() != 0) GTEST_SKIP() << "mounts need root";
+  char dir[] = "/tmp/cage-fill-xdev.XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::string d(dir);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {  // a mount namespace of its own: nothing reaches the host's
+    if (::unshare(CLONE_NEWNS) != 0 || ::mount(nullptr, "/", nullptr, MS_PRIVATE | MS_REC, nullptr) != 0) _exit(2);
+    if (::mkdir((d + "/ssl").c_str(), 0755) != 0 || ::mount("tmpfs", (d + "/ssl").c_str(), "tmpfs", 0, nullptr) != 0)
+      _exit(3);
+    lx::Plan p = etc_plan();
+    std::vector<FillRole> roles;
+    if (lx::plan_fill(p, roles) != 0) _exit(4);
+    int fd = ::open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    int failed = -1;
+    const int e = lx::fill_tmpfs(p, roles, 0, fd, &failed);
+    struct stat st {};
+    const bool written_into_mount = ::lstat((d + "/ssl/certs.pem").c_str(), &st) == 0;
+    const bool files_made = ::lstat((d + "/f9").c_str(), &st) == 0;  // before the walk met the mount
+    _exit(e == EXDEV && failed >= 0 && p.mounts[static_cast<size_t>(failed)].target == "/etc/ssl/certs.pem" &&
+                  !written_into_mount && files_made
+              ? 0
+              : 5);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
   std::string rm = std::string("rm -rf ") + dir;
   EXPECT_EQ(std::system(rm.c_str()), 0);
 }
