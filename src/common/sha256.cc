@@ -93,12 +93,23 @@ bool cpu_has_sha_ni() {
   return sse && (b & (1u << 29));  // SHA
 }
 
-std::atomic<bool> g_use_ni{cpu_has_sha_ni()};
+// -1 until the first digest: the CPUID probe runs then, not at start-up (in a virtual machine each
+// CPUID traps to the hypervisor, and most runs hash nothing). Threads racing the probe agree.
+std::atomic<int> g_use_ni{-1};
+
+bool use_ni() {
+  int v = g_use_ni.load(std::memory_order_relaxed);
+  if (v < 0) {
+    v = cpu_has_sha_ni() ? 1 : 0;
+    g_use_ni.store(v, std::memory_order_relaxed);
+  }
+  return v == 1;
+}
 #endif
 
 inline void compress(uint32_t h[8], const unsigned char* p) {
 #ifdef CAGE_SHA_NI
-  if (g_use_ni.load(std::memory_order_relaxed)) return block_ni(h, p);
+  if (use_ni()) return block_ni(h, p);
 #endif
   block(h, p);
 }
@@ -107,7 +118,7 @@ inline void compress(uint32_t h[8], const unsigned char* p) {
 
 bool sha256_accelerated() {
 #ifdef CAGE_SHA_NI
-  return g_use_ni.load();
+  return use_ni();
 #else
   return false;
 #endif
@@ -115,7 +126,7 @@ bool sha256_accelerated() {
 
 void sha256_set_accelerated(bool on) {
 #ifdef CAGE_SHA_NI
-  g_use_ni.store(on && cpu_has_sha_ni());
+  g_use_ni.store(on && cpu_has_sha_ni() ? 1 : 0);
 #else
   (void)on;
 #endif
