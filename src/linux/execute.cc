@@ -340,7 +340,7 @@ struct Supervise {
     if (!aborted && (fds[1].revents & POLLIN)) on_abort();
   }
   // init's report: the workload's status, tmpfs usage, and whether the sandbox is empty now. init
-  // writes it at once, so reading it whole blocks only until init's next write or exit.
+  // writes it in one write (send_exit_report); reading it whole waits at most for init's exit.
   void read_status() {
     reported = true;
     int st = 0;

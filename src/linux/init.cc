@@ -277,11 +277,7 @@ bool end_pid_namespace() {
 // through an eventfd, not on pid 1's death: bubblewrap.c, monitor_child).
 [[noreturn]] void report_workload_exit(const ChildContext& c, int status) {
   const bool empty = c.plan->init.pid1 && end_pid_namespace();
-  ssize_t n;
-  do n = ::write(c.status_write, &status, sizeof status);
-  while (n < 0 && errno == EINTR);
-  if (c.plan->init.build_root) send_tmpfs_usage(*c.plan, c.tmpfs_fds.data(), c.status_write);
-  if (empty) send_sandbox_empty(c.status_write);
+  send_exit_report(*c.plan, c.plan->init.build_root ? c.tmpfs_fds.data() : nullptr, status, empty, c.status_write);
   if (!c.plan->init.pid1) end_descendants();
   _exit(0);
 }

@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
+#include <cstring>
 #include <cstdio>
 
 namespace cage::lx {
@@ -23,10 +25,13 @@ struct Record {
 };
 constexpr uint32_t kSandboxEmpty = 0xffffffff;  // an index no plan has
 
-void write_record(int out_fd, const Record& r) {
-  ssize_t n;
-  do n = ::write(out_fd, &r, sizeof r);
-  while (n < 0 && errno == EINTR);
+void write_all(int out_fd, const char* p, size_t n) {
+  while (n > 0) {
+    const ssize_t w = ::write(out_fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return;  // the supervisor is gone: nobody to tell
+    p += w, n -= static_cast<size_t>(w);
+  }
 }
 
 }  // namespace
@@ -48,19 +53,33 @@ void open_sized_tmpfs(const Plan& plan, int* fds) {
   }
 }
 
-void send_tmpfs_usage(const Plan& plan, const int* fds, int out_fd) {
-  for (size_t i = 0; i < plan.mounts.size(); ++i) {
+void send_exit_report(const Plan& plan, const int* fds, int status, bool empty, int out_fd) {
+  char buf[PIPE_BUF];  // a write of at most PIPE_BUF bytes reaches the pipe whole
+  size_t used = 0;
+  auto add = [&](const void* p, size_t n) {
+    if (used + n > sizeof buf) {
+      write_all(out_fd, buf, used);
+      used = 0;
+    }
+    std::memcpy(buf + used, p, n);
+    used += n;
+  };
+  add(&status, sizeof status);
+  for (size_t i = 0; fds && i < plan.mounts.size(); ++i) {
     struct statfs st {};
     if (fds[i] < 0 || ::fstatfs(fds[i], &st) != 0) continue;
     const uint64_t bsize = static_cast<uint64_t>(st.f_bsize);
     const uint64_t size = st.f_blocks * bsize, free = st.f_bfree * bsize;
     const uint64_t slack = std::max<uint64_t>(std::min<uint64_t>(size / 100, 1 << 20), 1);
-    write_record(out_fd, Record{static_cast<uint32_t>(i), free < slack || (st.f_files != 0 && st.f_ffree == 0),
-                                size, size - free});
+    const Record r{static_cast<uint32_t>(i), free < slack || (st.f_files != 0 && st.f_ffree == 0), size, size - free};
+    add(&r, sizeof r);
   }
+  if (empty) {
+    const Record r{kSandboxEmpty, 0, 0, 0};
+    add(&r, sizeof r);
+  }
+  write_all(out_fd, buf, used);
 }
-
-void send_sandbox_empty(int out_fd) { write_record(out_fd, Record{kSandboxEmpty, 0, 0, 0}); }
 
 std::vector<TmpfsUsage> read_tmpfs_usage(const Plan& plan, int in_fd, bool* empty) {
   std::vector<TmpfsUsage> out;

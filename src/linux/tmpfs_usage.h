@@ -20,9 +20,10 @@ struct TmpfsUsage {
 
 // Child side, no allocation: fds has one slot per MountStep (-1 where none is sized).
 void open_sized_tmpfs(const Plan& plan, int* fds);
-void send_tmpfs_usage(const Plan& plan, const int* fds, int out_fd);
-// Child side: the record that ends init's report when no other process of the sandbox is left.
-void send_sandbox_empty(int out_fd);
+// Child side, no allocation: init's report once the workload has exited, in one write (each write
+// wakes the supervisor): the workload's wait status; with fds (a root of its own) a record per sized
+// tmpfs; with `empty` the record that says no other process of the sandbox is left.
+void send_exit_report(const Plan& plan, const int* fds, int status, bool empty, int out_fd);
 // Supervisor side: the records init sent, one per sized tmpfs it could open, up to the end of the
 // pipe or the record of send_sandbox_empty (then *empty is set).
 std::vector<TmpfsUsage> read_tmpfs_usage(const Plan& plan, int in_fd, bool* empty = nullptr);
