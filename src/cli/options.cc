@@ -145,7 +145,7 @@ std::unique_ptr<CLI::App> make_app(PolicyInput& in, Bound& b, const std::string&
   return app;
 }
 
-size_t options_end(const std::vector<std::string>& words, size_t from);
+size_t options_end(const std::vector<std::string>& words, size_t from, const CLI::App& app);
 
 // CLI11 (2.1) prints each description on one line and adds a usage line of its own: the lines are
 // wrapped here at 100 columns, continued under the description column, and its usage line dropped
@@ -203,7 +203,7 @@ Result<Invocation> parse_words(const std::vector<std::string>& words, const std:
   // flags after it (`cage make --rw /tmp` granted /tmp): from that word on, every word is the command's.
   // A "--" counts only where cage's options end: one later on belongs to the command (`cage ./x a
   // -- b` runs ./x with "a -- b", as env(1) and sudo would).
-  const size_t end = options_end(words, words.empty() ? 0 : 1);
+  const size_t end = options_end(words, words.empty() ? 0 : 1, *app);
   auto stop = words.begin() + static_cast<long>(end);
   const bool dashed = end < words.size() && words[end] == "--";
   auto dash = dashed ? stop : words.end();
@@ -316,15 +316,13 @@ struct ScriptWords {
 };
 
 // The index of the first word at or after `from` that is not one of cage's options or its value:
-// "--", or the first other word (the command, or --script's FILE). Arity comes from the flag table.
-size_t options_end(const std::vector<std::string>& words, size_t from) {
-  PolicyInput scratch;
-  Bound b;
-  auto app = make_app(scratch, b, "/");
+// "--", or the first other word (the command, or --script's FILE). Arity comes from the flag table,
+// as `app` (any of make_app's) has bound it.
+size_t options_end(const std::vector<std::string>& words, size_t from, const CLI::App& app) {
   size_t i = from;
   for (; i < words.size() && words[i] != "--" && words[i].size() > 1 && words[i][0] == '-'; ++i) {
     if (words[i].find('=') != std::string::npos) continue;
-    const CLI::Option* opt = app->get_option_no_throw(words[i]);
+    const CLI::Option* opt = app.get_option_no_throw(words[i]);
     if (opt && opt->get_expected_max() != 0 && i + 1 < words.size()) ++i;  // flags expect 0
   }
   return i;
@@ -332,7 +330,9 @@ size_t options_end(const std::vector<std::string>& words, size_t from) {
 
 Result<ScriptWords> split_script_words(const std::vector<std::string>& after) {
   ScriptWords sw;
-  size_t i = options_end(after, 0);
+  PolicyInput scratch;
+  Bound b;
+  size_t i = options_end(after, 0, *make_app(scratch, b, "/"));
   for (size_t k = 0; k < i; ++k)
     if (after[k] == "--script" || after[k].rfind("--script=", 0) == 0)
       return usage(after[k], "--script is given twice", "give it once, before the script's options");
@@ -429,11 +429,16 @@ Result<Invocation> parse(const std::vector<std::string>& raw, const std::string&
     return with_script(std::move(*inv), std::move(*sw), raw[0], cwd);
   }
   const std::vector<std::string>& args = raw;
+  auto is_script = [](const std::string& w) { return w == "--script" || w.rfind("--script=", 0) == 0; };
+  const auto first = args.begin() + (args.empty() ? 0 : 1);
+  // No such word at all: the common case, without a second CLI11 app (~0.14 ms) to find where
+  // cage's options end.
+  if (std::none_of(first, args.end(), is_script)) return parse_words(args, cwd);
   // Only among cage's own options: a --script in the command's words is the command's.
-  auto end = args.begin() + static_cast<long>(options_end(args, args.empty() ? 0 : 1));
-  auto at = std::find_if(args.begin() + (args.empty() ? 0 : 1), end, [](const std::string& w) {
-    return w == "--script" || w.rfind("--script=", 0) == 0;
-  });
+  PolicyInput scratch;
+  Bound b;
+  auto end = args.begin() + static_cast<long>(options_end(args, args.empty() ? 0 : 1, *make_app(scratch, b, "/")));
+  auto at = std::find_if(first, end, is_script);
   if (at == end) return parse_words(args, cwd);
   auto inv = parse_words(std::vector<std::string>(args.begin(), at), cwd);
   if (!inv) return inv;
