@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Attack on egress hand-off's two dialling paths: the mediator's own (an IPv4 literal,
 # src/linux/connect_notify.cc, proxy/server_direct.cc) and the proxy loop's (a synthetic address, the
-# name cage's DNS gave it, proxy/server.cc). Each keeps the dial, with the workload's socket, until
-# the dial ends (at most the 10 s connect timeout). A caller SIGKILLed while it waits leaves its dial
-# behind: found, a workload that forks, connects to a slow allowed destination (a host listener
+# name cage's DNS gave it, proxy/server.cc). Each kept the dial, with the workload's socket, until
+# the dial ended (at most the 10 s connect timeout), also when its caller was SIGKILLed while it
+# waited: found, a workload that forks, connects to a slow allowed destination (a host listener
 # whose accept queue is full) and kills the child, over and over, piled up two descriptors of the
 # supervisor per dead caller for 10 s each, until the supervisor ran out of descriptors and every
-# mediated call of the sandbox (an allowed connect, a bind run by the performer) failed with EACCES;
-# found on the direct path first, the loop's kept its dials the same way afterwards.
+# mediated call of the sandbox (an allowed connect, a bind run by the performer) failed with EACCES
+# (on the direct path first; on the loop's, with the direct path fixed, after 400 dead callers).
 # The supervisor's RLIMIT_NOFILE is lowered to 256 (prlimit) so that a few hundred dead callers show
 # it; with the default limit a faster churn does the same.
 # Policy: --net 127.0.0.1:FULL --net 127.0.0.1:OK, and --net localhost:FULL --net localhost:OK with
