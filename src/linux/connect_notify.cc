@@ -453,11 +453,12 @@ class Impl final : public Mediator {
   // time connect() returns, so the next poll finds it writable at once. Bounded as the loop's dial:
   // the proxy's connect timeout (ETIMEDOUT), one entry per workload thread waiting in connect(): a
   // dial whose caller is gone (SIGKILLed while it waited; the wait is killable only) is dropped at
-  // the next look, at most kSweep later, not at its deadline; else a workload that forks, connects
-  // to a slow destination and kills the child, over and over, piled up two descriptors of this
-  // process per dead caller for 10 s each, until every mediated call of the sandbox failed with
-  // EACCES (tests/escape/net_handoff_dead_callers.sh).
-  static constexpr int64_t kSweep = 250;  // ms
+  // the next look (waiting()), at most kSweep later, not at its deadline; else a workload that
+  // forks, connects to a slow destination and kills the child, over and over, piled up two
+  // descriptors of this process per dead caller for 10 s each, until every mediated call of the
+  // sandbox failed with EACCES (tests/escape/net_handoff_dead_callers.sh). The loop's dials are
+  // looked at as often, on its tick (Server::set_handoff).
+  static constexpr int64_t kSweep = proxy::Server::kTick.count();  // ms
   int dial_timeout() const {
     if (dialling_.empty()) return -1;
     auto soonest = dialling_.front().dial.deadline;
@@ -484,7 +485,7 @@ class Impl final : public Mediator {
           err = ECONNREFUSED;
       }
       if (err < 0 && now >= d.dial.deadline) err = ETIMEDOUT;
-      if (err < 0 && !valid(d.id)) err = ECANCELED;  // the caller is gone: nothing waits for this dial
+      if (err < 0 && !waiting(d.id)) err = ECANCELED;  // the caller is gone: nothing waits for this dial
       if (err < 0) {
         if (kept != i) dialling_[kept] = std::move(d);
         ++kept;
@@ -527,29 +528,31 @@ class Impl final : public Mediator {
   }
 
   // The proxy's answer to a hand-off (its thread): the connected socket goes in the place of the
-  // workload's descriptor number, or connect() fails with the errno.
-  void dialled(uint64_t ticket, int fd, int err) override {
+  // workload's descriptor number, or connect() fails with the errno; ECANCELED (the loop found the
+  // caller gone) only drops the workload's socket held here.
+  int dialled(uint64_t ticket, int fd, int err) override {
     UniqueFd fresh(fd);
     Pending p;
     {
       std::lock_guard<std::mutex> lock(mu_);
       auto it = pending_.find(ticket);
-      if (it == pending_.end()) return;
+      if (it == pending_.end()) return ECANCELED;
       p = std::move(it->second);
       pending_.erase(it);
     }
+    if (err == ECANCELED) return ECANCELED;
     std::vector<char> buf(resp_.size());
     auto* resp = reinterpret_cast<seccomp_notif_resp*>(buf.data());
     resp->id = ticket;
-    if (err != 0 || !fresh.valid()) {
-      resp->error = -(err ? err : ECONNREFUSED);
-    } else if (int put = install(ticket, p, fresh.get()); put == ENOENT) {
-      return;  // the caller was interrupted or died: nothing to answer
-    } else {
-      resp->error = -put;
-    }
+    int ended = err ? err : ECONNREFUSED;
+    if (err == 0 && fresh.valid()) ended = install(ticket, p, fresh.get());
+    if (ended == ENOENT) return ECANCELED;  // the caller was interrupted or died: nothing to answer
+    resp->error = -ended;
     ::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_SEND, resp);
+    return ended;
   }
+
+  bool waiting(uint64_t ticket) override { return valid(ticket); }
 
   // 0 when the workload's socket is now connected to the proxy (or in progress), else an errno.
   int decide_connect(const seccomp_notif& req) {

@@ -54,12 +54,17 @@ class Mediator {
   // Stops answering (the workload is gone) and hands over what --explain observed.
   virtual explain_notify::Log finish() = 0;
   // Hand-off (handoff.h): where destinations are sent to be checked and dialled (the proxy's
-  // Server::hand_off), and the proxy's answer, on its thread: the connected socket or an errno.
+  // Server::hand_off), and the proxy's answer, on its thread: the connected socket or an errno
+  // (ECANCELED: the caller is gone, nothing is answered). Returns 0 when the workload now holds the
+  // socket, else the errno its connect() ended with (ECANCELED: its caller was gone).
   // `direct`: the proxy whose Server::dial_direct decides a literal destination on the mediator's
   // own thread (it must outlive the mediator's thread: finish() comes first); null: none.
   using Dialer = std::function<void(uint64_t ticket, std::string host, uint16_t port)>;
   virtual void set_dialer(Dialer dialer, proxy::Server* direct) = 0;
-  virtual void dialled(uint64_t ticket, int fd, int err) = 0;
+  virtual int dialled(uint64_t ticket, int fd, int err) = 0;
+  // Whether the caller of a hand-off still waits in connect() (SECCOMP_IOCTL_NOTIF_ID_VALID): the
+  // one look both dialling paths make at a dial's caller. Thread-safe.
+  virtual bool waiting(uint64_t ticket) = 0;
 };
 // --explain's errno observer (seccomp_observe.h): the profile's original filter, which judges the
 // calls it refuses, and the profile's name, for the remedy. An empty filter: not observed.

@@ -688,10 +688,13 @@ Status Launch::start_mediator() {
 Status Launch::start_proxy() {
   if (plan_.net.mode != NetPlan::Mode::proxy || plan_.loopback_proxy) return Ok{};
   proxy::Server::HandoffDone done;
-  if (mediator_ && plan_.net.transparent.handoff)
-    done = [m = mediator_.get()](uint64_t ticket, int fd, int err) { m->dialled(ticket, fd, err); };
-  auto s = net::start(plan_.net, std::move(chan_.supervisor_end), hooks_.net ? hooks_.net : proxy::print_denials,
-                      std::move(done));
+  proxy::Server::HandoffWaiting waiting;
+  if (mediator_ && plan_.net.transparent.handoff) {
+    done = [m = mediator_.get()](uint64_t ticket, int fd, int err) { return m->dialled(ticket, fd, err); };
+    waiting = [m = mediator_.get()](uint64_t ticket) { return m->waiting(ticket); };
+  }
+  auto s = net::start(plan_.net, std::move(chan_.supervisor_end),
+                      hooks_.net ? hooks_.net : proxy::print_denials, std::move(done), std::move(waiting));
   if (!s) return s.error();
   proxy_ = std::move(*s);
   if (mediator_ && plan_.net.transparent.handoff && proxy_) mediator_->set_dialer(proxy_->dialer(), proxy_->direct());

@@ -59,9 +59,10 @@
 // not the calling process: a server sees a process of the sandbox, never the workload's own pid.
 // getsockname() on a handed-off socket shows the host's local address, and its ioctls (SIOCGIFCONF)
 // list the host's interfaces. A dial whose caller was killed while it waited is dropped within
-// 250 ms on the direct path (SECCOMP_IOCTL_NOTIF_ID_VALID; tests/escape/net_handoff_dead_callers.sh),
-// but kept to its deadline on the loop's (a synthetic address), holding two of the supervisor's
-// descriptors meanwhile. A handed-off connect() waits for the dial (at most the proxy's 10 s
+// 250 ms (proxy::Server::kTick) on either path, the direct one and the loop's (a synthetic
+// address), by one look at the notification (SECCOMP_IOCTL_NOTIF_ID_VALID, Mediator::waiting), and
+// audited as abandoned (tests/escape/net_handoff_dead_callers.sh); until then it holds two of the
+// supervisor's descriptors. A handed-off connect() waits for the dial (at most the proxy's 10 s
 // connect timeout) even on a non-blocking socket, and handled signals wait for its answer; so do
 // calls the performer runs (the notification is answered when it answers). Where the hand-off is not
 // made (IPv6, UDP, proxy-mode clients, Landlock-only, kernels without SO_NETNS_COOKIE before Linux

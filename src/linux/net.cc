@@ -41,7 +41,9 @@ class ProxySupervisor final : public Supervisor {
     return [this](uint64_t ticket, std::string host, uint16_t port) { server_.hand_off(ticket, std::move(host), port); };
   }
   proxy::Server* direct() override { return &server_; }
-  void set_handoff(proxy::Server::HandoffDone done) { server_.set_handoff(std::move(done)); }
+  void set_handoff(proxy::Server::HandoffDone done, proxy::Server::HandoffWaiting waiting) {
+    server_.set_handoff(std::move(done), std::move(waiting));
+  }
   ~ProxySupervisor() override {
     server_.stop();
     if (thread_.joinable()) thread_.join();
@@ -76,13 +78,14 @@ Result<std::unique_ptr<Supervisor>> start(const NetPlan& plan, UniqueFd supervis
 }
 
 Result<std::unique_ptr<Supervisor>> start(const NetPlan& plan, UniqueFd supervisor_end, proxy::EventSink sink,
-                                          std::function<void(uint64_t, int, int)> handoff_done) {
+                                          std::function<int(uint64_t, int, int)> handoff_done,
+                                          std::function<bool(uint64_t)> handoff_waiting) {
   if (plan.mode != NetPlan::Mode::proxy) return std::unique_ptr<Supervisor>();
   proxy::raise_fd_limit();  // each tunnel holds two sockets and two pipes
   proxy::ServerOptions opt;
   opt.max_connections = plan.max_connections;
   auto sup = std::make_unique<ProxySupervisor>(plan, std::move(opt), std::move(sink));
-  if (handoff_done) sup->set_handoff(std::move(handoff_done));
+  if (handoff_done) sup->set_handoff(std::move(handoff_done), std::move(handoff_waiting));
   if (int e = sup->begin(std::move(supervisor_end), false); e != 0)
     return Error{ErrorClass::internal_error, "cannot start the --net proxy", {}, "--net", -e};
   return std::unique_ptr<Supervisor>(std::move(sup));

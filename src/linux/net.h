@@ -39,8 +39,10 @@ class Supervisor {
 // Returns a null Supervisor when plan.mode is not proxy. The default sink prints denials to stderr
 // ("cage: net: denied ..."); the audit log passes its own.
 Result<std::unique_ptr<Supervisor>> start(const NetPlan& plan, UniqueFd supervisor_end);
+// With hand-off, `handoff_done` and `handoff_waiting` are proxy::Server::set_handoff's.
 Result<std::unique_ptr<Supervisor>> start(const NetPlan& plan, UniqueFd supervisor_end, proxy::EventSink sink,
-                                          std::function<void(uint64_t, int, int)> handoff_done = {});
+                                          std::function<int(uint64_t, int, int)> handoff_done = {},
+                                          std::function<bool(uint64_t)> handoff_waiting = {});
 
 // Child, inside the namespace, after the root is built and `lo` is up. Binds 127.0.0.1:shim_port
 // (so the port is ready before the workload starts) and forks the shim (shim::serve), which wipes

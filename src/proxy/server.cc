@@ -187,7 +187,7 @@ int Server::run() {
     fire_dial_timers();
     if (Clock::now() >= next_tick) {
       check_timers();
-      next_tick = Clock::now() + std::chrono::milliseconds(250);
+      next_tick = Clock::now() + kTick;
     }
     for (uint64_t id : doomed_) conns_.erase(id);
     doomed_.clear();
@@ -584,8 +584,7 @@ void Server::try_connect(Conn& c) {
     int e = c.last_connect_errno;
     uint8_t code = e == ECONNREFUSED ? 0x05 : e == ENETUNREACH ? 0x03 : e == ETIMEDOUT ? 0x06 : 0x04;
     refuse(c, e == ETIMEDOUT ? 504 : 502, code,
-           "cage: connecting to " + host_port_text(c.host, c.port) + " failed: " + std::strerror(e) + tried(c),
-           Decision::failed);
+           dial_failure(host_port_text(c.host, c.port), e, false) + tried(c), Decision::failed);
     return;
   }
   auto at = c.dial.wake_at();
@@ -663,12 +662,12 @@ std::string Server::tried(const Conn& c) const {
   return s + ")";
 }
 
-// The loop's wait ends in time for the next attempt that is due (at most 250 ms, check_timers' tick).
+// The loop's wait ends in time for the next attempt that is due (at most kTick, check_timers' tick).
 int Server::poll_timeout() const {
-  constexpr int kTick = 250;
-  if (dial_timers_.empty()) return kTick;
+  constexpr int kMax = static_cast<int>(kTick.count());
+  if (dial_timers_.empty()) return kMax;
   auto left = std::chrono::ceil<std::chrono::milliseconds>(dial_timers_.top().first - Clock::now()).count();
-  return static_cast<int>(std::clamp<decltype(left)>(left, 0, kTick));
+  return static_cast<int>(std::clamp<decltype(left)>(left, 0, kMax));
 }
 
 void Server::fire_dial_timers() {
@@ -873,15 +872,25 @@ void Server::check_timers() {
   auto now = Clock::now();
   for (auto& [id, cp] : conns_) {
     Conn& c = *cp;
-    if (c.dead || now < c.deadline) continue;
+    if (c.dead) continue;
+    // A hand-off whose caller is gone (SIGKILLed while it waited; the wait is killable only) is
+    // dropped at this tick, as the mediator drops a direct dial's (connect_notify.cc), not kept to
+    // its deadline: else a workload that forks, connects to a slow name and kills the child, over and
+    // over, piles up the dial's socket here and the workload's in the mediator for 10 s per dead
+    // caller, until the supervisor runs out of descriptors (tests/escape/net_handoff_dead_callers.sh).
+    if (c.proto == Proto::handoff && handoff_waiting_ && !handoff_waiting_(c.ticket)) {
+      emit(c, Decision::failed, 502,
+           dial_failure(host_port_text(c.host, c.port), ECANCELED, false) + tried(c));
+      finish_handoff(c, ECANCELED);
+      continue;
+    }
+    if (now < c.deadline) continue;
     auto secs = [](std::chrono::milliseconds ms) { return std::to_string(ms.count() / 1000) + "s"; };
     switch (c.stage) {
       case Stage::resolving:
       case Stage::connecting:
         refuse(c, 504, static_cast<uint8_t>(SocksReply::ttl_expired),
-               "cage: connecting to " + host_port_text(c.host, c.port) + " timed out after " +
-                   secs(opt_.connect_timeout) + tried(c),
-               Decision::failed);
+               dial_failure(host_port_text(c.host, c.port), ETIMEDOUT, true) + tried(c), Decision::failed);
         drive(c);
         break;
       case Stage::plain:
@@ -936,8 +945,18 @@ void Server::take_handoffs() {
   }
 }
 
+std::string Server::dial_failure(const std::string& hp, int err, bool deadline_passed) const {
+  if (err == ETIMEDOUT && deadline_passed)
+    return "cage: connecting to " + hp + " timed out after " +
+           std::to_string(opt_.connect_timeout.count() / 1000) + "s";
+  if (err == ECANCELED)
+    return "cage: connecting to " + hp + " abandoned: its caller was killed or interrupted while it waited";
+  return "cage: connecting to " + hp + " failed: " + std::strerror(err);
+}
+
 // The one event of a hand-off: cage moves none of its bytes, so it reports the decision and the
-// address; the socket goes to the mediator, which puts it in the workload's place.
+// address; the socket goes to the mediator, which puts it in the workload's place. A refused or
+// failed one was reported already; ECANCELED: its caller is gone (check_timers).
 void Server::finish_handoff(Conn& c, int err) {
   drop_attempts(c);
   int fd = -1;
@@ -954,8 +973,11 @@ void Server::finish_handoff(Conn& c, int err) {
     // and one already closed again is reported by the next poll, as gone.
     const bool named = tcp_id(fd, h.id);
     if (named && diag_answers_ < 0) diag_answers_ = tcp_counts(h.id, h.last) == 1 ? 1 : 0;
-    handoff_done_(c.ticket, fd, 0);
-    if (named && diag_answers_ == 1 && tcp_counts(h.id, h.last) >= 0) {
+    if (int put = handoff_done_(c.ticket, fd, 0); put != 0) {
+      // Not reported as handed off: the workload does not hold this connection (the caller died
+      // after the last tick's look, and the mediator's ADDFD found it gone).
+      emit(c, Decision::failed, 502, dial_failure(host_port_text(c.host, c.port), put, false));
+    } else if (named && diag_answers_ == 1 && tcp_counts(h.id, h.last) >= 0) {
       handed_.push_back(std::move(h));
     } else if (sink_) {
       h.event.reason += " (byte counts unavailable: sock_diag did not answer)";

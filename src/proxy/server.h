@@ -64,12 +64,20 @@ class Server {
   // workload's plain TCP connects land there) and the namespace's DNS socket, answered with
   // addresses from `names`. Call before run().
   void enable_transparent(SyntheticMap names);
-  // Hand-off (server_handoff.cc): the workload's own connect() to a transparent destination, held
-  // by the seccomp mediator (connect_notify.h) while this loop decides, resolves, screens and dials
-  // it exactly as a connection accepted on a transparent listener. `done` runs on this thread with
-  // the connected socket (it takes it: fd >= 0, err 0) or an errno (fd -1). Set before run().
-  using HandoffDone = std::function<void(uint64_t ticket, int fd, int err)>;
-  void set_handoff(HandoffDone done) { handoff_done_ = std::move(done); }
+  // Hand-off (server.cc): the workload's own connect() to a transparent destination, held by the
+  // seccomp mediator (connect_notify.h) while this loop decides, resolves, screens and dials it
+  // exactly as a connection accepted on a transparent listener. `done` runs on this thread with the
+  // connected socket (it takes it: fd >= 0, err 0) or an errno (fd -1; ECANCELED: the caller is
+  // gone, nothing to answer) and returns 0 when the workload now holds the socket, else the errno
+  // its connect() ended with (ECANCELED: the caller was gone). `waiting`: whether the ticket's caller
+  // still waits in connect(); asked each tick, so that a dial whose caller is gone is dropped then,
+  // not kept to its deadline. Set before run().
+  using HandoffDone = std::function<int(uint64_t ticket, int fd, int err)>;
+  using HandoffWaiting = std::function<bool(uint64_t ticket)>;
+  void set_handoff(HandoffDone done, HandoffWaiting waiting) {
+    handoff_done_ = std::move(done);
+    handoff_waiting_ = std::move(waiting);
+  }
   void hand_off(uint64_t ticket, std::string host, uint16_t port);  // thread-safe
   // Hand-off's direct path (server_direct.cc): an IPv4 literal outside the synthetic range needs
   // neither the synthetic map nor the resolver, so the mediator has it decided and dials it on its
@@ -90,6 +98,9 @@ class Server {
   // the deadline passed; ECANCELED: its caller is gone, the workload does not hold the socket),
   // reported as the loop's dial would have been.
   void direct_done(Direct& d, int err);  // thread-safe
+  // How often the loop looks at its timers, at handed-off connections' byte counts and at whether a
+  // hand-off's caller still waits; the mediator looks at its direct dials' callers as often.
+  static constexpr std::chrono::milliseconds kTick{250};
   // Serves until stop(); returns 0 or an errno from the poller.
   int run();
   void stop();  // thread-safe
@@ -101,6 +112,9 @@ class Server {
   void on_channel();
   void take_handoffs();
   void finish_handoff(Conn& c, int err);
+  // Why a dial ended without a connection, as its event says (`hp`: host_port_text). ETIMEDOUT with
+  // `deadline_passed`: the connect timeout; ECANCELED: a hand-off's caller is gone; else the errno.
+  std::string dial_failure(const std::string& hp, int err, bool deadline_passed) const;
   struct Destination {  // a transparent connection's original destination
     std::string host;    // the name its synthetic address stands for, or the address as text
     uint16_t port = 0;
@@ -164,6 +178,7 @@ class Server {
   using DialTimer = std::pair<std::chrono::steady_clock::time_point, uint64_t>;
   std::priority_queue<DialTimer, std::vector<DialTimer>, std::greater<>> dial_timers_;
   HandoffDone handoff_done_;
+  HandoffWaiting handoff_waiting_;
   // Whether sock_diag answers for a handed-off connection; -1: not asked yet. Either thread.
   std::atomic<int> diag_answers_{-1};
   void take_direct();

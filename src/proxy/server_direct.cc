@@ -12,7 +12,6 @@
 #include <sys/socket.h>
 
 #include <cerrno>
-#include <cstring>
 
 #include "proxy/server.h"
 #include "proxy/socket_compat.h"
@@ -98,13 +97,8 @@ std::optional<Server::Direct> Server::dial_direct(uint32_t addr, uint16_t port) 
 void Server::direct_done(Direct& d, int err) {
   if (err != 0) {
     d.err = err;
-    const std::string hp = host_port_text(ipv4_text(d.addr), d.port);
-    std::string why = err == ETIMEDOUT && Clock::now() >= d.deadline
-                          ? "cage: connecting to " + hp + " timed out after " +
-                                std::to_string(opt_.connect_timeout.count() / 1000) + "s"
-                      : err == ECANCELED
-                          ? "cage: connecting to " + hp + " abandoned: its caller was killed or interrupted while it waited"
-                          : "cage: connecting to " + hp + " failed: " + std::strerror(err);
+    std::string why =
+        dial_failure(host_port_text(ipv4_text(d.addr), d.port), err, Clock::now() >= d.deadline);
     {
       std::lock_guard<std::mutex> lock(handoff_mu_);
       direct_events_.push_back(event(d, Decision::failed, err == ETIMEDOUT ? 504 : 502, std::move(why), false));

@@ -3,16 +3,18 @@
 // with synthetic addresses and relays plain TCP connects by their original destination.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
-
-#include "common/send_fd.h"
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
+#include "common/send_fd.h"
 #include "proxy/dns.h"
 #include "proxy/server.h"
 #include "proxy/socket_compat.h"
@@ -83,6 +85,7 @@ class Transparent : public ::testing::Test {
     });
     server_->add_channel(UniqueFd(sv[1]));
     server_->enable_transparent(std::move(synthetic_));
+    if (done_) server_->set_handoff(done_, waiting_);
     thread_ = std::thread([this] { server_->run(); });
     dns_port_ = 0;
     int d = bound(SOCK_DGRAM, dns_port_);
@@ -116,6 +119,8 @@ class Transparent : public ::testing::Test {
   }
 
   SyntheticMap synthetic_;
+  Server::HandoffDone done_;  // the mediator's side of a hand-off, when a test plays it
+  Server::HandoffWaiting waiting_;
   UniqueFd channel_;
   uint16_t dns_port_ = 0, listen_port_ = 0;
   std::unique_ptr<Server> server_;
@@ -352,4 +357,59 @@ TEST_F(Transparent, DirectDialDecidesLiteralsOffTheLoopWithTheLoopsEvents) {
   EXPECT_EQ(yes->address, "127.0.0.1");
   EXPECT_EQ(yes->rule, "--net 127.0.0.1:" + std::to_string(up));
   EXPECT_NE(yes->reason.find("handed off"), std::string::npos) << yes->reason;
+}
+
+// Hand-off through the loop (a synthetic address: a name): a dial whose caller is gone is dropped at
+// the loop's next tick, not kept to its 10 s deadline, reported as abandoned, and the mediator is
+// told ECANCELED (nothing to answer, its copy of the workload's socket to close). Twins: a caller
+// still waiting keeps its dial; one to a listener that accepts gets the connected socket.
+TEST_F(Transparent, LoopDropsAHandOffWhoseCallerIsGone) {
+  uint16_t up = 0, full = 0;
+  UniqueFd upstream(bound(SOCK_STREAM, up));
+  UniqueFd slow(bound(SOCK_STREAM, full));
+  ASSERT_EQ(listen(slow.get(), 0), 0);
+  UniqueFd queued(connect_to(INADDR_LOOPBACK, full));  // the one the queue holds: later dials wait
+  ASSERT_TRUE(queued.valid());
+  auto addr = synthetic_.assign("localhost");
+  ASSERT_TRUE(addr);
+  std::mutex m;
+  std::map<uint64_t, int> answers;  // ticket -> 0 (the socket taken) or the errno
+  std::atomic<bool> gone{false};
+  done_ = [&](uint64_t ticket, int fd, int err) {
+    if (fd >= 0) close(fd);
+    std::lock_guard l(m);
+    return answers[ticket] = fd >= 0 ? 0 : err;
+  };
+  waiting_ = [&](uint64_t ticket) { return ticket != 2 || !gone; };
+  start({"localhost:" + std::to_string(up), "localhost:" + std::to_string(full)}, 0);
+  auto answer = [&](uint64_t ticket, std::chrono::milliseconds within) -> std::optional<int> {
+    for (auto end = std::chrono::steady_clock::now() + within; std::chrono::steady_clock::now() < end;) {
+      {
+        std::lock_guard l(m);
+        if (auto it = answers.find(ticket); it != answers.end()) return it->second;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return std::nullopt;
+  };
+  server_->hand_off(1, ipv4_text(*addr), up);
+  EXPECT_EQ(answer(1, std::chrono::seconds(2)), 0) << "a dial to a listener that accepts is handed over";
+  server_->hand_off(2, ipv4_text(*addr), full);
+  EXPECT_EQ(answer(2, Server::kTick + std::chrono::milliseconds(100)), std::nullopt)
+      << "a dial whose caller waits is kept past a tick";
+  gone = true;
+  const auto died = std::chrono::steady_clock::now();
+  EXPECT_EQ(answer(2, std::chrono::seconds(3)), ECANCELED);
+  EXPECT_LT(std::chrono::steady_clock::now() - died, std::chrono::seconds(3)) << "not kept to its deadline";
+  server_->stop();
+  thread_.join();
+  bool abandoned = false, handed = false;
+  for (const auto& e : events()) {
+    if (e.port != full) continue;
+    abandoned |= e.decision == Decision::failed && e.host == "localhost" &&
+                 e.reason.find("abandoned: its caller was killed") != std::string::npos;
+    handed |= e.reason.find("handed off") != std::string::npos;
+  }
+  EXPECT_TRUE(abandoned);
+  EXPECT_FALSE(handed);
 }
