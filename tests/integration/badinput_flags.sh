@@ -58,5 +58,16 @@ bad --net --net "host:notaport"
 bad --net --net "host:70000"
 bad --net --net $'\xff:443'
 bad --no-such --no-such
+# A value forgotten before "--": the option is named as missing its value (it was a grant of a path
+# called "--", with the command run without its "--"). Twin: a path spelt ./-- is a path.
+for flag in --rw --ro --timeout --net; do
+  cage_run "$flag" -- touch "$work/dir/started"
+  [ "$rc" -eq 125 ] && grep -qF -- "$flag: needs a value" <<<"$err" && [ ! -e "$work/dir/started" ] &&
+    pass "$flag -- CMD: needs a value" || fail "$flag -- CMD: exit $rc; $err"
+done
+mkdir "$work/dashes" && (cd "$work/dashes" && mkdir -- -- && cd -- -- && : )
+(cd "$work/dashes" && cage_run --rw ./-- -- touch ./--/made && [ "$rc" -eq 0 ] && [ -e ./--/made ]) &&
+  pass "--rw ./--: a directory called --" || fail "--rw ./--: exit $rc; $err"
+rm -rf "$work/dashes"
 [ "$(ls -A "$work/dir")" = "" ] && pass "nothing left behind" || fail "left behind: $(ls -A "$work/dir")"
 finish
