@@ -155,6 +155,11 @@ Status Compiler::resolve(const Grant& g, MountKind kind) {
       user.push_back(MountStep{kind, "", g.path, "", true, false, g.origin, true, g.size_bytes});
       return Ok{};
     }
+    // A path that exists but that the caller cannot reach (a file in another user's 0700 home) is
+    // not said to be missing: the caller would look for a typo.
+    if (fi.err == EACCES)
+      return Error{ErrorClass::invalid_policy, "cannot be reached: a directory on the way is not searchable by you",
+                   "grant a path you can open", g.origin, fi.err};
     return Error{ErrorClass::invalid_policy, "no such file or directory",
                  kind == MountKind::bind_rw ? "create it first, or use --tmpfs for a scratch directory"
                                             : "check the path",
