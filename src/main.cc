@@ -49,7 +49,7 @@ int check(cli::Invocation& inv, const std::string& cwd) {
   auto env = backend::environment();
   policy::Context ctx{cwd, "", env};
   for (const auto& [k, v] : env)
-    if (k == "HOME") ctx.home = v;
+    if (k == "HOME" && policy::absolute_home(v)) ctx.home = v;
   const bool stand_in = inv.input.argv.empty();
   if (stand_in) inv.input.argv = {"true"};
   auto applied = cli::apply_profiles(inv, cli::make_profile_context(cwd, env));
@@ -64,7 +64,7 @@ int scratch(const cli::Invocation& inv, const std::string& cwd) {
   auto env = backend::environment();
   policy::Context ctx{cwd, "", env};
   for (const auto& [k, v] : env)
-    if (k == "HOME") ctx.home = v;
+    if (k == "HOME" && policy::absolute_home(v)) ctx.home = v;
   backend::adapt_input(const_cast<policy::PolicyInput&>(inv.input), ctx);
   if (inv.mode == cli::Mode::scratch_remove && !policy::valid_scratch_name(inv.scratch_name))
     return backend::fail(usage("--scratch-remove " + inv.scratch_name, "not a scratch name",
@@ -116,7 +116,7 @@ int run(const std::vector<std::string>& args) {
     return backend::fail(s.error(), inv->json_errors);
   policy::Context ctx{cwd, "", env};
   for (const auto& [k, v] : env)
-    if (k == "HOME") ctx.home = v;
+    if (k == "HOME" && policy::absolute_home(v)) ctx.home = v;
   backend::adapt_input(inv->input, ctx);
   if (inv->mode == cli::Mode::print_profile) {  // validated as a run would be, then printed
     auto probe = inv->input;

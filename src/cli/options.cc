@@ -323,7 +323,10 @@ size_t options_end(const std::vector<std::string>& words, size_t from, const CLI
   for (; i < words.size() && words[i] != "--" && words[i].size() > 1 && words[i][0] == '-'; ++i) {
     if (words[i].find('=') != std::string::npos) continue;
     const CLI::Option* opt = app.get_option_no_throw(words[i]);
-    if (opt && opt->get_expected_max() != 0 && i + 1 < words.size()) ++i;  // flags expect 0
+    // A "--" right after an option that takes a value ends the options (`cage --rw -- make`, the
+    // value forgotten): the option is then missing its value, a usage error naming it, instead of a
+    // grant of a path called "--" and `make` run without the "--".
+    if (opt && opt->get_expected_max() != 0 && i + 1 < words.size() && words[i + 1] != "--") ++i;  // flags expect 0
   }
   return i;
 }

@@ -113,11 +113,17 @@ std::optional<std::string> v2_parent(const HostView& host, const std::string& ow
     why = "cannot read " + own + "/cgroup.controllers";
     return std::nullopt;
   }
+  // Every missing controller is named: this reason is printed under each limit, so naming only the
+  // first would tell --pids that 'memory' is missing.
+  std::string absent;
   for (const auto& w : want)
-    if (!has_word(std::string(controllers->substr(0, controllers->find('\n'))), ' ', w.controller)) {
-      why = "the cgroup v2 controller '" + w.controller + "' is not available in " + own;
-      return std::nullopt;
-    }
+    if (!has_word(std::string(controllers->substr(0, controllers->find('\n'))), ' ', w.controller))
+      absent += (absent.empty() ? "'" : ", '") + w.controller + "'";
+  if (!absent.empty()) {
+    why = (absent.find(',') == std::string::npos ? "the cgroup v2 controller " : "the cgroup v2 controllers ") +
+          absent + (absent.find(',') == std::string::npos ? " is" : " are") + " not available in " + own;
+    return std::nullopt;
+  }
   for (std::string dir = own;; dir = policy::parent_of(dir)) {
     auto sub = host.read_file(dir + "/cgroup.subtree_control");
     bool enabled = sub.has_value();

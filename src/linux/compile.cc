@@ -155,6 +155,11 @@ Status Compiler::resolve(const Grant& g, MountKind kind) {
       user.push_back(MountStep{kind, "", g.path, "", true, false, g.origin, true, g.size_bytes});
       return Ok{};
     }
+    // A path that exists but that the caller cannot reach (a file in another user's 0700 home) is
+    // not said to be missing: the caller would look for a typo.
+    if (fi.err == EACCES)
+      return Error{ErrorClass::invalid_policy, "cannot be reached: a directory on the way is not searchable by you",
+                   "grant a path you can open", g.origin, fi.err};
     return Error{ErrorClass::invalid_policy, "no such file or directory",
                  kind == MountKind::bind_rw ? "create it first, or use --tmpfs for a scratch directory"
                                             : "check the path",
@@ -323,6 +328,18 @@ Status Compiler::home_and_cwd() {
 }
 
 Status Compiler::merge() {
+  // validate refuses one name given two ways; a link and its target are two names of one path
+  // (--rw ./build --ro /scratch/build with build -> /scratch/build), and only here, with real paths,
+  // do they meet: one of the two mounts would silently win.
+  auto grant_kind = [](MountKind k) {
+    return k == MountKind::bind_ro || k == MountKind::bind_rw || k == MountKind::tmpfs || k == MountKind::hide;
+  };
+  for (size_t i = 0; i < user.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (grant_kind(user[i].kind) && grant_kind(user[j].kind) && user[i].kind != user[j].kind &&
+          !user[i].target.empty() && user[i].target == user[j].target)
+        return invalid(user[i].why, "names the same path as " + user[j].why + " (" + user[i].target + ")",
+                       "give each path one of --ro, --rw, --tmpfs or --hide");
   for (const auto& u : user)
     // A symlinked grant's link (--ro /bin, --ro /etc/localtime) replaces the default view's link at the
     // same path: both made, the second failed with EEXIST and the run with 125.
@@ -351,9 +368,21 @@ Status Compiler::merge() {
 
 // A mount point that does not exist yet may be created only inside cage's own tmpfs; creating it in
 // a bind mount would change the host. Grants beneath a masked path are refused for the same reason.
+// A granted link that lies in a bind already (--rw build, where ./build links to a scratch disk and
+// the current directory is shown read-only) needs no link made: the host's own link is shown, and it
+// leads to the grant when its text names the real path without another link on the way (checked
+// lexically, so the same text resolves the same way inside, where the path up to it is the same).
 Status Compiler::check_mount_points() {
   std::vector<MountStep> done;  // the mounts so far (links, files and directories cover nothing)
-  for (const auto& s : plan.mounts) {
+  std::vector<size_t> shown;    // link steps the bind covering them shows already
+  auto leads_to = [&](const MountStep& link) {
+    auto text = host.readlink(link.target);
+    if (!text || text->empty()) return false;
+    std::string abs = (*text)[0] == '/' ? *text : policy::parent_of(link.target) + "/" + *text;
+    return policy::resolve_dot_dot(abs) == link.source && host.realpath(link.target) == link.source;
+  };
+  for (size_t i = 0; i < plan.mounts.size(); ++i) {
+    const MountStep& s = plan.mounts[i];
     const MountStep* cover = nullptr;
     for (const auto& d : done)
       if (d.kind != MountKind::symlink && d.kind != MountKind::file && d.kind != MountKind::dir &&
@@ -368,6 +397,10 @@ Status Compiler::check_mount_points() {
       if (fi.kind == FileKind::missing)
         return invalid(s.why, "would have to create " + s.target + " on the host (beneath " + cover->target + ")",
                        "create it first, or grant a path that exists");
+      if (s.kind == MountKind::symlink && s.granted && fi.kind == FileKind::symlink && leads_to(s)) {
+        shown.push_back(i);
+        continue;
+      }
       if (s.kind == MountKind::symlink || s.kind == MountKind::file || s.kind == MountKind::dir)
         return invalid(s.why, "would change " + s.target + " on the host", "grant the real path instead");
       if ((fi.kind == FileKind::dir) != want_dir)
@@ -375,6 +408,7 @@ Status Compiler::check_mount_points() {
     }
     if (s.kind != MountKind::symlink && s.kind != MountKind::file && s.kind != MountKind::dir) done.push_back(s);
   }
+  for (auto it = shown.rbegin(); it != shown.rend(); ++it) plan.mounts.erase(plan.mounts.begin() + static_cast<long>(*it));
   return Ok{};
 }
 

@@ -183,8 +183,17 @@ void render_network_text(std::ostream& o, const Plan& plan, bool detail) {
       break;
     case NetPlan::Mode::host: o << "  # WARNING: host network shared (--share-net)\n"; break;
     case NetPlan::Mode::proxy:
+      // The mode's name is "proxy" whatever --net-mode says: the words after it tell how the allowed
+      // destinations are reached, so a transparent-only run does not read as a proxy one.
       if (plan.net.shim_port != 0) o << " (shim 127.0.0.1:" << plan.net.shim_port << " -> cage's proxy)";
-      else o << " (--net-mode transparent: no proxy port, no *_PROXY variables)";
+      if (plan.net.shim_port != 0 && plan.net.transparent.enabled)
+        o << " and transparent egress (direct connects and cage's DNS)";
+      else if (plan.net.shim_port != 0 && plan.mechanism == Mechanism::namespaces)
+        o << "; --net-mode proxy: direct connects fail";
+      else if (plan.mechanism == Mechanism::landlock_only)
+        o << " (cage's proxy on a 127.0.0.1 port chosen at run time; no transparent egress)";
+      else if (plan.net.shim_port == 0)
+        o << " via transparent egress only (--net-mode transparent: no proxy port, no *_PROXY variables)";
       o << "\n";
       for (const auto& r : plan.net.allow) o << "  allow " << r.pattern.text << "\n";
       if (plan.net.lo_address != 0 && detail)

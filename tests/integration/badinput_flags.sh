@@ -58,5 +58,25 @@ bad --net --net "host:notaport"
 bad --net --net "host:70000"
 bad --net --net $'\xff:443'
 bad --no-such --no-such
+# A value forgotten before "--": the option is named as missing its value (it was a grant of a path
+# called "--", with the command run without its "--"). Twin: a path spelt ./-- is a path.
+for flag in --rw --ro --timeout --net; do
+  cage_run "$flag" -- touch "$work/dir/started"
+  [ "$rc" -eq 125 ] && grep -qF -- "$flag: needs a value" <<<"$err" && [ ! -e "$work/dir/started" ] &&
+    pass "$flag -- CMD: needs a value" || fail "$flag -- CMD: exit $rc; $err"
+done
+mkdir "$work/dashes" && (cd "$work/dashes" && mkdir -- -- && cd -- -- && : )
+(cd "$work/dashes" && cage_run --rw ./-- -- touch ./--/made && [ "$rc" -eq 0 ] && [ -e ./--/made ]) &&
+  pass "--rw ./--: a directory called --" || fail "--rw ./--: exit $rc; $err"
+rm -rf "$work/dashes"
+# A path behind a directory the caller cannot search is said to be unreachable, not missing (a user
+# granting a file in another user's 0700 home looked for a typo). Twin: a path that is really missing.
+if ! is_root && [ -d /root ] && ! [ -x /root ]; then
+  bad "--ro /root/x" --ro /root/x
+  grep -q 'not searchable by you' <<<"$err" && ! grep -q 'no such file' <<<"$err" &&
+    pass "--ro /root/x: unreachable, not missing" || fail "--ro /root/x: $err"
+fi
+bad "--ro $work/no-such" --ro "$work/no-such"
+grep -q 'no such file or directory' <<<"$err" && pass "a missing path is missing" || fail "missing path: $err"
 [ "$(ls -A "$work/dir")" = "" ] && pass "nothing left behind" || fail "left behind: $(ls -A "$work/dir")"
 finish

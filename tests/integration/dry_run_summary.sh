@@ -64,4 +64,17 @@ PY
 size=$(wc -c <plan.json)
 grep -q 'nobody:x:65534' plan.json && fail "passwd lines in the JSON plan"
 [ "$size" -lt 65536 ] && pass "JSON plan is $size bytes" || fail "JSON plan is $size bytes"
+# The network line says how the allowed hosts are reached in each --net-mode (it said "proxy" for a
+# transparent-only run, and nothing of transparent egress in the default mode).
+if ! landlock_only; then
+  for mode_line in "both|and transparent egress" "proxy|--net-mode proxy: direct connects fail" \
+                   "transparent|via transparent egress only"; do
+    cage_run --dry-run --net-mode "${mode_line%%|*}" --net 127.0.0.1:8080 -- true
+    grep '^network:' <<<"$out" | grep -qF -- "${mode_line#*|}" && pass "--net-mode ${mode_line%%|*}: network line" ||
+      fail "--net-mode ${mode_line%%|*}: $(grep '^network:' <<<"$out")"
+  done
+fi
+cage_run --dry-run -- true
+grep -q '^network: none (own loopback only)$' <<<"$out" && pass "no --net: network none" || landlock_only ||
+  fail "no --net: $(grep '^network:' <<<"$out")"
 finish

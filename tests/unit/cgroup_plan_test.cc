@@ -78,6 +78,9 @@ TEST(CgroupPlan, UnprivilegedFallsBackToRlimitsAndSaysSo) {
   EXPECT_EQ(p.cgroup.unenforced[1].fallback, "RLIMIT_NPROC");
   EXPECT_EQ(p.cgroup.unenforced[2].fallback, "");
   EXPECT_NE(p.cgroup.unenforced[0].why.find("not writable by uid 1000"), std::string::npos);
+  // The v2 reason is printed under each limit: it names every missing controller, not only memory's.
+  for (const auto& u : p.cgroup.unenforced)
+    EXPECT_NE(u.why.find("controllers 'memory', 'pids', 'cpu' are not available"), std::string::npos) << u.why;
   ASSERT_EQ(p.limits.rlimits.size(), 2u);
   EXPECT_EQ(p.limits.rlimits[0].name, "as");
   EXPECT_EQ(p.limits.rlimits[0].soft, 33554432u);
