@@ -54,7 +54,7 @@ void open_sized_tmpfs(const Plan& plan, int* fds) {
 }
 
 void send_exit_report(const Plan& plan, const int* fds, int status, bool empty, int out_fd) {
-  char buf[PIPE_BUF];  // a write of at most PIPE_BUF bytes reaches the pipe whole
+  char buf[PIPE_BUF] = {};  // a write of at most PIPE_BUF bytes reaches the pipe whole
   size_t used = 0;
   auto add = [&](const void* p, size_t n) {
     if (used + n > sizeof buf) {
