@@ -60,9 +60,13 @@ int status_code(std::string_view l) {
 
 // Fields that describe one connection, not the message (RFC 9110 7.6.1); the proxy's own
 // Connection field replaces them. Transfer-Encoding stays: the chunked body is passed on as it is.
+// "close" too: the name is reserved (RFC 9110 16.3.2.2) because it is a connection option, and once
+// the proxy's own "Connection: close" names it, the client would take a field of that name for a
+// hop-by-hop one (the head the client got then framed differently when parsed again; found by
+// the http fuzz target, tests/fuzz/corpus/http/reserved-close-field).
 bool is_hop_by_hop(const std::string& name) {
   return name == "connection" || name == "keep-alive" || name == "proxy-connection" || name == "te" ||
-         name == "upgrade";
+         name == "upgrade" || name == "close";
 }
 
 // A step that either refuses the response (the ResponseHead to return) or lets parsing go on.
