@@ -48,8 +48,7 @@ Status drop_pin_for_stand_in(policy::PolicyInput& in) {
 int check(cli::Invocation& inv, const std::string& cwd) {
   auto env = backend::environment();
   policy::Context ctx{cwd, "", env};
-  for (const auto& [k, v] : env)
-    if (k == "HOME" && policy::absolute_home(v)) ctx.home = v;
+  ctx.home = policy::home_of(env);
   const bool stand_in = inv.input.argv.empty();
   if (stand_in) inv.input.argv = {"true"};
   auto applied = cli::apply_profiles(inv, cli::make_profile_context(cwd, env));
@@ -63,8 +62,7 @@ int check(cli::Invocation& inv, const std::string& cwd) {
 int scratch(const cli::Invocation& inv, const std::string& cwd) {
   auto env = backend::environment();
   policy::Context ctx{cwd, "", env};
-  for (const auto& [k, v] : env)
-    if (k == "HOME" && policy::absolute_home(v)) ctx.home = v;
+  ctx.home = policy::home_of(env);
   backend::adapt_input(const_cast<policy::PolicyInput&>(inv.input), ctx);
   if (inv.mode == cli::Mode::scratch_remove && !policy::valid_scratch_name(inv.scratch_name))
     return backend::fail(usage("--scratch-remove " + inv.scratch_name, "not a scratch name",
@@ -115,8 +113,7 @@ int run(const std::vector<std::string>& args) {
   if (auto s = backend::open_report(inv->report, inv->mode == cli::Mode::run); !s)
     return backend::fail(s.error(), inv->json_errors);
   policy::Context ctx{cwd, "", env};
-  for (const auto& [k, v] : env)
-    if (k == "HOME" && policy::absolute_home(v)) ctx.home = v;
+  ctx.home = policy::home_of(env);
   backend::adapt_input(inv->input, ctx);
   if (inv->mode == cli::Mode::print_profile) {  // validated as a run would be, then printed
     auto probe = inv->input;

@@ -52,8 +52,8 @@ ProfileContext make_profile_context(const std::string& cwd,
   ctx.cwd = cwd;
   ctx.environ = environ;
   std::string xdg;
+  ctx.home = policy::home_of(environ);
   for (const auto& [k, v] : environ) {
-    if (k == "HOME" && policy::absolute_home(v)) ctx.home = v;
     if (k == "XDG_CONFIG_HOME") xdg = v;
   }
   if (xdg.empty() || xdg[0] != '/') xdg = ctx.home.empty() ? "" : ctx.home + "/.config";  // XDG: ignore relative

@@ -212,10 +212,14 @@ std::string lexically_clean(const std::string& abs);
 std::string resolve_dot_dot(const std::string& abs);
 bool is_beneath(const std::string& path, const std::string& dir);  // path == dir or inside it
 std::string parent_of(const std::string& abs);  // "/a/b" -> "/a", "/a" -> "/" 
-// Whether the caller's HOME names a home: only an absolute one does. A relative HOME ("." or "x")
-// would be resolved against the current directory, and the private home tmpfs then covered the
-// project (HOME=.) or was planned at a relative path; it counts as unknown (HOME=/ inside).
-inline bool absolute_home(const std::string& home) { return !home.empty() && home[0] == '/'; }
+// The caller's home from its environment: HOME when absolute, else "" (unknown). A relative HOME
+// ("." or "x") would be resolved against the current directory, and the private home tmpfs then
+// covered the project (HOME=.) or was planned at a relative path; it counts as unknown (HOME=/ inside).
+inline std::string home_of(const std::vector<std::pair<std::string, std::string>>& environ) {
+  for (const auto& [k, v] : environ)
+    if (k == "HOME") return !v.empty() && v[0] == '/' ? v : std::string();
+  return {};
+}
 
 // Environment (env.cc): the environment the workload starts with.
 bool env_glob_match(const std::string& pattern, const std::string& name);

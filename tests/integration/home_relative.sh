@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A relative HOME (".", "..", "x") counts as unknown, as an unset one does: HOME=/ inside and no private
-# home mount (policy::absolute_home). HOME=. was resolved against the current directory, and the
+# home mount (policy::home_of). HOME=. was resolved against the current directory, and the
 # private empty home tmpfs was mounted over the project: it looked empty, and writes there vanished.
 # Twin: an absolute HOME gets its private empty tmpfs as before.
 . "$(dirname "$0")/../escape/lib.bash"
