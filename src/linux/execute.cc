@@ -269,9 +269,14 @@ struct Supervise {
   std::function<void()> fill{};
   ChildFailure failure{};
   std::vector<TmpfsUsage> tmpfs{};
-  // SIGKILL of a pid namespace's init takes every process of the sandbox with it. Without one, init is
-  // asked to end its whole tree first (descendants.cc): a setsid'd daemon must not outlive --timeout.
-  int kill_signal = plan.init.pid1 ? SIGKILL : kEndRunSignal;
+  // SIGKILL of a pid namespace's init would take every process of the sandbox with it, but one by one
+  // (zap_pid_ns_processes), so one killed early could be seen dead by one not yet reached. init is
+  // asked instead (kEndRunSignal) to stop them all before it kills any (end_pid_namespace); SIGKILL
+  // follows at kill_at in case init is not yet reading signals (still building the view). Without a
+  // pid namespace init ends its whole tree the same way (descendants.cc) and is never SIGKILLed: its
+  // death would orphan the rest, and a setsid'd daemon must not outlive --timeout.
+  static constexpr int64_t kEndRunGraceMs = 1000;
+  int64_t kill_at = -1;
   // Whether the run may end on init's report that the sandbox is empty, before init's own exit (its
   // teardown of the mounts and namespaces, ~0.5 ms): not while a cgroup waits for init to leave it.
   bool end_on_report = false;
@@ -316,7 +321,18 @@ struct Supervise {
   void on_abort() {
     aborted = true;
     if (hooks.killed) hooks.killed("audit_failed", SIGKILL);
-    ::kill(pid, kill_signal);
+    end_run();
+  }
+  void end_run() {
+    ::kill(pid, kEndRunSignal);
+    if (plan.init.pid1 && kill_at < 0) kill_at = now_ms() + kEndRunGraceMs;
+  }
+  // poll's wait: the deadline's, shortened to the SIGKILL still due after end_run.
+  int poll_ms(const Deadline& timeout) const {
+    int ms = timeout.poll_ms(now_ms());
+    if (kill_at < 0) return ms;
+    int64_t left = std::max<int64_t>(0, kill_at - now_ms());
+    return ms < 0 ? static_cast<int>(left) : static_cast<int>(std::min<int64_t>(ms, left));
   }
   void on_deadline(Deadline::Step step) {
     if (step == Deadline::Step::terminate) {
@@ -325,7 +341,11 @@ struct Supervise {
       ::kill(pid, SIGTERM);
     } else if (step == Deadline::Step::kill) {
       if (hooks.killed) hooks.killed("timeout", SIGKILL);
-      ::kill(pid, kill_signal);
+      end_run();
+    }
+    if (kill_at >= 0 && now_ms() >= kill_at) {
+      ::kill(pid, SIGKILL);
+      kill_at = -1;
     }
   }
   void on_events(const struct pollfd (&fds)[6]) {
@@ -360,7 +380,7 @@ struct Supervise {
       struct pollfd fds[6] = {{sigfd, POLLIN, 0}, {aborted ? -1 : hooks.abort_fd, POLLIN, 0}, {error_read, POLLIN, 0},
                               {offline ? offline->fd() : -1, POLLIN, 0},
                               {end_on_report && !reported ? status_read : -1, POLLIN, 0}, {fill_fd, POLLIN, 0}};
-      int rc = ::poll(fds, 6, timeout.poll_ms(now_ms()));  // a negative fd is skipped
+      int rc = ::poll(fds, 6, poll_ms(timeout));  // a negative fd is skipped
       if (rc < 0 && errno != EINTR) break;
       if (rc > 0) on_events(fds);
       on_deadline(timeout.due(now_ms()));

@@ -259,10 +259,18 @@ void drop_init_privileges(const ChildContext& c, pid_t child) {
 }
 
 // As the pid namespace's init, end every other process of the sandbox and reap it: what the kernel
-// does when init exits, done first so that init's report can say the sandbox is empty. Every process
-// here has init's uid (the user namespace maps one id; nosuid and no_new_privs keep it so), so the
-// kill reaches all of them; false if it did not.
+// does when init exits, done first so that init's report can say the sandbox is empty. The kernel's
+// way (and kill(-1, SIGKILL)) signals one process after the other, so one that dies early (and closes
+// its pipes and sockets) can be seen dead by one not yet reached, which then runs on for a moment: a
+// watcher below a deep chain did write into --rw (tests/escape/deep_chain.sh, 1 run in ~40 under
+// Docker). So every process is stopped first; a stopped process neither runs nor exits until the
+// SIGKILL that follows, and a fork racing kill(-1) is undone by the kernel (copy_process). Processes
+// that deliberately SIGCONT each other can still run until the SIGKILL reaches them (as in
+// descendants.cc; only a cgroup freezer would hold them), and still die before cage returns. Every
+// process here has init's uid (the user namespace maps one id; nosuid and no_new_privs keep it so), so
+// the signals reach all of them; false if they did not.
 bool end_pid_namespace() {
+  if (::kill(-1, SIGSTOP) != 0 && errno != ESRCH) return false;
   if (::kill(-1, SIGKILL) != 0 && errno != ESRCH) return false;
   for (;;) {
     if (::waitpid(-1, nullptr, __WALL) > 0 || errno == EINTR) continue;
@@ -304,9 +312,15 @@ void reap_children(const ChildContext& c, pid_t child) {
       if (c.private_dir) remove_private_dir(c.private_dir);
       _exit(exit_status::kCageError);
     }
-    // The supervisor ends the run (--timeout's grace is over, the audit failed): where SIGKILL of a
-    // pid namespace's init takes every process with it, here init ends the tree, then dies the same way.
-    if (!pid1 && sig == kEndRunSignal && si.si_code == SI_USER && si.si_pid == supervisor) {
+    // The supervisor ends the run (--timeout's grace is over, the audit failed): init stops every
+    // process of the run before it kills any, then dies. As pid 1 the supervisor's signal comes from
+    // outside the namespace (si_pid 0); pid 1 cannot SIGKILL itself, and its exit status is not read.
+    // (A supervisor that dies is another matter: its death SIGKILLs pid 1, PR_SET_PDEATHSIG.)
+    if (sig == kEndRunSignal && si.si_code == SI_USER && si.si_pid == (pid1 ? 0 : supervisor)) {
+      if (pid1) {
+        end_pid_namespace();
+        _exit(exit_status::kCageError);
+      }
       end_descendants();
       ::kill(::getpid(), SIGKILL);
     }
