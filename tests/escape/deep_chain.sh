@@ -68,7 +68,7 @@ chain_run() {
   shift 3
   rm -f "$woke"
   rc=0
-  timeout -k 5 60 "$CAGE" ${mech[@]+"${mech[@]}"} "$@" --ro "$work/prog" --rw "$work/rw" -- \
+  timeout -k 5 300 "$CAGE" ${mech[@]+"${mech[@]}"} "$@" --ro "$work/prog" --rw "$work/rw" -- \
     bash "$work/prog/top.sh" "$marker" "$fifo" "$woke" "$mode" </dev/null >"$work/.out" 2>"$work/.err" || rc=$?
   out=$(cat "$work/.out") err=$(cat "$work/.err")
   expect_rc "$want" "a 300-deep chain whose bottom keeps forking, $how"
@@ -81,7 +81,11 @@ chain_run() {
   [ "$n" -eq 0 ] && pass "nothing of the run is left when cage returns ($how)" ||
     fail "$n process(es) of the run outlive cage ($how): $(pgrep -af "$marker" | head -3)"
 }
+start=$(date +%s%N)
 chain_run exit 0 "workload exits"
-# The supervisor's end: SIGTERM at the deadline (ignored), its kill 5 s later.
-chain_run stay 124 "--timeout's kill" --timeout 2s
+# The supervisor's end: SIGTERM at the deadline (ignored), its kill 5 s later. The deadline must fall
+# after the chain is built, which takes ~2 s here and ~20 s on a kernel under QEMU without KVM: three
+# times what the first run took.
+took=$((($(date +%s%N) - start) / 1000000))
+chain_run stay 124 "--timeout's kill" --timeout "$((took * 3 + 1000))ms"
 finish
