@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "policy/policy.h"
+#include "policy/summary.h"
 
 namespace cage::policy {
 namespace {
@@ -225,7 +226,16 @@ TEST(Validate, TimeoutAndRlimits) {
     auto pd = validate(d, ctx());
     ASSERT_TRUE(pd) << text;
     EXPECT_EQ(*pd->limits.timeout_ms, ms) << text;
+    // --dry-run shows it in units it takes back: the same milliseconds again.
+    auto again = with_cmd();
+    again.timeout = v(human_duration(ms), "--timeout");
+    auto pa = validate(again, ctx());
+    ASSERT_TRUE(pa) << human_duration(ms);
+    EXPECT_EQ(*pa->limits.timeout_ms, ms) << human_duration(ms);
   }
+  EXPECT_EQ(human_duration(300000), "5m");
+  EXPECT_EQ(human_duration(90000), "1m30s");
+  EXPECT_EQ(human_duration(1500), "1s500ms");
   for (const char* bad : {"0", "-1s", "abc", "5x", "", "1e400", "1m30", "s", "1.2.3s", "1m-5s", "0s0m"}) {
     auto b = with_cmd();
     b.timeout = v(bad, "--timeout");
