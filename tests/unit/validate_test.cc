@@ -339,6 +339,25 @@ TEST(Validate, HostnameAndChdir) {
   expect_invalid(in, "--hostname");
 }
 
+// A current directory that is gone (ctx.cwd empty): only an absolute --chdir does without it.
+TEST(Validate, GoneCurrentDirectoryNeedsAnAbsoluteChdir) {
+  const Context gone{"", "/home/ann", {}};
+  auto in = with_cmd();
+  auto none = validate(in, gone);
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().cls, ErrorClass::invalid_policy);
+  EXPECT_EQ(none.error().input, "cwd");
+  in.chdir = Value{"/srv/app", "--chdir", ""};
+  auto abs = validate(in, gone);
+  ASSERT_TRUE(abs) << abs.error().reason;
+  EXPECT_EQ(abs->cwd, "/srv/app");
+  in.chdir = Value{"sub", "--chdir", ""};
+  auto rel = validate(in, gone);
+  ASSERT_FALSE(rel);
+  EXPECT_EQ(rel.error().input, "--chdir sub");
+  EXPECT_NE(rel.error().reason.find("current directory"), std::string::npos) << rel.error().reason;
+}
+
 TEST(Environment, DefaultSetPassesNoSecrets) {
   EnvPolicy env;
   env.pass = {"MY_*"};
