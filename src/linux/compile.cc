@@ -636,7 +636,8 @@ Status Compiler::resolve_command() {
     if (fi.mode & (S_ISUID | S_ISGID))
       return Error{ErrorClass::capability_denied, "refusing to run a setuid/setgid program (" + *real + ")",
                    "cage never grants privilege; run an unprivileged tool", input, 0};
-    if (auto s = check_interpreter(c); !s) return s;
+    if (fi.kind == FileKind::file)
+      if (auto s = check_interpreter(c); !s) return s;
     plan.exec_path = c;
     return Ok{};
   }
