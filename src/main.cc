@@ -79,11 +79,17 @@ int scratch(const cli::Invocation& inv, const std::string& cwd) {
 
 int run(const std::vector<std::string>& args) {
   const bool json_errors = cli::wants_json_errors(args);
+  // A current directory that is gone (deleted, or unreachable) is needed only to resolve relative
+  // paths: a run or --dry-run goes ahead with an empty one, and validate() refuses it unless an
+  // absolute --chdir names the start directory (the implicit read-only grant is then of that).
   const std::string cwd = backend::current_dir();
-  if (cwd.empty())
-    return backend::fail(invalid("cwd", "the current directory is gone", "cd to an existing directory"), json_errors);
   auto inv = cli::parse(args, cwd);
   if (!inv) return backend::fail(inv.error(), json_errors);
+  if (cwd.empty() && inv->mode != cli::Mode::run && inv->mode != cli::Mode::dry_run &&
+      inv->mode != cli::Mode::help && inv->mode != cli::Mode::version)
+    return backend::fail(invalid("cwd", "the current directory is gone (deleted, or not reachable)",
+                                 "cd to an existing directory"),
+                         json_errors);
   switch (inv->mode) {
     case cli::Mode::help: std::cout << inv->help_text; return 0;
     case cli::Mode::version: std::cout << "cage " CAGE_VERSION "\n"; return 0;

@@ -78,6 +78,8 @@ Result<std::string> expand_vars(const std::string& s, const ProfileContext& ctx,
       return invalid(where, "malformed variable reference in \"" + s + "\"",
                      "write ${NAME} (letters, digits, '_'), or $$ for a literal '$'");
     const std::string* val = nullptr;
+    if (name == "PWD" && ctx.cwd.empty())
+      return invalid(where, "${PWD} names the current directory, which is gone", "cd to an existing directory");
     if (name == "PWD") val = &ctx.cwd;
     for (const auto& [k, v] : ctx.environ)
       if (!val && k == name) val = &v;

@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <optional>
 #include <sstream>
 #include <utility>
 
@@ -140,6 +142,8 @@ struct Compiler {
   void ca_bundle_variables(const std::vector<std::pair<std::string, std::string>>& caller_env,
                            std::vector<std::pair<std::string, std::string>>& forced) const;
   bool visible_inside(const std::string& path) const;
+  bool runnable_inside(const std::string& real) const;
+  Status check_interpreter(const std::string& script) const;
   Status resolve_command();
   const MountStep* covering(const std::string& path) const;
 };
@@ -545,10 +549,60 @@ void Compiler::ca_bundle_variables(const std::vector<std::pair<std::string, std:
     }
 }
 
+// Whether a program (its real path) can be run inside: shown from the host by a bind (a tmpfs and the
+// files of the /etc snapshot hold none of the host's programs), or under Landlock alone beneath a rule
+// that lets it be read and executed.
+bool Compiler::runnable_inside(const std::string& real) const {
+  if (plan.mechanism == Mechanism::landlock_only)
+    return std::any_of(plan.landlock.rules.begin(), plan.landlock.rules.end(), [&](const LandlockRule& r) {
+      return (r.access == Access::read_exec || r.access == Access::write) && is_beneath(real, r.path);
+    });
+  const MountStep* cov = covering(real);
+  return cov && (cov->kind == MountKind::bind_ro || cov->kind == MountKind::bind_rw);
+}
+
+// The kernel runs a script's #! interpreter in its place, and execve fails with ENOENT when that is
+// missing: the error would read as if the script itself were not there (bash says "cannot execute:
+// required file not found", exit 127). Only the first 256 bytes count (BINPRM_BUF_SIZE). A relative
+// interpreter is the kernel's to resolve against the start directory: left to it.
+Status Compiler::check_interpreter(const std::string& script) const {
+  auto head = host.read_head(script, 256);
+  if (!head || head->rfind("#!", 0) != 0) return Ok{};
+  const size_t b = head->find_first_not_of(" \t", 2);
+  if (b == std::string::npos) return Ok{};
+  const size_t e = head->find_first_of(" \t\n", b);
+  std::string interp = head->substr(b, e == std::string::npos ? std::string::npos : e - b);
+  if (interp.empty() || interp[0] != '/') return Ok{};
+  const std::string input = "COMMAND " + p.argv[0];
+  if (interp.back() == '\r') {
+    interp.pop_back();
+    if (host.stat(interp).kind != FileKind::missing)
+      return Error{ErrorClass::not_found,
+                   "the #! line of " + script + " ends in a carriage return (DOS line endings): the kernel looks for "
+                   "an interpreter named '" + interp + "\\r', which does not exist",
+                   "convert the script to Unix line endings (dos2unix " + script + ")", input, ENOENT};
+  }
+  if (host.stat(interp).kind == FileKind::missing)
+    return Error{ErrorClass::not_found,
+                 "the interpreter " + interp + " named on the #! line of " + script + " does not exist",
+                 "install it, or correct the script's #! line", input, ENOENT};
+  auto real = host.realpath(interp);
+  if (!real || !runnable_inside(*real))
+    return Error{ErrorClass::not_found,
+                 "the interpreter " + interp + " named on the #! line of " + script +
+                     " is not visible inside the sandbox",
+                 "grant its directory with --ro", input, 0};
+  return Ok{};
+}
+
 // argv[0] is found on the sandbox's PATH among what the plan shows; a setuid or setgid program is
-// refused outright (no_new_privs and nosuid would defuse it, but it cannot do what it expects).
+// refused outright (no_new_privs and nosuid would defuse it, but it cannot do what it expects). A
+// directory or a file without an execute bit is said to be one before whether it is visible: granted,
+// it would not run either (execve: EACCES). On a PATH search they are passed over, as execvp does, and
+// the first problem in PATH order is the one reported.
 Status Compiler::resolve_command() {
   const std::string& cmd = p.argv[0];
+  const std::string input = "COMMAND " + cmd;
   std::vector<std::string> candidates;
   if (cmd.find('/') != std::string::npos) {
     candidates.push_back(cmd[0] == '/' ? cmd : policy::lexically_clean(plan.cwd + "/" + cmd));
@@ -560,36 +614,38 @@ Status Compiler::resolve_command() {
     for (std::string dir; std::getline(ss, dir, ':');)
       if (!dir.empty() && dir[0] == '/') candidates.push_back(dir + "/" + cmd);
   }
-  std::string found_outside;
+  std::optional<Error> first;
   for (const auto& c : candidates) {
     FileInfo fi = host.stat(c);
     if (fi.kind == FileKind::missing) continue;
     auto real = host.realpath(c);
-    const MountStep* cov = real ? covering(*real) : nullptr;
-    bool visible = cov && (cov->kind == MountKind::bind_ro || cov->kind == MountKind::bind_rw);
-    if (plan.mechanism == Mechanism::landlock_only)
-      visible = real && std::any_of(plan.landlock.rules.begin(), plan.landlock.rules.end(), [&](const LandlockRule& r) {
-                  return (r.access == Access::read_exec || r.access == Access::write) && is_beneath(*real, r.path);
-                });
-    if (!visible) {
-      if (found_outside.empty()) found_outside = c;
+    if (fi.kind == FileKind::dir) {
+      if (!first) first = Error{ErrorClass::exec_failed, "is a directory (" + c + "), not a program", "name a program", input, 0};
       continue;
     }
-    if (fi.kind == FileKind::dir)
-      return Error{ErrorClass::exec_failed, "is a directory", "name a program", "COMMAND " + cmd, 0};
+    if (!(fi.mode & 0111)) {
+      if (!first) first = Error{ErrorClass::exec_failed, "not executable (" + c + " has no execute permission)",
+                    "chmod +x it, or run it with its interpreter (e.g. sh " + cmd + ")", input, EACCES};
+      continue;
+    }
+    if (!real || !runnable_inside(*real)) {
+      if (!first) first = Error{ErrorClass::not_found, "not visible inside the sandbox (found on the host at " + c + ")",
+                    "grant its directory with --ro", input, 0};
+      continue;
+    }
     if (fi.mode & (S_ISUID | S_ISGID))
       return Error{ErrorClass::capability_denied, "refusing to run a setuid/setgid program (" + *real + ")",
-                   "cage never grants privilege; run an unprivileged tool", "COMMAND " + cmd, 0};
-    if (!(fi.mode & 0111))
-      return Error{ErrorClass::exec_failed, "not executable (" + c + ")", "chmod +x it", "COMMAND " + cmd, 0};
+                   "cage never grants privilege; run an unprivileged tool", input, 0};
+    if (fi.kind == FileKind::file)
+      if (auto s = check_interpreter(c); !s) return s;
     plan.exec_path = c;
     return Ok{};
   }
-  if (!found_outside.empty())
-    return Error{ErrorClass::not_found, "not visible inside the sandbox (found on the host at " + found_outside + ")",
-                 "grant its directory with --ro", "COMMAND " + cmd, 0};
+  if (first) return *first;
+  if (cmd.find('/') != std::string::npos)
+    return Error{ErrorClass::not_found, "no such file or directory (" + candidates[0] + ")", "check the path", input, 0};
   return Error{ErrorClass::not_found, "command not found on the sandbox's PATH", "check the name, or grant it with --ro",
-               "COMMAND " + cmd, 0};
+               input, 0};
 }
 
 }  // namespace

@@ -222,8 +222,10 @@ std::string failed_item(const ChildFailure& f, const Plan& plan) {
 Error exec_error(const ChildFailure& f, const Plan& plan) {
   std::string input = "COMMAND " + plan.argv[0];
   if (f.err == ENOENT || f.err == ENOTDIR)
-    return Error{ErrorClass::not_found, "command not found inside the sandbox",
-                 "grant its directory with --ro", input, f.err};
+    return Error{ErrorClass::not_found,
+                 "the command, or the interpreter or dynamic loader it needs, was not found inside the sandbox",
+                 "grant its directory with --ro (and the directory of what its #! line or ELF header names)", input,
+                 f.err};
   if (f.err == EACCES && plan.landlock.exec_listed_only)  // the command is allowed: its interpreter was not
     return Error{ErrorClass::exec_failed,
                  "cannot execute the command: its interpreter (#! line) is not allowed",

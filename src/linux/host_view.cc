@@ -148,6 +148,18 @@ class RealHostView final : public HostView {
     const size_t want = static_cast<size_t>(std::min<uint64_t>(size, kMost));
     return read_rest(fd.get(), std::string(want + 1, '\0'), 0, want);
   }
+  // One read: a regular file's read returns less than asked only at its end.
+  std::optional<std::string> read_head(const std::string& path, size_t most) const override {
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+    if (!fd.valid()) return std::nullopt;
+    std::string out(most, '\0');
+    ssize_t n;
+    do n = ::read(fd.get(), out.data(), most);
+    while (n < 0 && errno == EINTR);
+    if (n < 0) return std::nullopt;
+    out.resize(static_cast<size_t>(n));
+    return out;
+  }
   bool readable(const std::string& path) const override {
     return ::faccessat(AT_FDCWD, path.c_str(), R_OK, AT_EACCESS) == 0;
   }

@@ -37,6 +37,13 @@ class HostView {
   virtual std::optional<std::string> realpath(const std::string& path) const = 0;
   virtual std::optional<std::string> readlink(const std::string& path) const = 0;
   virtual std::optional<std::string> read_file(const std::string& path) const = 0;  // small files only
+  // The first `most` bytes of a file, or fewer if it is shorter (a script's #! line, without reading a
+  // large program whole); nullopt if it cannot be read.
+  virtual std::optional<std::string> read_head(const std::string& path, size_t most) const {
+    auto all = read_file(path);
+    if (all && all->size() > most) all->resize(most);
+    return all;
+  }
   // Whether read_file(path) could open it (cage's own credentials), without reading it.
   virtual bool readable(const std::string& path) const { return read_file(path).has_value(); }
   virtual std::optional<std::vector<std::string>> list_dir(const std::string& path) const = 0;  // names

@@ -269,7 +269,7 @@ std::string render_text(const Plan& plan) {
     << (plan.init.pid1 ? "pid 1 is cage's init" : "cage's init is the workload's parent and subreaper (no pid namespace)")
     << (plan.no_nested_userns ? ", no nested user namespace (a root caller's would write host-valid file capabilities)" : "")
     << "\n";
-  if (plan.limits.timeout_ms) o << "timeout: " << *plan.limits.timeout_ms << " ms\n";
+  if (plan.limits.timeout_ms) o << "timeout: " << policy::human_duration(*plan.limits.timeout_ms) << "\n";
   if (plan.limits.max_stdout || plan.limits.max_stderr)
     o << "output: " << policy::summary_output(plan.limits)
       << " (through pipes cage reads; the rest is dropped and counted)\n";

@@ -39,7 +39,8 @@ Result<std::string> absolute_path(const Value& v, const std::string& home) {
   }
   if (p[0] != '/') {
     if (v.base.empty() || v.base[0] != '/')
-      return invalid(where, "relative path without a base directory", "give an absolute path");
+      return invalid(where, "a relative path, and the current directory it is relative to is gone",
+                     "give an absolute path, or cd to an existing directory");
     p = v.base + "/" + p;
   }
   if (p.size() > 4000) return invalid(where, "path is too long", "use a shorter path");

@@ -18,6 +18,21 @@ std::string human_bytes(uint64_t b) {
 
 }  // namespace
 
+std::string human_duration(uint64_t ms) {
+  struct Unit {
+    uint64_t ms;
+    const char* name;
+  };
+  const Unit units[] = {{3600000, "h"}, {60000, "m"}, {1000, "s"}, {1, "ms"}};
+  std::string out;
+  for (const auto& u : units)
+    if (ms >= u.ms) {
+      out += std::to_string(ms / u.ms) + u.name;
+      ms %= u.ms;
+    }
+  return out.empty() ? "0ms" : out;
+}
+
 std::string Listing::text() const {
   const char* const titles[] = {"read-write:", "read-only:", "empty tmpfs (private, gone after the run):", "hidden:"};
   size_t width = 0;
@@ -60,7 +75,7 @@ std::string summary_output(const Limits& l) {
 std::string summary_limits(const Limits& l) {
   std::string s;
   auto add = [&s](const std::string& x) { s += (s.empty() ? "" : ", ") + x; };
-  if (l.timeout_ms) add("timeout " + std::to_string(*l.timeout_ms) + " ms");
+  if (l.timeout_ms) add("timeout " + human_duration(*l.timeout_ms));
   if (l.memory_bytes) add("memory " + human_bytes(*l.memory_bytes));
   if (l.pids) add("pids " + std::to_string(*l.pids));
   if (l.max_stdout || l.max_stderr) add(summary_output(l));

@@ -27,7 +27,10 @@ struct Listing {
 std::string summary_grants(const Policy& p);
 // "environment: N variables: NAME NAME ..." (values only in the whole plan).
 std::string summary_environment(const std::vector<std::string>& env);
-// "timeout 30000 ms, memory 512 MiB, pids 64, cpu 0.5, nofile=256", or "none".
+// A duration as --timeout takes it back, in its largest whole units: 300000 -> "5m", 90000 -> "1m30s",
+// 1500 -> "1s500ms" (parse_duration_ms reads each of these as the same number of milliseconds).
+std::string human_duration(uint64_t ms);
+// "timeout 30s, memory 512 MiB, pids 64, cpu 0.5, nofile=256", or "none".
 std::string summary_limits(const Limits& l);
 // "stdout capped at 1 MiB, stderr capped at 4 KiB" (--max-output and friends), or empty.
 std::string summary_output(const Limits& l);

@@ -444,8 +444,13 @@ Status validate_misc(const PolicyInput& in, const Context& ctx, Policy& p) {
                      "letters, digits, '-' and '.', at most 64; {run_id} once, for the run's id");
     p.hostname = h;
   }
-  if (ctx.cwd.empty() || ctx.cwd[0] != '/')
+  if (!ctx.cwd.empty() && ctx.cwd[0] != '/')
     return Error{ErrorClass::internal_error, "current directory unknown", "", "cwd", 0};
+  // An empty ctx.cwd: the current directory is gone. A --chdir does without it, unless it is relative
+  // (absolute_path then refuses it, naming the flag, as any relative path).
+  if (ctx.cwd.empty() && !in.chdir)
+    return invalid("cwd", "the current directory is gone (deleted, or not reachable)",
+                   "cd to an existing directory, or name the start directory with an absolute --chdir");
   p.cwd = ctx.cwd;
   if (in.chdir) {
     auto c = absolute_path(*in.chdir, ctx.home);

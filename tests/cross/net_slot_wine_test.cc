@@ -4,7 +4,13 @@
 // run per slot (a held file is busy), a port another program holds moves the run on, a released slot
 // is taken again, a crashed holder's slot (a child process killed while holding it) is reclaimable
 // once its journal is gone and skipped while it remains, another user's crashed slot is skipped, and
-// with every slot taken the claim is a structured refusal. Exit status: the number of failures.
+// with every slot taken the claim is a structured refusal. Exit status: the number of failures, or 77
+// (skipped, the reason printed) when no run of kNetSlots free loopback ports can be found.
+//
+// The ports: cage's own (47300..47315) may be taken on a build machine, which would read as a failed
+// claim. The test picks a run of free ports itself (the first from 47300 up, in steps of kNetSlots)
+// and each claim binds slot k's proxy to base + k; that claim_net_slot asks for net_slot_port(k) is
+// checked on every call, and the mapping itself by tests/unit/windows_net_slots_test.cc.
 #include <winsock2.h>
 #include <ws2tcpip.h>
 
@@ -31,6 +37,32 @@ void check(bool ok, const std::string& what) {
 }
 
 const std::string kUser = "S-1-5-21-1-2-3-1001";
+uint16_t g_base = kNetSlotBasePort;  // where slot k's proxy is bound: g_base + k (see the header)
+
+bool port_free(uint16_t port) {
+  SOCKET s = ::socket(AF_INET, SOCK_STREAM, IPPROTO_TCP);
+  if (s == INVALID_SOCKET) return false;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(port);
+  // SO_EXCLUSIVEADDRUSE: a port another program holds (even with SO_REUSEADDR) is not taken for free.
+  BOOL one = TRUE;
+  ::setsockopt(s, SOL_SOCKET, SO_EXCLUSIVEADDRUSE, reinterpret_cast<const char*>(&one), sizeof one);
+  const bool ok = ::bind(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+  ::closesocket(s);
+  return ok;
+}
+
+// The first base from cage's own up (in steps of kNetSlots) whose kNetSlots ports are all free, or 0.
+uint16_t free_base() {
+  for (unsigned base = kNetSlotBasePort; base + kNetSlots <= 65535; base += kNetSlots) {
+    bool all = true;
+    for (int k = 0; all && k < kNetSlots; ++k) all = port_free(static_cast<uint16_t>(base + k));
+    if (all) return static_cast<uint16_t>(base);
+  }
+  return 0;
+}
 
 struct Held {
   std::unique_ptr<NetSlotClaim> claim;
@@ -45,9 +77,13 @@ Held claim(const std::string& root, const std::string& run) {
   NetSlotRequest req{root, root + "\\journals", kUser, run};
   auto c = claim_net_slot(
       req,
-      [&](int, uint16_t port, std::string& why) {
+      [&](int slot, uint16_t port, std::string& why) {
+        if (port != net_slot_port(slot))
+          check(false, "slot " + std::to_string(slot) + " asked for port " + std::to_string(port) + ", not its own " +
+                           std::to_string(net_slot_port(slot)));
+        const auto bound = static_cast<uint16_t>(g_base + slot);
         auto p = proxy::LoopbackProxy::start(
-            proxy::Allowlist(), [](const proxy::NetEvent&) {}, {}, port);
+            proxy::Allowlist(), [](const proxy::NetEvent&) {}, {}, bound);
         if (!p) {
           why = p.error().reason;
           return false;
@@ -95,7 +131,7 @@ int child(const std::string& root) {
 int run_child(const std::string& root) {
   wchar_t self[MAX_PATH];
   ::GetModuleFileNameW(nullptr, self, MAX_PATH);
-  std::wstring cmd = L"\"" + std::wstring(self) + L"\" child \"" + wide(root) + L"\"";
+  std::wstring cmd = L"\"" + std::wstring(self) + L"\" child \"" + wide(root) + L"\" " + std::to_wstring(g_base);
   STARTUPINFOW si{};
   si.cb = sizeof si;
   PROCESS_INFORMATION pi{};
@@ -113,7 +149,20 @@ int run_child(const std::string& root) {
 int main(int argc, char** argv) {
   WSADATA wsa;
   ::WSAStartup(MAKEWORD(2, 2), &wsa);
-  if (argc == 3 && std::string(argv[1]) == "child") return child(argv[2]);
+  if (argc == 4 && std::string(argv[1]) == "child") {
+    g_base = static_cast<uint16_t>(std::stoi(argv[3]));
+    return child(argv[2]);
+  }
+  g_base = free_base();
+  if (g_base == 0) {
+    std::printf("SKIP no run of %d free loopback ports from %u up (the slot claim binds one per slot)\n", kNetSlots,
+                static_cast<unsigned>(kNetSlotBasePort));
+    return 77;
+  }
+  std::printf("NOTE ports %u-%u stand for the slots' %u-%u\n", static_cast<unsigned>(g_base),
+              static_cast<unsigned>(g_base + kNetSlots - 1), static_cast<unsigned>(kNetSlotBasePort),
+              static_cast<unsigned>(kNetSlotBasePort + kNetSlots - 1));
+  std::fflush(stdout);
   wchar_t tmp[MAX_PATH];
   ::GetTempPathW(MAX_PATH, tmp);
   const std::string root = narrow(tmp) + "cage-slot-test-" + std::to_string(::GetCurrentProcessId());
@@ -125,8 +174,8 @@ int main(int argc, char** argv) {
     write_file(net_slot_lock_path(root, k), "");  // as the install leaves them
 
   Held a = claim(root, "1-a");
-  check(a.ok && a.claim->slot() == 0 && a.proxy && a.proxy->port() == net_slot_port(0),
-        "first run: slot 0, its proxy on 127.0.0.1:" + std::to_string(net_slot_port(0)));
+  check(a.ok && a.claim->slot() == 0 && a.proxy && a.proxy->port() == g_base,
+        "first run: slot 0, its proxy on 127.0.0.1:" + std::to_string(g_base));
   Held b = claim(root, "2-b");
   check(b.ok && b.claim->slot() == 1 && b.attempts.size() == 2 && b.attempts[0].verdict == SlotVerdict::busy,
         "second run at once: slot 0 busy (held unshared), slot 1 claimed");
@@ -135,13 +184,13 @@ int main(int argc, char** argv) {
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(net_slot_port(2));
+  addr.sin_port = htons(static_cast<uint16_t>(g_base + 2));
   const bool squatted =
       ::bind(squat, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 && ::listen(squat, 4) == 0;
   Held c = claim(root, "3-c");
   check(squatted && c.ok && c.claim->slot() == 3 && c.attempts.size() == 4 && c.attempts[2].port_taken,
-        "port 47302 held by another program: slot 2 skipped (" +
-            (c.attempts.size() > 2 ? describe_attempt(c.attempts[2]) : std::string("?")) +
+        "port " + std::to_string(g_base + 2) + " held by another program: slot 2 skipped (" +
+            (c.attempts.size() > 2 ? describe_attempt(c.attempts[2], g_base) : std::string("?")) +
             "), slot 3 claimed");
   check(parse_slot_record(read_file(net_slot_lock_path(root, 2))).state != "held",
         "the skipped slot's record is not left claimed");

@@ -144,6 +144,56 @@ TEST(LinuxCompile, CommandNotVisibleIsNotFound) {
   EXPECT_TRUE(lx::compile(policy_of({"--ro", "/opt", "--", "/opt/tool"}), host, {}));
 }
 
+// A directory or a file without an execute bit is said to be one, granted or not (granted, it would
+// not run either); "not visible" only for a program that would.
+TEST(LinuxCompile, CommandThatCannotRunSaysWhy) {
+  FakeHostView host;
+  host.add_dir("/opt");
+  host.add_dir("/opt/d");
+  host.add_file("/opt/data", 0644);
+  for (const char* grant : {"/opt", "/usr"}) {
+    auto dir = lx::compile(policy_of({"--ro", grant, "--", "/opt/d"}), host, {});
+    ASSERT_FALSE(dir);
+    EXPECT_EQ(dir.error().cls, ErrorClass::exec_failed);
+    EXPECT_EQ(exit_status_of(dir.error()), 126);
+    EXPECT_NE(dir.error().reason.find("is a directory"), std::string::npos) << dir.error().reason;
+    auto data = lx::compile(policy_of({"--ro", grant, "--", "/opt/data"}), host, {});
+    ASSERT_FALSE(data);
+    EXPECT_EQ(exit_status_of(data.error()), 126);
+    EXPECT_NE(data.error().reason.find("not executable"), std::string::npos) << data.error().reason;
+    EXPECT_EQ(data.error().input, "COMMAND /opt/data");
+  }
+}
+
+// A script whose #! interpreter is missing or not shown is refused naming the interpreter, not as if
+// the script were missing; its twin with a visible interpreter is planned.
+TEST(LinuxCompile, ScriptInterpreterMissingOrInvisibleIsNamed) {
+  FakeHostView host;
+  host.add_dir("/opt");
+  host.add_dir("/srv");
+  host.add_file("/srv/py", 0755);
+  host.add_file("/opt/gone.sh", 0755, "#!/usr/bin/python9 -u\nprint(1)\n");
+  host.add_file("/opt/hidden.sh", 0755, "#! /srv/py\n");
+  host.add_file("/opt/dos.sh", 0755, "#!/usr/bin/make\r\n");
+  host.add_file("/opt/ok.sh", 0755, "#!/usr/bin/make -f\n");
+  auto gone = lx::compile(policy_of({"--ro", "/opt", "--", "/opt/gone.sh"}), host, {});
+  ASSERT_FALSE(gone);
+  EXPECT_EQ(gone.error().cls, ErrorClass::not_found);
+  EXPECT_NE(gone.error().reason.find("interpreter /usr/bin/python9 named on the #! line of /opt/gone.sh does not exist"),
+            std::string::npos) << gone.error().reason;
+  auto hidden = lx::compile(policy_of({"--ro", "/opt", "--", "/opt/hidden.sh"}), host, {});
+  ASSERT_FALSE(hidden);
+  EXPECT_NE(hidden.error().reason.find("interpreter /srv/py named on the #! line of /opt/hidden.sh is not visible"),
+            std::string::npos) << hidden.error().reason;
+  EXPECT_TRUE(lx::compile(policy_of({"--ro", "/opt", "--ro", "/srv", "--", "/opt/hidden.sh"}), host, {}));
+  auto dos = lx::compile(policy_of({"--ro", "/opt", "--", "/opt/dos.sh"}), host, {});
+  ASSERT_FALSE(dos);
+  EXPECT_NE(dos.error().reason.find("carriage return"), std::string::npos) << dos.error().reason;
+  auto ok = lx::compile(policy_of({"--ro", "/opt", "--", "/opt/ok.sh"}), host, {});
+  ASSERT_TRUE(ok) << ok.error().reason;
+  EXPECT_EQ(ok->exec_path, "/opt/ok.sh");
+}
+
 // Landlock is a layer under namespaces, not a gate: without it the run is planned all the same
 // (linux_layers_test.cc covers each ABI).
 TEST(LinuxCompile, NoLandlockStillConfinedByNamespaces) {

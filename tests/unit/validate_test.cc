@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "policy/policy.h"
+#include "policy/summary.h"
 
 namespace cage::policy {
 namespace {
@@ -225,7 +226,16 @@ TEST(Validate, TimeoutAndRlimits) {
     auto pd = validate(d, ctx());
     ASSERT_TRUE(pd) << text;
     EXPECT_EQ(*pd->limits.timeout_ms, ms) << text;
+    // --dry-run shows it in units it takes back: the same milliseconds again.
+    auto again = with_cmd();
+    again.timeout = v(human_duration(ms), "--timeout");
+    auto pa = validate(again, ctx());
+    ASSERT_TRUE(pa) << human_duration(ms);
+    EXPECT_EQ(*pa->limits.timeout_ms, ms) << human_duration(ms);
   }
+  EXPECT_EQ(human_duration(300000), "5m");
+  EXPECT_EQ(human_duration(90000), "1m30s");
+  EXPECT_EQ(human_duration(1500), "1s500ms");
   for (const char* bad : {"0", "-1s", "abc", "5x", "", "1e400", "1m30", "s", "1.2.3s", "1m-5s", "0s0m"}) {
     auto b = with_cmd();
     b.timeout = v(bad, "--timeout");
@@ -327,6 +337,25 @@ TEST(Validate, HostnameAndChdir) {
   EXPECT_EQ(p->cwd, "/w/sub");
   in.hostname = v("bad name", "--hostname");
   expect_invalid(in, "--hostname");
+}
+
+// A current directory that is gone (ctx.cwd empty): only an absolute --chdir does without it.
+TEST(Validate, GoneCurrentDirectoryNeedsAnAbsoluteChdir) {
+  const Context gone{"", "/home/ann", {}};
+  auto in = with_cmd();
+  auto none = validate(in, gone);
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().cls, ErrorClass::invalid_policy);
+  EXPECT_EQ(none.error().input, "cwd");
+  in.chdir = Value{"/srv/app", "--chdir", ""};
+  auto abs = validate(in, gone);
+  ASSERT_TRUE(abs) << abs.error().reason;
+  EXPECT_EQ(abs->cwd, "/srv/app");
+  in.chdir = Value{"sub", "--chdir", ""};
+  auto rel = validate(in, gone);
+  ASSERT_FALSE(rel);
+  EXPECT_EQ(rel.error().input, "--chdir sub");
+  EXPECT_NE(rel.error().reason.find("current directory"), std::string::npos) << rel.error().reason;
 }
 
 TEST(Environment, DefaultSetPassesNoSecrets) {

@@ -497,7 +497,7 @@ TEST(WindowsPlan, SummaryNamesGrantsWithTheirFlagsAndTheGaps) {
   ASSERT_TRUE(text) << text.error().reason;
   EXPECT_NE(text->find("read-write:\n  /work/out    # --rw out\n"), std::string::npos) << *text;
   EXPECT_NE(text->find("not enforced on Windows: writes:"), std::string::npos) << *text;
-  EXPECT_NE(text->find("limits:      timeout 5000 ms\n"), std::string::npos) << *text;
+  EXPECT_NE(text->find("limits:      timeout 5s\n"), std::string::npos) << *text;
   EXPECT_EQ(text->find("CreateAppContainerProfile"), std::string::npos) << *text;
   EXPECT_EQ(text->find("USERPROFILE=D:"), std::string::npos) << "values only with --verbose";
 }
