@@ -37,6 +37,12 @@ bool unix_path(const sockaddr_storage& sa, size_t len) {
 
 Verdict refuse(int err) { return Verdict{Action::refuse, err}; }
 
+// The addresses the sandbox's own lo answers on for its own listeners: 127.0.0.0/8, the plan's extra
+// lo address, and 0.0.0.0/8 (a connect to 0.0.0.0 reaches the local host).
+bool own_address(const NetPlan& net, uint32_t addr) {
+  return in_prefix(addr, 0x7F000000, 8) || in_prefix(addr, 0, 8) || (net.lo_address != 0 && addr == net.lo_address);
+}
+
 }  // namespace
 
 bool mediates(long nr) { return nr == SYS_connect || nr == SYS_bind || nr == SYS_listen; }
@@ -66,6 +72,12 @@ Verdict classify(const NetPlan& net, long nr, SocketKind kind, int domain, int t
     uint32_t addr = ntohl(in.sin_addr.s_addr);
     uint16_t port = ntohs(in.sin_port);
     if (carried(net, addr, port)) return Verdict{Action::hand_off, 0, addr, port};
+    // Anywhere else but the sandbox's own loopback nothing listens (a listed address on a port no
+    // rule names) or nothing is routed (an unlisted address): the kernel's answer would be a silent
+    // ECONNREFUSED or ENETUNREACH. Handed to the same check instead, which no rule can pass (every
+    // rule's ports are carried, every IPv4 rule's addresses routed), so it is refused and reported
+    // as a denial like any other (ECONNREFUSED; tests/integration/net_handoff_denials.sh).
+    if (!own_address(net, addr)) return Verdict{Action::hand_off, 0, addr, port};
   }
   return Verdict{Action::perform};
 }

@@ -14,7 +14,10 @@
 // hand_off), or, for an address outside the synthetic range (nothing to map back or resolve), to
 // the same decision and a non-blocking dial on the mediator's own thread (proxy::Server::dial_direct,
 // which saves the wake-up of the proxy's loop; the notification is answered once the socket polls
-// writable, and the mediator serves other calls meanwhile); the connected socket replaces the
+// writable, and the mediator serves other calls meanwhile). An IPv4 TCP connect anywhere else but
+// the sandbox's own loopback (a listed address on a port no rule names, an unlisted address) takes
+// the same path, whose check refuses it: ECONNREFUSED and a denied tcp event, where the kernel would
+// have failed it in silence (tests/integration/net_handoff_denials.sh). The connected socket replaces the
 // workload's descriptor number with
 // SECCOMP_IOCTL_NOTIF_ADDFD + SECCOMP_ADDFD_FLAG_SETFD (O_NONBLOCK and FD_CLOEXEC as the workload's
 // had them; TCP_NODELAY, keepalive, IP_TOS, SO_LINGER, TCP_USER_TIMEOUT copied), and connect()

@@ -105,9 +105,10 @@ TEST(LinuxHandoff, SandboxSocketsAreHandedOffOrServedByTheSupervisor) {
   EXPECT_EQ(v.action, Action::hand_off);
   EXPECT_EQ(v.addr, v4("198.18.0.1"));
   EXPECT_EQ(v.port, 443);
-  // Not carried, not TCP, not IPv4: the performer connects the workload's own socket as asked.
-  EXPECT_EQ(lx::handoff::classify(net, SYS_connect, SocketKind::sandbox, AF_INET, SOCK_STREAM,
-                                  inet("127.0.0.1", 5000), 16).action, Action::perform);
+  // The sandbox's own loopback, not TCP, not IPv4: the performer connects the workload's own socket.
+  for (const char* own : {"127.0.0.1", "127.0.0.53", "0.0.0.0", "192.0.0.8"})
+    EXPECT_EQ(lx::handoff::classify(net, SYS_connect, SocketKind::sandbox, AF_INET, SOCK_STREAM,
+                                    inet(own, 5000), 16).action, Action::perform) << own;
   EXPECT_EQ(lx::handoff::classify(net, SYS_connect, SocketKind::sandbox, AF_INET, SOCK_DGRAM,
                                   inet("198.18.0.1", 443), 16).action, Action::perform);
   EXPECT_EQ(lx::handoff::classify(net, SYS_connect, SocketKind::sandbox, AF_INET6, SOCK_STREAM,
@@ -118,6 +119,24 @@ TEST(LinuxHandoff, SandboxSocketsAreHandedOffOrServedByTheSupervisor) {
             Action::perform);
   EXPECT_EQ(lx::handoff::classify(net, SYS_connect, SocketKind::not_socket, 0, 0, inet("198.18.0.1", 443), 16)
                 .err, ENOTSOCK);  // as the kernel answers
+}
+
+// Anywhere else nothing of cage's listens: the proxy's check refuses and reports it, as it does a
+// carried destination no rule names, where the kernel would have failed the connect silently.
+TEST(LinuxHandoff, UncarriedDestinationsOutsideOwnLoopbackGoToTheCheck) {
+  auto plan = plan_of(kRules);
+  ASSERT_TRUE(plan);
+  const auto& net = plan->net;
+  for (auto [ip, port] : {std::pair{"10.77.3.4", 22}, {"198.18.0.1", 22}, {"8.8.8.8", 443}, {"8.8.8.8", 9}}) {
+    auto v = lx::handoff::classify(net, SYS_connect, SocketKind::sandbox, AF_INET, SOCK_STREAM, inet(ip, port),
+                                   sizeof(sockaddr_in));
+    EXPECT_EQ(v.action, Action::hand_off) << ip << ":" << port;
+    EXPECT_EQ(v.addr, v4(ip));
+    EXPECT_EQ(v.port, port);
+  }
+  // bind is never a destination.
+  EXPECT_EQ(lx::handoff::classify(net, SYS_bind, SocketKind::sandbox, AF_INET, SOCK_STREAM,
+                                  inet("10.77.3.4", 22), 16).action, Action::perform);
 }
 
 TEST(LinuxHandoff, UnixPathsAreResolvedInTheWorkloadsViewAndNothingContinues) {
