@@ -8,8 +8,7 @@
 set -u
 . "$(dirname "$0")/net_lib.bash"
 net_test_begin curl python3
-grep -q '"handoff"' < <("$CAGE" --dry-run --json --net 127.0.0.1:1 -- true 2>/dev/null) ||
-  { echo "skip: no hand-off on this kernel (SO_NETNS_COOKIE needs Linux 5.14): the relay carries it"; exit 77; }
+net_require_handoff
 mkdir "$d/www"; head -c 24000000 /dev/urandom > "$d/www/big"; head -c 2000000 /dev/urandom > "$d/www/small"
 want=$(sha256sum < "$d/www/big" | cut -d' ' -f1); want_small=$(sha256sum < "$d/www/small" | cut -d' ' -f1)
 start_loopback_server http "$d/www"; pids+=("$server_pid")

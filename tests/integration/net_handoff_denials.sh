@@ -10,11 +10,9 @@
 set -u
 . "$(dirname "$0")/net_lib.bash"
 net_test_begin python3
-grep -q '"handoff"' < <("$CAGE" --dry-run --json --net 127.0.0.1:1 -- true 2>/dev/null) ||
-  { echo "skip: no hand-off on this kernel (SO_NETNS_COOKIE needs Linux 5.14)"; exit 77; }
-mkdir "$d/www"; echo ok > "$d/www/f"
-start_loopback_server http "$d/www" || fail "the test's web server did not start"
-pids+=("$server_pid"); port=$server_port; closed=$(other_port "$port")
+net_require_handoff
+serve_ok_file
+closed=$(other_port "$port")
 cat > "$d/try.py" <<'PY'
 import errno, socket, sys
 port, closed = int(sys.argv[1]), int(sys.argv[2])

@@ -11,11 +11,8 @@
 set -u
 . "$(dirname "$0")/net_lib.bash"
 net_test_begin python3
-grep -q '"handoff"' < <("$CAGE" --dry-run --json --net 127.0.0.1:1 -- true 2>/dev/null) ||
-  { echo "skip: no hand-off on this kernel (SO_NETNS_COOKIE needs Linux 5.14): the relay carries it"; exit 77; }
-mkdir "$d/www"; echo ok > "$d/www/f"
-start_loopback_server http "$d/www" || fail "the test's web server did not start"
-pids+=("$server_pid"); port=$server_port
+net_require_handoff
+serve_ok_file
 python3 - "$d/full" >/dev/null 2>&1 <<'PY' &
 import os, socket, sys, time
 s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(0)

@@ -17,6 +17,17 @@ net_test_begin() {
   d=$(mktemp -d); pids=()
   trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$d"' EXIT
 }
+# Skips (77) where cage makes no egress hand-off (a kernel before 5.14: the relay carries --net).
+net_require_handoff() {
+  grep -q '"handoff"' < <("$CAGE" --dry-run --json --net 127.0.0.1:1 -- true 2>/dev/null) ||
+    { echo "skip: no hand-off on this kernel (SO_NETNS_COOKIE needs Linux 5.14): the relay carries it"; exit 77; }
+}
+# A web root $d/www holding f ("ok"), served on loopback: sets port, the server joins pids.
+serve_ok_file() {
+  mkdir "$d/www"; echo ok > "$d/www/f"
+  start_loopback_server http "$d/www" || fail "the test's web server did not start"
+  pids+=("$server_pid"); port=$server_port
+}
 start_loopback_server() {
   local mode=$1 dir=${2:-.} portfile
   portfile=$(mktemp) || return 1
