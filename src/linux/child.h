@@ -30,6 +30,11 @@ struct ChildFailure {
 // supervisor's services (proxy, mediator, offline resolver) are up, lets init go on past its view:
 // the view is built while they start.
 inline constexpr char kRelease = 1, kReleaseFallback = 2, kServicesUp = 3;
+// The sync pipe's last byte: the supervisor ends the run (--timeout's kill, a failed audit). Written
+// before kEndRunSignal, which only wakes init: a signal alone could be forged or merged with one
+// from inside the sandbox (a queued SIGPWR under an RLIMIT_SIGPENDING of 0 reads as SI_USER, pid 0;
+// found by review attack9 on kernels without Landlock's signal scoping).
+inline constexpr char kEndRun = 4;
 
 // Who creates a mount step's entry when the supervisor fills a tmpfs of the view (plan_fill): the
 // child in its order, the supervisor (its links, files and directories), or the child once the

@@ -146,6 +146,7 @@ struct Compiler {
   Status check_interpreter(const std::string& script) const;
   Status resolve_command();
   const MountStep* covering(const std::string& path) const;
+  bool shown_lexically(const std::string& path) const;
 };
 
 Status Compiler::resolve(const Grant& g, MountKind kind) {
@@ -549,6 +550,20 @@ void Compiler::ca_bundle_variables(const std::vector<std::pair<std::string, std:
     }
 }
 
+// Whether the plan shows anything at PATH's place, by its words alone (no host lookup): beneath a
+// bind, a link the view creates, or under Landlock alone a rule.
+bool Compiler::shown_lexically(const std::string& path) const {
+  if (plan.mechanism == Mechanism::landlock_only)
+    return std::any_of(plan.landlock.rules.begin(), plan.landlock.rules.end(),
+                       [&](const LandlockRule& r) { return is_beneath(path, r.path); });
+  if (std::any_of(plan.mounts.begin(), plan.mounts.end(), [&](const MountStep& s) {
+        return s.kind == MountKind::symlink && is_beneath(path, s.target);
+      }))
+    return true;
+  const MountStep* cov = covering(path);
+  return cov && (cov->kind == MountKind::bind_ro || cov->kind == MountKind::bind_rw);
+}
+
 // Whether a program (its real path) can be run inside: shown from the host by a bind (a tmpfs and the
 // files of the /etc snapshot hold none of the host's programs), or under Landlock alone beneath a rule
 // that lets it be read and executed.
@@ -574,6 +589,14 @@ Status Compiler::check_interpreter(const std::string& script) const {
   std::string interp = head->substr(b, e == std::string::npos ? std::string::npos : e - b);
   if (interp.empty() || interp[0] != '/') return Ok{};
   const std::string input = "COMMAND " + p.argv[0];
+  // The script names the path, not the user: the host is asked about it only where the plan shows
+  // something (a bind or a link on the way), never on a path of the host's own (a hung network or
+  // FUSE mount, an automounter's /net/HOST): found by review attack9 (cage hung before the run).
+  if (!shown_lexically(interp))
+    return Error{ErrorClass::not_found,
+                 "the interpreter " + interp + " named on the #! line of " + script +
+                     " is not visible inside the sandbox (cage does not look it up on the host)",
+                 "grant its directory with --ro, or correct the script's #! line", input, 0};
   if (interp.back() == '\r') {
     interp.pop_back();
     if (host.stat(interp).kind != FileKind::missing)

@@ -262,6 +262,7 @@ Error failure_to_error(const ChildFailure& f, const Plan& plan) {
 struct Supervise {
   int pid;
   int sigfd, error_read, status_read;
+  int end_write;  // the sync pipe's write end: kEndRun, init's request to end the run (end_run)
   const Plan& plan;
   const RunHooks& hooks;
   SavedTerminal& terminal;
@@ -273,8 +274,9 @@ struct Supervise {
   std::vector<TmpfsUsage> tmpfs{};
   // SIGKILL of a pid namespace's init would take every process of the sandbox with it, but one by one
   // (zap_pid_ns_processes), so one killed early could be seen dead by one not yet reached. init is
-  // asked instead (kEndRunSignal) to stop them all before it kills any (end_pid_namespace); SIGKILL
-  // follows at kill_at in case init is not yet reading signals (still building the view). Without a
+  // asked instead (kEndRun, kEndRunSignal to wake it) to stop them all before it kills any
+  // (end_pid_namespace); SIGKILL follows at kill_at in case init is not yet reading signals (still
+  // building the view), or a flood of the sandbox's own SIGPWR keeps it busy. Without a
   // pid namespace init ends its whole tree the same way (descendants.cc) and is never SIGKILLed: its
   // death would orphan the rest, and a setsid'd daemon must not outlive --timeout.
   static constexpr int64_t kEndRunGraceMs = 1000;
@@ -326,6 +328,10 @@ struct Supervise {
     end_run();
   }
   void end_run() {
+    const char end = kEndRun;  // the request, then the wake-up: init reads the byte on the signal
+    ssize_t n;
+    do n = ::write(end_write, &end, 1);
+    while (n < 0 && errno == EINTR);
     ::kill(pid, kEndRunSignal);
     if (plan.init.pid1 && kill_at < 0) kill_at = now_ms() + kEndRunGraceMs;
   }
@@ -760,14 +766,13 @@ Status Launch::services_up() {
   ssize_t n;
   do n = ::write(sync_.w.get(), &up, 1);
   while (n < 0 && errno == EINTR);
-  child_->released();
-  sync_.w.reset();
+  child_->released();  // sync_.w stays: the supervisor's kEndRun goes on it (Supervise::end_run)
   if (pump_) pump_->start();
   return Ok{};
 }
 
 Result<RunOutcome> Launch::supervise() {
-  Supervise sup{child_->pid(), signals_.fd(), errp_.r.get(), status_.r.get(),
+  Supervise sup{child_->pid(), signals_.fd(), errp_.r.get(), status_.r.get(), sync_.w.get(),
                 plan_, hooks_, terminal_, offline_.get(), released_ms_};
   if (fill_supervisor_.valid()) {
     sup.fill_fd = fill_supervisor_.get();

@@ -148,9 +148,17 @@ class RealHostView final : public HostView {
     const size_t want = static_cast<size_t>(std::min<uint64_t>(size, kMost));
     return read_rest(fd.get(), std::string(want + 1, '\0'), 0, want);
   }
-  // One read: a regular file's read returns less than asked only at its end.
+  // One read: a regular file's read returns less than asked only at its end. The path is looked at
+  // (O_PATH: no open of a device or fifo, nothing of its own happens) and opened for reading only
+  // if what is there now is a regular file, through that very descriptor: a name swapped since the
+  // caller's stat cannot make cage open something else (found by review attack9). Without /proc
+  // the head is not read (it only words an error).
   std::optional<std::string> read_head(const std::string& path, size_t most) const override {
-    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+    UniqueFd at(::open(path.c_str(), O_PATH | O_CLOEXEC));
+    struct stat st {};
+    if (!at.valid() || ::fstat(at.get(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+    const std::string self = "/proc/self/fd/" + std::to_string(at.get());
+    UniqueFd fd(::open(self.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
     if (!fd.valid()) return std::nullopt;
     std::string out(most, '\0');
     ssize_t n;

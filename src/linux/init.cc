@@ -182,7 +182,18 @@ void await_services(const ChildContext& c) {
   while ((n = ::read(c.sync_read, &up, 1)) < 0 && errno == EINTR) {
   }
   if (n != 1 || up != kServicesUp) abandoned(c);
-  ::close(c.sync_read);
+  // Kept, non-blocking: the supervisor's kEndRun comes on it (end_requested).
+  if (::fcntl(c.sync_read, F_SETFL, O_NONBLOCK) != 0) child_fail(c, ChildStep::sync, errno);
+}
+
+// Whether the supervisor has asked init to end the run: its kEndRun byte is on the sync pipe. Only
+// the supervisor holds the pipe's write end; no process of the sandbox can write it.
+bool end_requested(const ChildContext& c) {
+  char b = 0;
+  ssize_t n;
+  do n = ::read(c.sync_read, &b, 1);
+  while (n < 0 && errno == EINTR);
+  return n == 1 && b == kEndRun;
 }
 
 // The limit is the sandbox user namespace's own (kernel/ucount.c: the user.* sysctls show the
@@ -313,10 +324,12 @@ void reap_children(const ChildContext& c, pid_t child) {
       _exit(exit_status::kCageError);
     }
     // The supervisor ends the run (--timeout's grace is over, the audit failed): init stops every
-    // process of the run before it kills any, then dies. As pid 1 the supervisor's signal comes from
-    // outside the namespace (si_pid 0); pid 1 cannot SIGKILL itself, and its exit status is not read.
-    // (A supervisor that dies is another matter: its death SIGKILLs pid 1, PR_SET_PDEATHSIG.)
-    if (sig == kEndRunSignal && si.si_code == SI_USER && si.si_pid == (pid1 ? 0 : supervisor)) {
+    // process of the run before it kills any, then dies. The request is the supervisor's byte on the
+    // sync pipe; any kEndRunSignal (the supervisor's wake-up, or one from inside) makes init look. pid
+    // 1 cannot SIGKILL itself, and its exit status is not read. (A supervisor that dies is another
+    // matter: its death SIGKILLs pid 1, PR_SET_PDEATHSIG; without a pid namespace the reparenting
+    // above ends the tree.)
+    if (sig == kEndRunSignal && end_requested(c)) {
       if (pid1) {
         end_pid_namespace();
         _exit(exit_status::kCageError);

@@ -10,7 +10,8 @@ require_sandbox
 mkdir "$work/bin" "$work/hidden" "$work/interp"
 cp /bin/true "$work/bin/tool" && cp /bin/true "$work/hidden/tool" && cp /bin/sh "$work/interp/sh"
 printf '#!/bin/sh\necho script-ran\n' >"$work/bin/ok.sh"
-printf '#!/nonexistent-%s/python9\necho hi\n' "$$" >"$work/bin/gone.sh"
+printf '#!/usr/bin/nonexistent-%s-python9\necho hi\n' "$$" >"$work/bin/gone.sh"
+printf '#!/nonexistent-%s/python9\necho hi\n' "$$" >"$work/bin/elsewhere.sh"
 printf '#!%s/interp/sh\necho interp-ran\n' "$work" >"$work/bin/other.sh"
 printf '#!/bin/sh\necho hi\n' >"$work/hidden/s.sh"
 chmod 755 "$work/bin"/* "$work/hidden"/* "$work/interp/sh"
@@ -39,8 +40,11 @@ expect_rc 0 "the same program granted runs"
 
 # A script's #! interpreter: missing, not granted, granted; the script itself not granted.
 cage_run --ro "$work/bin" -- "$work/bin/gone.sh"
-said 127 "missing #! interpreter" "the interpreter /nonexistent-$$/python9 named on the #! line of $work/bin/gone.sh does not exist" \
+said 127 "missing #! interpreter" "the interpreter /usr/bin/nonexistent-$$-python9 named on the #! line of $work/bin/gone.sh does not exist" \
   "grant its directory"
+# An interpreter outside the view is not looked up on the host (a hung mount would hang cage).
+cage_run --ro "$work/bin" -- "$work/bin/elsewhere.sh"
+said 127 "#! interpreter outside the view" "the interpreter /nonexistent-$$/python9 named on the #! line of $work/bin/elsewhere.sh is not visible inside the sandbox (cage does not look it up on the host)"
 cage_run --ro "$work/bin" -- "$work/bin/other.sh"
 said 127 "#! interpreter not granted" "the interpreter $work/interp/sh named on the #! line of $work/bin/other.sh is not visible inside"
 cage_run --ro "$work/bin" --ro "$work/interp" -- "$work/bin/other.sh"
