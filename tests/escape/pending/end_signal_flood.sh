@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Pending (found on main by the attack9 review, not fixed; moved to tests/escape/ once it is).
 # Attack: keep the supervisor's end of the run from reaching pid 1. At --timeout's kill (and on a
 # failed audit) the supervisor sends SIGPWR (kEndRunSignal) to the sandbox's pid 1, which then stops
 # every process before it kills any (init.cc, end_pid_namespace); SIGKILL of pid 1 follows 1 s later
@@ -11,7 +12,7 @@
 # no Landlock at all), simulated here by a seccomp filter that hides Landlock from cage.
 # Policy: --ro prog, --timeout 1s. Expected: exit 124 and the end as soon as for the twin.
 # Twin: the same processes without the signals.
-. "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/../lib.bash"
 if landlock_only; then echo "skip: the Landlock-only mechanism needs ABI 6, which scopes the signals" >&2; exit 77; fi
 command -v cc >/dev/null || { echo "skip: no C compiler for the helper"; exit 77; }
 require_sandbox
