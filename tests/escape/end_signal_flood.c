@@ -3,9 +3,18 @@
 //     on a kernel without Landlock (or, for what matters here, without ABI 6's signal scoping), where
 //     the namespaces mechanism still runs (its minimum is 5.12).
 //   end_signal_flood flood N: inside the sandbox, N children send SIGPWR (cage's kEndRunSignal) to
-//     pid 1 in a loop; all ignore SIGTERM and stay until killed.
+//     pid 1 in a loop; all ignore SIGTERM and stay until killed. pid 1 is first put on SCHED_IDLE
+//     (the same uid: allowed), so that it seldom runs while the senders do and one of their SIGPWRs
+//     is nearly always pending.
 //   end_signal_flood idle N: the same processes without the signals (the twin).
+//   end_signal_flood forge: forges the supervisor's signal itself. pid 1's RLIMIT_SIGPENDING is set
+//     to 0 (the same uid: prlimit allows it), then SIGPWR is queued to pid 1 with rt_sigqueueinfo
+//     (SI_QUEUE): the kernel cannot queue the info, sets the legacy signal pending without it, and
+//     pid 1's sigwaitinfo reads si_code SI_USER, si_pid 0 (collect_signal), the supervisor's mark.
+//     Then exits 7 after 2 s, if still alive.
+#define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <signal.h>
@@ -14,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -36,9 +46,24 @@ int main(int argc, char** argv) {
     perror("execv");
     return 1;
   }
+  if (argc == 2 && !strcmp(argv[1], "forge")) {
+    struct rlimit none = {0, 0};
+    if (prlimit(1, RLIMIT_SIGPENDING, &none, NULL) != 0) perror("prlimit");
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    si.si_signo = SIGPWR;
+    si.si_code = SI_QUEUE;
+    si.si_pid = getpid();
+    si.si_uid = getuid();
+    if (syscall(SYS_rt_sigqueueinfo, 1, SIGPWR, &si) != 0) perror("rt_sigqueueinfo");
+    sleep(2);
+    return 7;
+  }
   if (argc < 3) return 2;
   const int flood = !strcmp(argv[1], "flood");
   const int n = atoi(argv[2]);
+  struct sched_param idle = {0};
+  if (flood && sched_setscheduler(1, SCHED_IDLE, &idle) != 0) perror("sched_setscheduler");
   signal(SIGTERM, SIG_IGN);
   for (int i = 0; i < n; i++)
     if (fork() == 0)

@@ -10,7 +10,12 @@
 # the one-by-one kill the stop-first end was made to avoid (deep_chain.sh). Landlock ABI 6 scopes
 # signals and stops the flood (kill(1) is EPERM); the namespaces mechanism runs without it (5.12+, or
 # no Landlock at all), simulated here by a seccomp filter that hides Landlock from cage.
-# Policy: --ro prog, --timeout 1s. Expected: exit 124 and the end as soon as for the twin.
+# The same workload can forge the supervisor's signal outright: with pid 1's RLIMIT_SIGPENDING set to
+# 0 (prlimit, same uid), a SIGPWR it queues (rt_sigqueueinfo) reaches pid 1 without its info, which
+# sigwaitinfo reads as si_code SI_USER, si_pid 0: pid 1 ends the run and cage exits 125 (its own
+# error status) in a few ms, with no message, instead of the workload's status.
+# Policy: --ro prog, --timeout 1s. Expected: exit 124 and the end as soon as for the twin; the forged
+# signal ignored (the workload's exit 7).
 # Twin: the same processes without the signals.
 . "$(dirname "$0")/../lib.bash"
 if landlock_only; then echo "skip: the Landlock-only mechanism needs ABI 6, which scopes the signals" >&2; exit 77; fi
@@ -38,11 +43,21 @@ end_run() {
 }
 end_run idle
 twin=$took
-end_run flood
-# The fallback SIGKILL comes 1000 ms after the SIGPWR: half of that is far above the noise.
-if [ "$took" -lt $((twin + 500)) ]; then
-  pass "a SIGPWR flood at pid 1 does not delay the end (${took} ms, twin ${twin} ms)"
+# The flood wins the race most of the time, not always (pid 1 may have just read the last SIGPWR):
+# up to three runs, each of which must end on time.
+late=0
+for try in 1 2 3; do
+  end_run flood
+  # The fallback SIGKILL comes 1000 ms after the SIGPWR: half of that is far above the noise.
+  if [ "$took" -ge $((twin + 500)) ]; then late=$took; break; fi
+done
+if [ "$late" -eq 0 ]; then
+  pass "a SIGPWR flood at pid 1 does not delay the end (three runs, twin ${twin} ms)"
 else
-  fail "a SIGPWR flood at pid 1 hid the supervisor's kEndRunSignal: the run ended by the fallback SIGKILL of pid 1, ${took} ms against the twin's ${twin} ms (the stop-first end did not run)"
+  fail "a SIGPWR flood at pid 1 hid the supervisor's kEndRunSignal (run $try): the run ended by the fallback SIGKILL of pid 1, ${late} ms against the twin's ${twin} ms (the stop-first end did not run)"
 fi
+rc=0
+"$work/prog/helper" hide-landlock "$CAGE" --ro "$work/prog" -- "$work/prog/helper" forge </dev/null >"$work/.out" 2>"$work/.err" || rc=$?
+out=$(cat "$work/.out") err=$(cat "$work/.err")
+expect_rc 7 "a SIGPWR the workload queues to pid 1 with RLIMIT_SIGPENDING 0 does not end the run"
 finish
