@@ -391,7 +391,7 @@ struct Supervise {
       int rc = ::poll(fds, 6, poll_ms(timeout));  // a negative fd is skipped
       if (rc < 0 && errno != EINTR) break;
       if (rc > 0) on_events(fds);
-      on_deadline(timeout.due(now_ms()));
+      if (!exited) on_deadline(timeout.due(now_ms()));  // init reaped in this pass: its pid is no longer ours
     }
     read_reports();
   }
