@@ -9,7 +9,10 @@ if [ "$accel" = kvm ]; then
   accel_args=(-accel kvm -cpu host)
 else
   # Software emulation: /dev/kvm here may be kvm_pvm, which boots only PVM-enabled guest kernels.
-  accel_args=(-accel tcg,thread=multi -cpu max)
+  # One host thread for both vCPUs (thread=single): with a thread each, a vCPU could run a stale int3
+  # of the kernel's own code patching (text_poke_bp) after the other had finished it, and the guest
+  # oopsed at boot ("Oops: int3" in sched_init_debug, 6.12, once in a CI run of .ci/run).
+  accel_args=(-accel tcg,thread=single -cpu max)
 fi
 # multidevs=remap: the host's / spans several filesystems; without it their inode numbers collide.
 exec timeout -k 10 "$limit" qemu-system-x86_64 "${accel_args[@]}" -smp 2 -m 2048 \
