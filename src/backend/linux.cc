@@ -65,6 +65,8 @@ int dry_run(const policy::Policy& pol, const Environ& env, bool json, bool verbo
   if (!view) return fail(view.error(), json_errors);
   auto plan = lx::compile(*view, *host, env);
   if (!plan) return fail(plan.error(), json_errors);
+  // A run finds a script's missing #! interpreter when its exec fails; the dry run says it now.
+  if (auto why = lx::interpreter_problem(*plan, *host)) return fail(*why, json_errors);
   std::cout << (json ? to_json(lx::render_table(*plan)) + "\n" : verbose ? lx::render_text(*plan) : lx::render_summary(*plan));
   return 0;
 }

@@ -120,9 +120,11 @@ int write_id_maps(const IdMaps& ids, int pid);
 // landlock_only.cc (either side): removes the run's private directory and everything in it without
 // allocating and without following a link.
 void remove_private_dir(const char* path);
-// Without a pid namespace (Mechanism::landlock_only) init's parent-death signal, and what the
-// supervisor sends init to end the run (--timeout's last step, a failed audit): init then ends every
-// descendant (descendants.cc) before it exits. Never forwarded to the workload.
+// Wakes init to read the sync pipe, where the supervisor has written kEndRun to end the run
+// (--timeout's last step, a failed audit), with or without a pid namespace: the byte is the request,
+// the signal only the wake-up. Without a pid namespace (Mechanism::landlock_only) it is also init's
+// parent-death signal. init then ends every process of the run (end_pid_namespace as pid 1,
+// descendants.cc otherwise) before it exits. Never forwarded to the workload.
 constexpr int kEndRunSignal = SIGPWR;
 // descendants.cc (child, init without a pid namespace): stops and kills every descendant of the
 // calling process and reaps them, until it has no child left. Allocates nothing from the heap (its

@@ -142,11 +142,8 @@ struct Compiler {
   void ca_bundle_variables(const std::vector<std::pair<std::string, std::string>>& caller_env,
                            std::vector<std::pair<std::string, std::string>>& forced) const;
   bool visible_inside(const std::string& path) const;
-  bool runnable_inside(const std::string& real) const;
-  Status check_interpreter(const std::string& script) const;
   Status resolve_command();
   const MountStep* covering(const std::string& path) const;
-  bool shown_lexically(const std::string& path) const;
 };
 
 Status Compiler::resolve(const Grant& g, MountKind kind) {
@@ -550,74 +547,6 @@ void Compiler::ca_bundle_variables(const std::vector<std::pair<std::string, std:
     }
 }
 
-// Whether the plan shows anything at PATH's place, by its words alone (no host lookup): beneath a
-// bind, a link the view creates, or under Landlock alone a rule.
-bool Compiler::shown_lexically(const std::string& path) const {
-  if (plan.mechanism == Mechanism::landlock_only)
-    return std::any_of(plan.landlock.rules.begin(), plan.landlock.rules.end(),
-                       [&](const LandlockRule& r) { return is_beneath(path, r.path); });
-  if (std::any_of(plan.mounts.begin(), plan.mounts.end(), [&](const MountStep& s) {
-        return s.kind == MountKind::symlink && is_beneath(path, s.target);
-      }))
-    return true;
-  const MountStep* cov = covering(path);
-  return cov && (cov->kind == MountKind::bind_ro || cov->kind == MountKind::bind_rw);
-}
-
-// Whether a program (its real path) can be run inside: shown from the host by a bind (a tmpfs and the
-// files of the /etc snapshot hold none of the host's programs), or under Landlock alone beneath a rule
-// that lets it be read and executed.
-bool Compiler::runnable_inside(const std::string& real) const {
-  if (plan.mechanism == Mechanism::landlock_only)
-    return std::any_of(plan.landlock.rules.begin(), plan.landlock.rules.end(), [&](const LandlockRule& r) {
-      return (r.access == Access::read_exec || r.access == Access::write) && is_beneath(real, r.path);
-    });
-  const MountStep* cov = covering(real);
-  return cov && (cov->kind == MountKind::bind_ro || cov->kind == MountKind::bind_rw);
-}
-
-// The kernel runs a script's #! interpreter in its place, and execve fails with ENOENT when that is
-// missing: the error would read as if the script itself were not there (bash says "cannot execute:
-// required file not found", exit 127). Only the first 256 bytes count (BINPRM_BUF_SIZE). A relative
-// interpreter is the kernel's to resolve against the start directory: left to it.
-Status Compiler::check_interpreter(const std::string& script) const {
-  auto head = host.read_head(script, 256);
-  if (!head || head->rfind("#!", 0) != 0) return Ok{};
-  const size_t b = head->find_first_not_of(" \t", 2);
-  if (b == std::string::npos) return Ok{};
-  const size_t e = head->find_first_of(" \t\n", b);
-  std::string interp = head->substr(b, e == std::string::npos ? std::string::npos : e - b);
-  if (interp.empty() || interp[0] != '/') return Ok{};
-  const std::string input = "COMMAND " + p.argv[0];
-  // The script names the path, not the user: the host is asked about it only where the plan shows
-  // something (a bind or a link on the way), never on a path of the host's own (a hung network or
-  // FUSE mount, an automounter's /net/HOST): found by review attack9 (cage hung before the run).
-  if (!shown_lexically(interp))
-    return Error{ErrorClass::not_found,
-                 "the interpreter " + interp + " named on the #! line of " + script +
-                     " is not visible inside the sandbox (cage does not look it up on the host)",
-                 "grant its directory with --ro, or correct the script's #! line", input, 0};
-  if (interp.back() == '\r') {
-    interp.pop_back();
-    if (host.stat(interp).kind != FileKind::missing)
-      return Error{ErrorClass::not_found,
-                   "the #! line of " + script + " ends in a carriage return (DOS line endings): the kernel looks for "
-                   "an interpreter named '" + interp + "\\r', which does not exist",
-                   "convert the script to Unix line endings (dos2unix " + script + ")", input, ENOENT};
-  }
-  if (host.stat(interp).kind == FileKind::missing)
-    return Error{ErrorClass::not_found,
-                 "the interpreter " + interp + " named on the #! line of " + script + " does not exist",
-                 "install it, or correct the script's #! line", input, ENOENT};
-  auto real = host.realpath(interp);
-  if (!real || !runnable_inside(*real))
-    return Error{ErrorClass::not_found,
-                 "the interpreter " + interp + " named on the #! line of " + script +
-                     " is not visible inside the sandbox",
-                 "grant its directory with --ro", input, 0};
-  return Ok{};
-}
-
 // argv[0] is found on the sandbox's PATH among what the plan shows; a setuid or setgid program is
 // refused outright (no_new_privs and nosuid would defuse it, but it cannot do what it expects). A
 // directory or a file without an execute bit is said to be one before whether it is visible: granted,
@@ -651,7 +580,7 @@ Status Compiler::resolve_command() {
                     "chmod +x it, or run it with its interpreter (e.g. sh " + cmd + ")", input, EACCES};
       continue;
     }
-    if (!real || !runnable_inside(*real)) {
+    if (!real || !shown_from_host(plan, *real, Shown::to_run)) {
       if (!first) first = Error{ErrorClass::not_found, "not visible inside the sandbox (found on the host at " + c + ")",
                     "grant its directory with --ro", input, 0};
       continue;
@@ -659,9 +588,14 @@ Status Compiler::resolve_command() {
     if (fi.mode & (S_ISUID | S_ISGID))
       return Error{ErrorClass::capability_denied, "refusing to run a setuid/setgid program (" + *real + ")",
                    "cage never grants privilege; run an unprivileged tool", input, 0};
-    if (fi.kind == FileKind::file)
-      if (auto s = check_interpreter(c); !s) return s;
     plan.exec_path = c;
+    // Under Landlock alone the workload walks the host's own mounts: the kernel's look-up of a #!
+    // interpreter outside the view would still touch them (on a hung NFS or FUSE mount, an exec held
+    // in an uninterruptible wait that no --timeout ends; escape test interp_hung_mount), so there the
+    // script's line is checked before the run. Under namespaces the view holds no such path, and the
+    // question waits until the exec has failed.
+    if (plan.mechanism == Mechanism::landlock_only && fi.kind == FileKind::file)
+      if (auto why = interpreter_problem(plan, host)) return *why;
     return Ok{};
   }
   if (first) return *first;
@@ -681,6 +615,71 @@ const MountStep* covering_mount(const std::vector<MountStep>& mounts, const std:
       best = &s;
   return best;
 }
+
+// Whether the plan shows PATH from the host, by the plan's words alone (no host lookup). Shown::any:
+// anything at its place (beneath a bind, a link the view creates, under Landlock alone a rule).
+// Shown::to_run: a program (its real path) that can be run inside: shown by a bind (a tmpfs and the
+// files of the /etc snapshot hold none of the host's programs), or under Landlock alone beneath a
+// rule that lets it be read and executed.
+bool shown_from_host(const Plan& plan, const std::string& path, Shown how) {
+  if (plan.mechanism == Mechanism::landlock_only)
+    return std::any_of(plan.landlock.rules.begin(), plan.landlock.rules.end(), [&](const LandlockRule& r) {
+      const bool runs = r.access == Access::read_exec || r.access == Access::write;
+      return (how == Shown::any || runs) && is_beneath(path, r.path);
+    });
+  if (how == Shown::any && std::any_of(plan.mounts.begin(), plan.mounts.end(), [&](const MountStep& s) {
+        return s.kind == MountKind::symlink && is_beneath(path, s.target);
+      }))
+    return true;
+  const MountStep* cov = covering_mount(plan.mounts, path);
+  return cov && (cov->kind == MountKind::bind_ro || cov->kind == MountKind::bind_rw);
+}
+
+// The kernel runs a script's #! interpreter in its place, and execve fails with ENOENT when that is
+// missing: the error would read as if the script itself were not there (bash says "cannot execute:
+// required file not found", exit 127). Only the first 256 bytes count (BINPRM_BUF_SIZE). A relative
+// interpreter is the kernel's to resolve against the start directory: left to it. Asked only once the
+// exec has failed (and by --dry-run), so a run that starts pays nothing for it.
+std::optional<Error> interpreter_problem(const Plan& plan, const HostView& host) {
+  const std::string& script = plan.exec_path;
+  if (script.empty()) return std::nullopt;
+  auto head = host.read_head(script, 256);
+  if (!head || head->rfind("#!", 0) != 0) return std::nullopt;
+  const size_t b = head->find_first_not_of(" \t", 2);
+  if (b == std::string::npos) return std::nullopt;
+  const size_t e = head->find_first_of(" \t\n", b);
+  std::string interp = head->substr(b, e == std::string::npos ? std::string::npos : e - b);
+  if (interp.empty() || interp[0] != '/') return std::nullopt;
+  const std::string input = "COMMAND " + plan.argv[0];
+  // The script names the path, not the user: the host is asked about it only where the plan shows
+  // something (a bind or a link on the way), never on a path of the host's own (a hung network or
+  // FUSE mount, an automounter's /net/HOST): found by review attack9 (cage hung before the run).
+  if (!shown_from_host(plan, interp, Shown::any))
+    return Error{ErrorClass::not_found,
+                 "the interpreter " + interp + " named on the #! line of " + script +
+                     " is not visible inside the sandbox (cage does not look it up on the host)",
+                 "grant its directory with --ro, or correct the script's #! line", input, 0};
+  if (interp.back() == '\r') {
+    interp.pop_back();
+    if (host.stat(interp).kind != FileKind::missing)
+      return Error{ErrorClass::not_found,
+                   "the #! line of " + script + " ends in a carriage return (DOS line endings): the kernel looks for "
+                   "an interpreter named '" + interp + "\\r', which does not exist",
+                   "convert the script to Unix line endings (dos2unix " + script + ")", input, ENOENT};
+  }
+  if (host.stat(interp).kind == FileKind::missing)
+    return Error{ErrorClass::not_found,
+                 "the interpreter " + interp + " named on the #! line of " + script + " does not exist",
+                 "install it, or correct the script's #! line", input, ENOENT};
+  auto real = host.realpath(interp);
+  if (!real || !shown_from_host(plan, *real, Shown::to_run))
+    return Error{ErrorClass::not_found,
+                 "the interpreter " + interp + " named on the #! line of " + script +
+                     " is not visible inside the sandbox",
+                 "grant its directory with --ro", input, 0};
+  return std::nullopt;
+}
+
 
 // Where the caller's systemd user manager listens (cgroup_plan.cc asks it for a scope); the
 // caller's own environment, and the socket's peer is checked to be the caller's (systemd_scope.cc).

@@ -5,6 +5,7 @@
 #pragma once
 #include <functional>
 #include <iosfwd>
+#include <optional>
 #include <string>
 
 #include "common/error.h"
@@ -49,6 +50,14 @@ Status refuse_link_inside_rw(const policy::Policy& p, const HostView& host, cons
 const char* const* default_etc_entries();
 // The deepest step of `mounts` that mounts something over `path` (not a symlink, file or dir step).
 const MountStep* covering_mount(const std::vector<MountStep>& mounts, const std::string& path);
+// Whether the plan shows a host path inside, by the plan's words alone (no host lookup): anything at
+// its place, or a program that can be run there (compile.cc).
+enum class Shown { any, to_run };
+bool shown_from_host(const Plan& plan, const std::string& path, Shown how);
+// What keeps plan.exec_path from running when it is a script whose #! interpreter is missing, outside
+// the view or not runnable there; nullopt when its first line is not the cause. Asked after the
+// exec failed (execute.cc) and by --dry-run, never on a run that starts (compile.cc).
+std::optional<Error> interpreter_problem(const Plan& plan, const HostView& host);
 // compile_exec.cc: --exec and [exec] run, after the view and the command are decided.
 Status compile_exec(const policy::Policy& p, const HostView& host, Plan& plan);
 

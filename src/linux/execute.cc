@@ -30,7 +30,9 @@
 #include "common/secret.h"
 #include "common/send_fd.h"
 #include "linux/child.h"
+#include "linux/compile.h"
 #include "linux/connect_notify.h"
+#include "linux/host_view.h"
 #include "linux/net.h"
 #include "linux/offline_resolver.h"
 #include "linux/seccomp_observe.h"
@@ -221,6 +223,9 @@ std::string failed_item(const ChildFailure& f, const Plan& plan) {
 
 Error exec_error(const ChildFailure& f, const Plan& plan) {
   std::string input = "COMMAND " + plan.argv[0];
+  // A script's #! interpreter is looked at only now that the exec has failed (compile.cc).
+  if (f.err == ENOENT || f.err == ENOTDIR || f.err == EACCES)
+    if (auto why = interpreter_problem(plan, *make_real_host_view())) return *why;
   if (f.err == ENOENT || f.err == ENOTDIR)
     return Error{ErrorClass::not_found,
                  "the command, or the interpreter or dynamic loader it needs, was not found inside the sandbox",

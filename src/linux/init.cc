@@ -273,8 +273,8 @@ void drop_init_privileges(const ChildContext& c, pid_t child) {
 // does when init exits, done first so that init's report can say the sandbox is empty. The kernel's
 // way (and kill(-1, SIGKILL)) signals one process after the other, so one that dies early (and closes
 // its pipes and sockets) can be seen dead by one not yet reached, which then runs on for a moment: a
-// watcher below a deep chain did write into --rw (tests/escape/deep_chain.sh, 1 run in ~40 under
-// Docker). So every process is stopped first; a stopped process neither runs nor exits until the
+// watcher below a deep chain did write into --rw (tests/escape/deep_chain.sh, seen in CI's Docker
+// stage). So every process is stopped first; a stopped process neither runs nor exits until the
 // SIGKILL that follows, and a fork racing kill(-1) is undone by the kernel (copy_process). Processes
 // that deliberately SIGCONT each other can still run until the SIGKILL reaches them (as in
 // descendants.cc; only a cgroup freezer would hold them), and still die before cage returns. Every

@@ -218,8 +218,9 @@ struct InitPlan {
   bool build_root = false;     // init mounts the sandbox's root, its sized tmpfs and sets the hostname
   bool loopback = false;       // init brings up `lo` in the new network namespace
   // true: init is pid 1 of a new pid namespace, and killing it (SIGKILL) ends every process of the
-  // run. false: init is a subreaper on the host, the supervisor ends the run with kEndRunSignal and
-  // init ends its tree itself (descendants.cc); the workload dies with init (PR_SET_PDEATHSIG).
+  // run. false: init is a subreaper on the host, the supervisor ends the run by asking init (kEndRun,
+  // then kEndRunSignal) and init ends its tree itself (descendants.cc); the workload dies with init
+  // (PR_SET_PDEATHSIG).
   bool pid1 = false;
 };
 

@@ -2,8 +2,9 @@
 # Found by the attack9 review (fixed in the same change that brought this test here).
 # Attack: hang cage before the run from the content of the command it is asked to confine. To name
 # the interpreter in its error, cage reads a script's #! line and stat()s and realpath()s the path
-# there on the host (compile.cc, check_interpreter), as the caller, before any sandbox exists and
-# before --timeout counts. The script is what cage confines, not what it trusts: its #! line can name
+# there on the host (compile.cc, interpreter_problem), as the caller: under namespaces once the exec
+# has failed, under Landlock alone (where the workload's own exec would walk the host's mounts) before
+# any sandbox exists and before --timeout counts. The script is what cage confines, not what it trusts: its #! line can name
 # a path on a hung mount (NFS, FUSE, autofs), and cage then waits there for good, --dry-run too. Inside
 # the sandbox that path is not granted, so the kernel's own look-up of the interpreter never touches
 # the host's mount. Root only (a FUSE mount whose server never answers stands for the hung mount).

@@ -165,8 +165,9 @@ TEST(LinuxCompile, CommandThatCannotRunSaysWhy) {
   }
 }
 
-// A script whose #! interpreter is missing or not shown is refused naming the interpreter, not as if
-// the script were missing; its twin with a visible interpreter is planned.
+// A script whose #! interpreter is missing or not shown is planned (a run pays nothing for the
+// question); once its exec fails, or for --dry-run, interpreter_problem names the interpreter, not
+// the script as if it were missing. Its twin with a visible interpreter has no problem.
 TEST(LinuxCompile, ScriptInterpreterMissingOrInvisibleIsNamed) {
   FakeHostView host;
   host.add_dir("/opt");
@@ -176,22 +177,28 @@ TEST(LinuxCompile, ScriptInterpreterMissingOrInvisibleIsNamed) {
   host.add_file("/opt/hidden.sh", 0755, "#! /srv/py\n");
   host.add_file("/opt/dos.sh", 0755, "#!/usr/bin/make\r\n");
   host.add_file("/opt/ok.sh", 0755, "#!/usr/bin/make -f\n");
-  auto gone = lx::compile(policy_of({"--ro", "/opt", "--", "/opt/gone.sh"}), host, {});
-  ASSERT_FALSE(gone);
-  EXPECT_EQ(gone.error().cls, ErrorClass::not_found);
-  EXPECT_NE(gone.error().reason.find("interpreter /usr/bin/python9 named on the #! line of /opt/gone.sh does not exist"),
-            std::string::npos) << gone.error().reason;
-  auto hidden = lx::compile(policy_of({"--ro", "/opt", "--", "/opt/hidden.sh"}), host, {});
-  ASSERT_FALSE(hidden);
-  EXPECT_NE(hidden.error().reason.find("interpreter /srv/py named on the #! line of /opt/hidden.sh is not visible"),
-            std::string::npos) << hidden.error().reason;
-  EXPECT_TRUE(lx::compile(policy_of({"--ro", "/opt", "--ro", "/srv", "--", "/opt/hidden.sh"}), host, {}));
-  auto dos = lx::compile(policy_of({"--ro", "/opt", "--", "/opt/dos.sh"}), host, {});
-  ASSERT_FALSE(dos);
-  EXPECT_NE(dos.error().reason.find("carriage return"), std::string::npos) << dos.error().reason;
-  auto ok = lx::compile(policy_of({"--ro", "/opt", "--", "/opt/ok.sh"}), host, {});
-  ASSERT_TRUE(ok) << ok.error().reason;
-  EXPECT_EQ(ok->exec_path, "/opt/ok.sh");
+  host.add_file("/opt/elf", 0755, "\x7f" "ELF");
+  auto problem = [&](std::vector<std::string> words) -> std::optional<Error> {
+    auto plan = lx::compile(policy_of(words), host, {});
+    EXPECT_TRUE(plan) << plan.error().reason;
+    return plan ? lx::interpreter_problem(*plan, host) : std::nullopt;
+  };
+  auto gone = problem({"--ro", "/opt", "--", "/opt/gone.sh"});
+  ASSERT_TRUE(gone);
+  EXPECT_EQ(gone->cls, ErrorClass::not_found);
+  EXPECT_EQ(gone->input, "COMMAND /opt/gone.sh");
+  EXPECT_NE(gone->reason.find("interpreter /usr/bin/python9 named on the #! line of /opt/gone.sh does not exist"),
+            std::string::npos) << gone->reason;
+  auto hidden = problem({"--ro", "/opt", "--", "/opt/hidden.sh"});
+  ASSERT_TRUE(hidden);
+  EXPECT_NE(hidden->reason.find("interpreter /srv/py named on the #! line of /opt/hidden.sh is not visible"),
+            std::string::npos) << hidden->reason;
+  EXPECT_FALSE(problem({"--ro", "/opt", "--ro", "/srv", "--", "/opt/hidden.sh"}));
+  auto dos = problem({"--ro", "/opt", "--", "/opt/dos.sh"});
+  ASSERT_TRUE(dos);
+  EXPECT_NE(dos->reason.find("carriage return"), std::string::npos) << dos->reason;
+  EXPECT_FALSE(problem({"--ro", "/opt", "--", "/opt/ok.sh"}));
+  EXPECT_FALSE(problem({"--ro", "/opt", "--", "/opt/elf"}));
 }
 
 // Landlock is a layer under namespaces, not a gate: without it the run is planned all the same
