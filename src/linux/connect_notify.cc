@@ -419,6 +419,9 @@ class Impl final : public Mediator {
       case handoff::Action::refuse: return v.err;
       case handoff::Action::perform: return to_performer(req, nr, sock.get(), type, sa, len, false);
       case handoff::Action::perform_unix_path: return to_performer(req, nr, sock.get(), type, sa, len, true);
+      case handoff::Action::refuse_reported:
+        if (proxy::Server* direct = direct_) direct->refuse_uncarried(v.host, v.port);
+        return v.err;
       case handoff::Action::hand_off: break;
     }
     sockaddr_storage peer{};

@@ -3,6 +3,7 @@
 // tests/unit/handoff_test.cc and tests/escape/net_handoff_*.sh.
 #include "linux/handoff.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -38,9 +39,10 @@ bool unix_path(const sockaddr_storage& sa, size_t len) {
 Verdict refuse(int err) { return Verdict{Action::refuse, err}; }
 
 // The addresses the sandbox's own lo answers on for its own listeners: 127.0.0.0/8, the plan's extra
-// lo address, and 0.0.0.0/8 (a connect to 0.0.0.0 reaches the local host).
+// lo address, and 0.0.0.0 (a connect to it reaches the local host). The rest of 0.0.0.0/8 is unicast
+// since Linux 5.3 and no interface of the sandbox has it: a connect there is a destination like any.
 bool own_address(const NetPlan& net, uint32_t addr) {
-  return in_prefix(addr, 0x7F000000, 8) || in_prefix(addr, 0, 8) || (net.lo_address != 0 && addr == net.lo_address);
+  return in_prefix(addr, 0x7F000000, 8) || addr == 0 || (net.lo_address != 0 && addr == net.lo_address);
 }
 
 }  // namespace
@@ -78,6 +80,28 @@ Verdict classify(const NetPlan& net, long nr, SocketKind kind, int domain, int t
     // rule's ports are carried, every IPv4 rule's addresses routed), so it is refused and reported
     // as a denial like any other (ECONNREFUSED; tests/integration/net_handoff_denials.sh).
     if (!own_address(net, addr)) return Verdict{Action::hand_off, 0, addr, port};
+  }
+  if (domain == AF_INET6 && type == SOCK_STREAM && sa.ss_family == AF_INET6 && len >= sizeof(sockaddr_in6)) {
+    // No transparent listener is IPv6 and the sandbox has no IPv6 route: the kernel would fail this in
+    // silence (ENETUNREACH), as it would an IPv4-mapped address no listener carries. Both are
+    // reported as denials and fail as they would have; an IPv4-mapped address that is carried, and
+    // the sandbox's own loopback (::1, ::, a mapped own address), run as the workload's own call.
+    const auto& in6 = reinterpret_cast<const sockaddr_in6&>(sa);
+    const uint16_t port = ntohs(in6.sin6_port);
+    if (IN6_IS_ADDR_V4MAPPED(&in6.sin6_addr)) {
+      uint32_t addr = 0;
+      std::memcpy(&addr, in6.sin6_addr.s6_addr + 12, 4);
+      addr = ntohl(addr);
+      if (carried(net, addr, port) || own_address(net, addr)) return Verdict{Action::perform};
+      char text[INET_ADDRSTRLEN] = "";
+      ::inet_ntop(AF_INET, in6.sin6_addr.s6_addr + 12, text, sizeof text);
+      return Verdict{Action::refuse_reported, ECONNREFUSED, addr, port, text};
+    }
+    if (IN6_IS_ADDR_LOOPBACK(&in6.sin6_addr) || IN6_IS_ADDR_UNSPECIFIED(&in6.sin6_addr))
+      return Verdict{Action::perform};
+    char text[INET6_ADDRSTRLEN] = "";
+    ::inet_ntop(AF_INET6, &in6.sin6_addr, text, sizeof text);
+    return Verdict{Action::refuse_reported, ENETUNREACH, 0, port, text};
   }
   return Verdict{Action::perform};
 }

@@ -17,7 +17,10 @@
 // writable, and the mediator serves other calls meanwhile). An IPv4 TCP connect anywhere else but
 // the sandbox's own loopback (a listed address on a port no rule names, an unlisted address) takes
 // the same path, whose check refuses it: ECONNREFUSED and a denied tcp event, where the kernel would
-// have failed it in silence (tests/integration/net_handoff_denials.sh). The connected socket replaces the
+// have failed it in silence (tests/integration/net_handoff_denials.sh). A TCP connect on an IPv6 socket
+// to anything but its own loopback is refused the same way without a dial (the sandbox has no IPv6
+// route; ENETUNREACH, as the kernel's, so a client falls back to IPv4), and to an IPv4-mapped address
+// no listener carries as its IPv4 twin is (ECONNREFUSED). The connected socket replaces the
 // workload's descriptor number with
 // SECCOMP_IOCTL_NOTIF_ADDFD + SECCOMP_ADDFD_FLAG_SETFD (O_NONBLOCK and FD_CLOEXEC as the workload's
 // had them; TCP_NODELAY, keepalive, IP_TOS, SO_LINGER, TCP_USER_TIMEOUT copied), and connect()
@@ -97,12 +100,14 @@ enum class Action {
   perform,            // the performer (performer.h) runs the call on the workload's open file
   perform_unix_path,  // the same, for a unix path: from the thread's cwd, under its umask
   refuse,             // fail with `err`
+  refuse_reported,    // fail with `err`, reported as a denial of `host`:`port` (no dial is made)
 };
 struct Verdict {
   Action action = Action::refuse;
   int err = 0;
   uint32_t addr = 0;  // hand_off: the IPv4 destination (host byte order)
   uint16_t port = 0;
+  std::string host{};  // refuse_reported: the destination's address as text (IPv6 without brackets)
 };
 
 // Pure. nr: SYS_connect, SYS_bind or SYS_listen; the socket's domain and type (0 when not a

@@ -91,6 +91,10 @@ class Server {
     const policy::NetRule* rule = nullptr;
     std::chrono::steady_clock::time_point started, deadline;  // deadline: the connect timeout
   };
+  // A workload's connect() to a destination no transparent listener carries and no route reaches (an
+  // IPv6 address, an IPv4-mapped one), which fails without a dial: reported as a denial, naming the
+  // rule that would have allowed it through the proxy if one does.
+  void refuse_uncarried(const std::string& host, uint16_t port);  // thread-safe
   // nullopt: not a direct destination (a synthetic address): hand_off() it.
   std::optional<Direct> dial_direct(uint32_t addr, uint16_t port);  // thread-safe
   // The dial's end. err 0: `d.sock` is connected and now the workload's (still open here, so that it

@@ -94,6 +94,31 @@ std::optional<Server::Direct> Server::dial_direct(uint32_t addr, uint16_t port) 
   return d;
 }
 
+void Server::refuse_uncarried(const std::string& host, uint16_t port) {
+  NetEvent e;
+  e.protocol = "tcp";
+  e.host = host;
+  e.port = port;
+  e.decision = Decision::denied;
+  e.status = 403;
+  const policy::NetRule* rule = allow_.match(host, port);
+  const std::string hp = host_port_text(host, port);
+  if (!rule) {
+    e.reason = denial_message(host, port);
+  } else {
+    // A rule names it, but a direct connect cannot reach it: only the proxy dials IPv6.
+    e.rule = rule->origin;
+    e.reason = "cage: " + hp + " is allowed by " + rule->origin +
+               " through cage's proxy only: the sandbox has no route to it (use the HTTPS_PROXY or ALL_PROXY "
+               "cage sets)";
+  }
+  {
+    std::lock_guard<std::mutex> lock(handoff_mu_);
+    direct_events_.push_back(std::move(e));
+  }
+  wake_.signal();
+}
+
 void Server::direct_done(Direct& d, int err) {
   if (err != 0) {
     d.err = err;

@@ -40,6 +40,15 @@ sockaddr_storage unix_addr(const char* path, bool abstract = false) {
   return ss;
 }
 
+sockaddr_storage inet6(const char* ip, uint16_t port) {
+  sockaddr_storage ss{};
+  auto* in = reinterpret_cast<sockaddr_in6*>(&ss);
+  in->sin6_family = AF_INET6;
+  in->sin6_port = htons(port);
+  inet_pton(AF_INET6, ip, &in->sin6_addr);
+  return ss;
+}
+
 uint32_t v4(const char* ip) {
   in_addr a{};
   inet_pton(AF_INET, ip, &a);
@@ -127,7 +136,7 @@ TEST(LinuxHandoff, UncarriedDestinationsOutsideOwnLoopbackGoToTheCheck) {
   auto plan = plan_of(kRules);
   ASSERT_TRUE(plan);
   const auto& net = plan->net;
-  for (auto [ip, port] : {std::pair{"10.77.3.4", 22}, {"198.18.0.1", 22}, {"8.8.8.8", 443}, {"8.8.8.8", 9}}) {
+  for (auto [ip, port] : {std::pair{"10.77.3.4", 22}, {"198.18.0.1", 22}, {"8.8.8.8", 443}, {"8.8.8.8", 9}, {"0.1.2.3", 443}}) {
     auto v = lx::handoff::classify(net, SYS_connect, SocketKind::sandbox, AF_INET, SOCK_STREAM, inet(ip, port),
                                    sizeof(sockaddr_in));
     EXPECT_EQ(v.action, Action::hand_off) << ip << ":" << port;
@@ -137,6 +146,35 @@ TEST(LinuxHandoff, UncarriedDestinationsOutsideOwnLoopbackGoToTheCheck) {
   // bind is never a destination.
   EXPECT_EQ(lx::handoff::classify(net, SYS_bind, SocketKind::sandbox, AF_INET, SOCK_STREAM,
                                   inet("10.77.3.4", 22), 16).action, Action::perform);
+}
+
+// No listener of cage's is IPv6 and the sandbox has no IPv6 route: an IPv6 destination, or an
+// IPv4-mapped one nothing carries, is refused and reported without a dial, with the errno the kernel
+// would have given (ENETUNREACH; ECONNREFUSED as for the IPv4 twin). The sandbox's own loopback and a
+// carried mapped address run as the workload's own call.
+TEST(LinuxHandoff, Ipv6AndUncarriedMappedDestinationsAreReportedDenials) {
+  auto plan = plan_of(kRules);
+  ASSERT_TRUE(plan);
+  const auto& net = plan->net;
+  auto c6 = [&](const char* ip, uint16_t port, size_t len = sizeof(sockaddr_in6), int nr = SYS_connect,
+                int type = SOCK_STREAM) {
+    return lx::handoff::classify(net, nr, SocketKind::sandbox, AF_INET6, type, inet6(ip, port), len);
+  };
+  auto v = c6("2001:db8::7", 443);
+  EXPECT_EQ(v.action, Action::refuse_reported);
+  EXPECT_EQ(v.err, ENETUNREACH);
+  EXPECT_EQ(v.host, "2001:db8::7");
+  EXPECT_EQ(v.port, 443);
+  auto m = c6("::ffff:8.8.8.8", 443);
+  EXPECT_EQ(m.action, Action::refuse_reported);
+  EXPECT_EQ(m.err, ECONNREFUSED);
+  EXPECT_EQ(m.host, "8.8.8.8");
+  EXPECT_EQ(c6("::ffff:10.77.3.4", 22).action, Action::refuse_reported);  // a routed address, a port no rule names
+  for (const char* own : {"::1", "::", "::ffff:127.0.0.1", "::ffff:0.0.0.0", "::ffff:198.18.0.1"})
+    EXPECT_EQ(c6(own, 443).action, Action::perform) << own;  // the last: carried, the relay's
+  EXPECT_EQ(c6("2001:db8::7", 443, 16).action, Action::perform);              // short: the kernel's EINVAL
+  EXPECT_EQ(c6("2001:db8::7", 443, sizeof(sockaddr_in6), SYS_bind).action, Action::perform);
+  EXPECT_EQ(c6("2001:db8::7", 443, sizeof(sockaddr_in6), SYS_connect, SOCK_DGRAM).action, Action::perform);
 }
 
 TEST(LinuxHandoff, UnixPathsAreResolvedInTheWorkloadsViewAndNothingContinues) {
