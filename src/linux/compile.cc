@@ -16,6 +16,7 @@
 #include "linux/devices.h"
 #include "linux/etc_view.h"
 #include "linux/generated_file.h"
+#include "linux/learn.h"
 #include "linux/transparent_plan.h"
 #include "policy/policy.h"
 #include "proxy/budget.h"
@@ -28,10 +29,20 @@ namespace cage::lx {
 // $HOME and its ancestors (~/.ssh and friends), and the shared directories where other programs
 // keep their sockets (/tmp/.X11-unix, tmux, ssh-agent, /run/user/N/bus...): a read-only view does
 // not stop connect() to a socket, and those would reach outside the sandbox.
+// System directories are not projects either: from /etc (or below it) the host's /etc would be shown
+// instead of the curated one (a root caller read /etc/shadow; /etc/ssh holds the host's keys), from
+// /var or /var/lib every service's state, from /home every user's home (found by review: `cd /etc;
+// cage -- cat /etc/shadow` as root). A directory below those (/var/lib/jenkins/workspace/app, a
+// project in root's home) is a project.
 bool cwd_too_wide(const std::string& cwd, const std::string& home) {
   if (cwd == "/" || (!home.empty() && policy::is_beneath(home, cwd))) return true;
   for (const char* shared : {"/tmp", "/var/tmp", "/dev/shm", "/run", "/var/run", "/run/user"})
     if (cwd == shared) return true;
+  for (const char* tree : {"/etc", "/boot"})
+    if (policy::is_beneath(cwd, tree)) return true;
+  for (const char* sys : {"/var", "/var/log", "/var/lib", "/var/spool", "/var/mail", "/var/cache", "/home", "/srv",
+                          "/mnt", "/media", "/root"})
+    if (cwd == sys) return true;
   return cwd.rfind("/run/user/", 0) == 0 && cwd.find('/', 10) == std::string::npos;  // /run/user/N
 }
 
@@ -43,10 +54,13 @@ Error nothing_to_hide(const policy::Grant& g, int err) {
 }
 
 std::string cwd_not_granted_note(const std::string& cwd, const std::string& home) {
+  const bool shared = cwd == "/tmp" || cwd == "/var/tmp" || cwd == "/dev/shm" || policy::is_beneath(cwd, "/run") ||
+                      cwd == "/var/run";
   const char* why = cwd == "/"                                     ? "it is the root"
                     : cwd == home                                   ? "it is $HOME"
                     : !home.empty() && policy::is_beneath(home, cwd) ? "it holds $HOME"
-                                                                    : "every program shares it";
+                    : shared                                        ? "every program shares it"
+                                                                    : "it is a system directory";
   return "the working directory " + cwd + " is not granted (" + why +
          "): its host content is not shown; grant what it needs, e.g. --ro " +
          (cwd == "/" ? "/PATH" : cwd + "/PATH") + ", or run from a project directory";
@@ -65,6 +79,45 @@ std::string repository_note(const HostView& host, const std::string& cwd, const 
            " is shown, so git will not find it: add --ro " + d + " (or --rw " + d + " to commit)";
   }
   return "";
+}
+
+// What `path` names when only the links of $HOME and of the start directory themselves are followed
+// (a home under /usr/home, a project reached as $PWD through a link): what the caller means by it.
+static std::string meant_path(const policy::Policy& p, const HostView& host, const std::string& path) {
+  std::string clean = policy::resolve_dot_dot(path);
+  for (const std::string& base : {p.cwd, p.home}) {
+    if (base.empty() || !policy::is_beneath(clean, base)) continue;
+    if (auto r = host.realpath(base)) return *r + clean.substr(base.size());
+  }
+  return clean;
+}
+
+// A grant named inside the project (the start directory) that reaches its target through a symbolic
+// link on the way (build -> ~, docs -> ~/.ssh: planted by the project cage confines, or by an earlier
+// run's --rw) is judged by that target too: otherwise `--rw ./build` in a hostile checkout granted
+// all of $HOME (found by review: the refusal of a relative --rw of $HOME, validate.cc, judged only
+// the name). Refused when the link leads to the root, $HOME or an ancestor of it, a system
+// directory, a credential store (learn::is_secret), or anywhere in $HOME outside the project (when
+// the start directory is a project, not too wide to show): the caller grants the real path by name
+// if that is meant, which stays an explicit choice. A link the caller keeps outside the project (a
+// dotfile manager's ~/.config/nvim -> ~/dotfiles/nvim) and a link to anywhere else are followed, as by
+// bwrap and mount(8); --dry-run shows the real path beside the grant.
+Status refuse_link_escape(const policy::Policy& p, const HostView& host, const policy::Grant& g,
+                          const std::string& real) {
+  const std::string meant = meant_path(p, host, g.path);
+  if (real == meant) return Ok{};
+  auto cwd = host.realpath(p.cwd);
+  if (!cwd || !policy::is_beneath(meant, *cwd)) return Ok{};
+  const std::string home = p.home.empty() ? "" : host.realpath(p.home).value_or(p.home);
+  std::string what = policy::wide_directory(real, home);
+  if (what.empty() && learn::is_secret(real, home)) what = "a credential store";
+  if (what.empty() && !home.empty() && policy::is_beneath(real, home) && !cwd_too_wide(*cwd, home) &&
+      !policy::is_beneath(real, *cwd))
+    what = "a place in $HOME outside the project " + *cwd;
+  if (what.empty()) return Ok{};
+  const std::string where = what.find(real) != std::string::npos ? what : real + ", " + what;
+  return invalid(g.origin, "resolves through a symbolic link to " + where + ": refused",
+                 "remove or fix the link; if you mean that directory, grant it by its real path, " + real);
 }
 
 // A path that resolves through a link inside a --rw grant names whatever the workload (or any other
@@ -177,6 +230,8 @@ Status Compiler::resolve(const Grant& g, MountKind kind) {
   if (kind == MountKind::tmpfs && fi.kind != FileKind::dir)
     return invalid(g.origin, "--tmpfs needs a directory (or a path that does not exist yet)");
   if (auto s = refuse_link_inside_rw(p, host, g, *real); !s) return s;
+  if (kind == MountKind::bind_ro || kind == MountKind::bind_rw)
+    if (auto s = refuse_link_escape(p, host, g, *real); !s) return s;
   MountStep s{kind, *real, *real, "", fi.kind == FileKind::dir, false, g.origin, true, g.size_bytes};
   if (kind == MountKind::tmpfs) s.source.clear();
   user.push_back(s);

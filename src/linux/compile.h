@@ -44,6 +44,10 @@ std::string cwd_not_granted_note(const std::string& cwd, const std::string& home
 // shows a path; the note then names the grant that would make git work.
 std::string repository_note(const HostView& host, const std::string& cwd, const std::string& home,
                             const std::function<bool(const std::string&)>& shown);
+// A --ro or --rw grant whose path reaches, through a link on the way, the root, $HOME or an ancestor,
+// a system directory, or $HOME outside the project: refused (compile.cc). Both mechanisms.
+Status refuse_link_escape(const policy::Policy& p, const HostView& host, const policy::Grant& g,
+                          const std::string& real);
 Status refuse_link_inside_rw(const policy::Policy& p, const HostView& host, const policy::Grant& g,
                              const std::string& real);
 // The /etc entries of the default view (compile.cc).

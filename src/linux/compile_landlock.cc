@@ -173,6 +173,7 @@ Status add_grant_rules(const Policy& p, const HostView& host, const std::vector<
     if (fi.kind == FileKind::device)
       return invalid(g.origin, "device nodes cannot be granted", "the default /dev has what programs need");
     if (auto s = refuse_link_inside_rw(p, host, g, *real); !s) return s;
+    if (auto s = refuse_link_escape(p, host, g, *real); !s) return s;
     plan.landlock.rules.push_back(LandlockRule{*real, a, fi.kind == FileKind::dir, g.origin, true});
   }
   return Ok{};

@@ -225,7 +225,7 @@ Result<policy::Policy> learning_view(const policy::Policy& base,
     return invalid(in,
                    "the working directory " + base.cwd +
                        " is writable while learning and holds far more than "
-                       "a project (the root, $HOME, or a shared directory)",
+                       "a project (the root, $HOME, a shared or a system directory)",
                    "run from the project's directory, or name it with --chdir");
   policy::Policy p = base;
   const std::string why = "--learn (learning view)";

@@ -69,6 +69,15 @@ std::string parent_of(const std::string& p) {
   return slash == 0 || slash == std::string::npos ? "/" : p.substr(0, slash);
 }
 
+std::string wide_directory(const std::string& real, const std::string& home) {
+  if (real == "/") return "the root";
+  if (!home.empty() && is_beneath(home, real)) return real == home ? "$HOME (" + real + ")" : real + ", which holds $HOME";
+  for (const char* sys : {"/bin", "/boot", "/etc", "/home", "/lib", "/lib32", "/lib64", "/opt", "/root", "/run", "/sbin",
+                          "/srv", "/tmp", "/usr", "/usr/local", "/var", "/var/tmp", "/dev/shm"})
+    if (real == sys) return "the system directory " + real;
+  return "";
+}
+
 std::pair<std::string, std::string> split_tmpfs_spec(const std::string& text) {
   auto colon = text.rfind(':');
   if (colon == std::string::npos || text.compare(colon + 1, 5, "size=") != 0) return {text, ""};

@@ -212,6 +212,10 @@ std::string lexically_clean(const std::string& abs);
 std::string resolve_dot_dot(const std::string& abs);
 bool is_beneath(const std::string& path, const std::string& dir);  // path == dir or inside it
 std::string parent_of(const std::string& abs);  // "/a/b" -> "/a", "/a" -> "/" 
+// What a grant of `real` (a clean absolute path) would show that is far more than a project: "the
+// root", "$HOME (/home/u)", "/home, which holds $HOME", "the system directory /etc"; "" when none.
+// One table for the relative --rw check (validate.cc) and grants reached through a link (compile.cc).
+std::string wide_directory(const std::string& real, const std::string& home);
 // The caller's home from its environment: HOME when absolute, else "" (unknown). A relative HOME
 // ("." or "x") would be resolved against the current directory, and the private home tmpfs then
 // covered the project (HOME=.) or was planned at a relative path; it counts as unknown (HOME=/ inside).

@@ -161,12 +161,7 @@ Result<bool> parse_bool(const Value& v) {
 Status refuse_wide_relative_rw(const Value& v, const std::string& abs, const Context& ctx) {
   if (v.text[0] == '/' || v.text[0] == '~') return Ok{};
   const std::string real = resolve_dot_dot(abs);
-  std::string what;
-  if (real == "/") what = "the root";
-  else if (!ctx.home.empty() && is_beneath(ctx.home, real)) what = real == ctx.home ? "$HOME (" + real + ")" : real + ", which holds $HOME";
-  for (const char* sys : {"/bin", "/boot", "/etc", "/home", "/lib", "/lib32", "/lib64", "/opt", "/root", "/run", "/sbin",
-                          "/srv", "/tmp", "/usr", "/usr/local", "/var", "/var/tmp", "/dev/shm"})
-    if (what.empty() && real == sys) what = "the system directory " + real;
+  const std::string what = wide_directory(real, ctx.home);
   if (what.empty()) return Ok{};
   return invalid(v.origin + " " + v.text, "this relative path resolves to " + what + ": writing all of it is refused",
                  "grant a specific subdirectory (--rw ./project), or name it absolutely if you mean it (--rw " + real + ")");

@@ -51,7 +51,16 @@ expect 1 default syscall socket AF_NETLINK SOCK_RAW NETLINK_SOCK_DIAG
 
 # killed: the process dies of SIGSYS and cage reports 128+31
 for name in iopl ioperm clock_settime settimeofday adjtimex clock_adjtime; do expect 159 default syscall "$name"; done
-# 32-bit and x32 entry points on x86_64: killed, whatever the syscall
-expect 159 default syscall int80
+# 32-bit and x32 entry points on x86_64: killed, whatever the syscall. A kernel without 32-bit
+# emulation (CONFIG_IA32_EMULATION off, or ia32_emulation=false) has no int 0x80 entry: the
+# instruction faults (SIGSEGV, 139) before seccomp sees a call, with or without cage.
+host_rc=0
+"$CAGE_PROBE" syscall int80 >/dev/null 2>&1 || host_rc=$?
+if [ "$host_rc" -eq 139 ]; then
+  echo "note: this kernel has no 32-bit entry point (int 0x80 faults outside cage too)" >&2
+  expect 139 default syscall int80
+else
+  expect 159 default syscall int80
+fi
 expect 159 default syscall x32
 finish

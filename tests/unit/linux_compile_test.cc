@@ -1,6 +1,8 @@
 // lx::compile: invariants of the plan and golden --dry-run text, against a FakeHostView.
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include <fstream>
 #include <sstream>
 
@@ -199,6 +201,47 @@ TEST(LinuxCompile, ScriptInterpreterMissingOrInvisibleIsNamed) {
   EXPECT_NE(dos->reason.find("carriage return"), std::string::npos) << dos->reason;
   EXPECT_FALSE(problem({"--ro", "/opt", "--", "/opt/ok.sh"}));
   EXPECT_FALSE(problem({"--ro", "/opt", "--", "/opt/elf"}));
+}
+
+// A grant named in the project that a link on the way leads out of it, to $HOME, a credential store,
+// a system directory or elsewhere in $HOME, is refused naming the target, under both mechanisms;
+// links inside the project, out of $HOME, and the caller's own outside the project are followed.
+TEST(LinuxCompile, GrantThroughLinkOutOfTheProjectIsJudgedByItsTarget) {
+  FakeHostView host;
+  host.add_dir("/home/ann/.cache");
+  host.add_dir("/home/ann/dotfiles");
+  host.add_dir("/srv");
+  host.add_dir("/srv/out");
+  host.add_link("/home/ann/proj/build", "/home/ann");
+  host.add_link("/home/ann/proj/docs", "../.ssh");
+  host.add_link("/home/ann/proj/cache", "/home/ann/.cache");
+  host.add_link("/home/ann/proj/etc", "/etc");
+  host.add_link("/home/ann/proj/up", "../..");
+  host.add_link("/home/ann/proj/inside", "src");
+  host.add_link("/home/ann/proj/far", "/srv/out");
+  host.add_link("/home/ann/vim", "/home/ann/dotfiles");
+  for (const char* mech : {"auto", "landlock"}) {
+    auto words = [&](std::vector<std::string> w) {
+      if (std::string(mech) == "landlock") w.insert(w.begin(), {"--mechanism", "landlock", "--allow-degraded", "pid"});
+      w.insert(w.end(), {"--", "make"});
+      return w;
+    };
+    for (auto [flag, path, target] : {std::tuple{"--rw", "./build", "/home/ann"}, {"--ro", "./docs", "/home/ann/.ssh"},
+                                      {"--rw", "./cache", "/home/ann/.cache"}, {"--ro", "./etc", "/etc"},
+                                      {"--rw", "./up", "/home"}}) {
+      auto plan = lx::compile(policy_of(words({flag, path})), host, {});
+      ASSERT_FALSE(plan) << mech << " " << path;
+      EXPECT_EQ(plan.error().cls, ErrorClass::invalid_policy);
+      EXPECT_EQ(plan.error().input, std::string(flag) + " " + path);
+      EXPECT_NE(plan.error().reason.find("resolves through a symbolic link to"), std::string::npos) << plan.error().reason;
+      EXPECT_NE(plan.error().reason.find(target), std::string::npos) << plan.error().reason;
+    }
+    for (auto [flag, path] : {std::pair{"--rw", "./inside"}, {"--rw", "./far"}, {"--ro", "/home/ann/vim"},
+                              {"--rw", "/home/ann/.cache"}}) {
+      auto plan = lx::compile(policy_of(words({flag, path})), host, {});
+      EXPECT_TRUE(plan) << mech << " " << path << ": " << (plan ? "" : plan.error().reason);
+    }
+  }
 }
 
 // Landlock is a layer under namespaces, not a gate: without it the run is planned all the same
@@ -408,6 +451,11 @@ TEST(LinuxCompile, SharedDirectoriesAreNotShownAsTheStartDirectory) {
   EXPECT_FALSE(lx::cwd_too_wide("/tmp/proj", "/home/ann"));
   EXPECT_FALSE(lx::cwd_too_wide("/run/user/1000/x", "/home/ann"));
   EXPECT_FALSE(lx::cwd_too_wide("/home/ann/proj", "/home/ann"));
+  // System directories: /etc and /boot with all below them, the state and home roots themselves.
+  for (const char* sys : {"/etc", "/etc/ssh", "/boot/grub", "/var", "/var/lib", "/var/log", "/home", "/srv", "/root"})
+    EXPECT_TRUE(lx::cwd_too_wide(sys, "/home/ann")) << sys;
+  for (const char* project : {"/var/lib/jenkins/workspace/app", "/root/proj", "/srv/www/site", "/usr/src/linux"})
+    EXPECT_FALSE(lx::cwd_too_wide(project, "/home/ann")) << project;
 }
 // Started in a repository's subdirectory, only that subdirectory is shown: the plan says so with
 // the grant that shows the repository; with that grant, or from the root, nothing is said.
