@@ -15,6 +15,7 @@ add_executable(cage_unit_tests
   tests/unit/proxy_http_test.cc
   tests/unit/proxy_http_response_test.cc
   tests/unit/proxy_report_limit_test.cc
+  tests/unit/audit_coalesce_test.cc
   tests/unit/proxy_socks5_test.cc
   tests/unit/proxy_env_test.cc
   tests/unit/proxy_server_test.cc

@@ -243,16 +243,33 @@ Log::Log(UniqueFd fd, std::string run_id) : fd_(std::move(fd)), run_id_(std::mov
 Log::~Log() { close(2000); }
 
 void Log::emit(const std::string& type, toml::table fields) {
+  std::lock_guard<std::mutex> lock(mu_);
+  queue_locked(type, std::move(fields));
+}
+
+void Log::emit_coalesced(const std::string& type, const std::string& key, toml::table fields) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (failed_ || stop_) return;
+  switch (coalescer_.offer(type, key, fields, Coalescer::Clock::now())) {
+    case Coalescer::Offer::write: queue_locked(type, std::move(fields)); break;
+    case Coalescer::Offer::held: break;
+    case Coalescer::Offer::held_new: cv_.notify_one(); break;  // the writer's next wake-up is sooner
+  }
+}
+
+void Log::flush_repeats() {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& l : coalescer_.due(Coalescer::Clock::now(), true)) queue_locked(l.type, std::move(l.fields));
+}
+
+void Log::queue_locked(const std::string& type, toml::table fields) {
+  if (failed_ || stop_) return;
   fields.insert_or_assign("schema", kAuditSchema);
   fields.insert_or_assign("type", type);
   fields.insert_or_assign("time", timestamp_now());
   fields.insert_or_assign("run_id", run_id_);
-  std::unique_lock<std::mutex> lock(mu_);
   if (!labels_.empty()) fields.insert_or_assign("labels", labels_);
-  lock.unlock();
   std::string line = to_json_line(fields) + "\n";
-  lock.lock();
-  if (failed_ || stop_) return;
   if (queued_bytes_ + line.size() > kMaxQueued) {
     failed_ = true;
     failure_ = "the destination is not keeping up (more than 16 MiB queued)";
@@ -280,8 +297,18 @@ void Log::signal_failure() {
 void Log::writer() {
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
-    cv_.wait(lock, [this] { return stop_ || !queue_.empty(); });
-    if (queue_.empty()) break;
+    // Asleep until a line is queued, the run ends, or a coalesced window closes (its count is due).
+    auto ready = [this] { return stop_ || !queue_.empty(); };
+    if (auto when = coalescer_.next_due())
+      cv_.wait_until(lock, *when, ready);
+    else
+      cv_.wait(lock, ready);
+    if (!stop_)
+      for (auto& l : coalescer_.due(Coalescer::Clock::now(), false)) queue_locked(l.type, std::move(l.fields));
+    if (queue_.empty()) {
+      if (stop_) break;
+      continue;
+    }
     std::string line = std::move(queue_.front());
     queue_.pop_front();
     queued_bytes_ -= line.size();
@@ -298,6 +325,7 @@ void Log::writer() {
 
 bool Log::close(int timeout_ms) {
   if (!thread_.joinable()) return true;
+  flush_repeats();  // no count is left behind with the writer
   {
     std::unique_lock<std::mutex> lock(mu_);
     drained_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [this] { return queue_.empty() && !busy_; });

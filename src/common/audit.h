@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/audit_coalesce.h"
 #include "common/error.h"
 #include "common/report_options.h"
 #include "common/toml.h"
@@ -56,6 +57,11 @@ class Log {
   Log& operator=(const Log&) = delete;
   // Adds schema, type, time, run_id and labels to fields and queues the line. Never blocks on the destination.
   void emit(const std::string& type, toml::table fields);
+  // A refusal that may repeat (audit_coalesce.h): written as emit() does when it is the first of its
+  // identity `key`, else counted into a line with `repeats` written when its window closes.
+  void emit_coalesced(const std::string& type, const std::string& key, toml::table fields);
+  // Queues every pending count now (the run is over: they precede its exit event). close() does too.
+  void flush_repeats();
   // Waits up to timeout_ms for the queue to drain, then stops the writer. False when the writer is
   // stuck in write(2) and was detached: the caller must then keep this object alive (leak it).
   bool close(int timeout_ms);
@@ -71,6 +77,7 @@ class Log {
 
  private:
   void writer();
+  void queue_locked(const std::string& type, toml::table fields);  // under mu_
   void fail(const std::string& why);
   void signal_failure();
   UniqueFd fd_, failure_event_, failure_write_;  // failure_write_: the pipe's other end (not Linux)
@@ -79,6 +86,7 @@ class Log {
   mutable std::mutex mu_;
   std::condition_variable cv_, drained_;
   std::deque<std::string> queue_;
+  Coalescer coalescer_;
   size_t queued_bytes_ = 0;
   bool stop_ = false, failed_ = false, busy_ = false;
   std::string failure_;

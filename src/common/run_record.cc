@@ -110,4 +110,14 @@ toml::table net_fields(const proxy::NetEvent& e) {
   return t;
 }
 
+std::string net_identity(const proxy::NetEvent& e) {
+  // Each text is length-prefixed: no bytes of the workload's host name can make two identities one.
+  std::string k;
+  for (const std::string* s : {&e.protocol, &e.host, &e.rule, &e.reason, &e.address}) {
+    k += std::to_string(s->size()) + ':' + *s + '\0';
+  }
+  return k + std::string(proxy::to_string(e.decision)) + '\0' + std::to_string(e.port) + '\0' +
+         std::to_string(e.status);
+}
+
 }  // namespace cage::record

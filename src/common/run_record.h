@@ -33,6 +33,9 @@ struct NetTotals {
 toml::table net_totals_fields(const NetTotals& n);
 
 toml::table net_fields(const proxy::NetEvent& e);  // the "net" event
+// A refused or failed connection's identity for the audit log's coalescing (audit_coalesce.h):
+// what was asked and what was answered, not its time, bytes or duration.
+std::string net_identity(const proxy::NetEvent& e);
 toml::table error_fields(const Error& e);          // the "error" event's and the result's error
 
 }  // namespace cage::record

@@ -182,7 +182,13 @@ RunHooks Session::make_hooks() {
         s.order = s.count++ ? s.order : net_refused_.size();
       }
     }
-    emit("net", net_fields(e));
+    // A refusal or failure may be retried in a loop: coalesced (audit_coalesce.h). Allowed
+    // connections are each their own line.
+    if (e.decision == proxy::Decision::allowed) {
+      emit("net", net_fields(e));
+    } else if (log_) {
+      log_->emit_coalesced("net", record::net_identity(e), net_fields(e));
+    }
     proxy::print_denials(e);  // what the default sink prints, kept with the audit log
   };
   hooks.limits_fallback = [this](const std::vector<Unenforced>& fallback, const std::string& reason) {
@@ -371,6 +377,9 @@ int Session::run(const Plan& plan, const policy::Policy& pol, bool json_errors) 
   if (auto s = record_spawn(plan, pol); !s) return fail(s.error(), json_errors);
   explain_ = plan.explain;
   auto out = execute_timed(plan, make_hooks());
+  // The proxy has stopped: every count held back is written now, ahead of the run's last events.
+  if (log_) log_->flush_repeats();
+  proxy::print_denials_held();
   if (!out) return fail(out.error(), json_errors);
   explain_run(plan, pol, *out);
   auto learned = learn_run(plan, *out);

@@ -107,7 +107,12 @@ RunHooks Session::make_hooks() {
       std::lock_guard<std::mutex> lock(net_mu_);
       facts_.net.count(e);
     }
-    emit("net", record::net_fields(e));
+    // A refusal or failure may be retried in a loop: coalesced (audit_coalesce.h), as on Linux.
+    if (e.decision == proxy::Decision::allowed) {
+      emit("net", record::net_fields(e));
+    } else if (log_) {
+      log_->emit_coalesced("net", record::net_identity(e), record::net_fields(e));
+    }
     proxy::print_denials(e);  // what the default sink prints, kept with the audit log
   };
   hooks.killed = [this](const char* reason, int sig) {
@@ -140,6 +145,8 @@ int Session::run(const policy::Policy& pol, const std::vector<std::pair<std::str
   hooks.spawning = [this, &pol](const MacPlan& plan) { return record_spawn(pol, plan); };
   auto out = macos::run(pol, env, hooks, sandbox_exec);
   facts_.wall_ms = mono_ms() - t0;
+  if (log_) log_->flush_repeats();  // the proxy has stopped: held counts precede the last events
+  proxy::print_denials_held();
   struct rusage ru {};
   if (::getrusage(RUSAGE_CHILDREN, &ru) == 0) {
     facts_.user_ms = static_cast<int64_t>(ru.ru_utime.tv_sec) * 1000 + ru.ru_utime.tv_usec / 1000;

@@ -95,26 +95,39 @@ void LoopbackProxy::stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+namespace {
+std::mutex g_print_mu;
+ReportLimit g_print_limit;  // under g_print_mu
+constexpr const char* kHeldWhere = "each is counted in --result, and in --audit";
+}  // namespace
+
 void print_denials(const NetEvent& e) {
   if (e.decision == Decision::allowed) return;
   if (e.status == 407) return;  // a client's first try before it answers the Basic challenge
   // One line per destination and outcome per ReportLimit::kRepeat, a few a second in all
   // (report_limit.h): a client retrying a refused host in a loop must not flood the terminal.
-  static std::mutex mu;
-  static ReportLimit limit;
   size_t held = 0;
   {
-    std::lock_guard lock(mu);
+    std::lock_guard lock(g_print_mu);
     std::string key = std::string(to_string(e.decision)) + " " + host_port_text(e.host, e.port) + " " +
                       std::to_string(e.status);
-    if (!limit.admit(key, ReportLimit::Clock::now(), held)) return;
+    if (!g_print_limit.admit(key, ReportLimit::Clock::now(), held)) return;
   }
   std::string msg = e.reason.rfind("cage: ", 0) == 0 ? e.reason.substr(6) : e.reason;
-  std::string more = held ? " [" + std::to_string(held) + " more lines held back; all are in --audit]" : "";
+  std::string more = held ? " [" + std::to_string(held) + " more lines held back; " + kHeldWhere + "]" : "";
   // The host name is the workload's (or a DNS query's) bytes: shown escaped, never sent raw to the
   // caller's terminal (an ESC sequence could retitle it or, on some terminals, answer back input).
   std::fprintf(stderr, "cage: net: %s (%s) %s%s\n", std::string(to_string(e.decision)).c_str(),
                e.protocol.c_str(), printable(msg).c_str(), more.c_str());
+}
+
+void print_denials_held() {
+  size_t held = 0;
+  {
+    std::lock_guard lock(g_print_mu);
+    held = g_print_limit.take_held();
+  }
+  if (held) std::fprintf(stderr, "cage: net: %zu more lines held back; %s\n", held, kHeldWhere);
 }
 
 }  // namespace cage::proxy

@@ -46,5 +46,8 @@ class LoopbackProxy {
 // failures ("cage: net: failed (connect) connecting to a.com:443 failed: Connection refused"),
 // rate-limited (report_limit.h).
 void print_denials(const NetEvent& e);
+// At the end of a run: one line saying how many lines print_denials held back since its last line
+// ("cage: net: 19990 more lines held back ..."), when it held any.
+void print_denials_held();
 
 }  // namespace cage::proxy

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <string>
 #include <unordered_map>
+#include <utility>
 
 namespace cage::proxy {
 
@@ -35,6 +36,8 @@ class ReportLimit {
     held_ = 0;
     return true;
   }
+  // The lines held back since the last printed one (said at the end of a run); resets the count.
+  size_t take_held() { return std::exchange(held_, 0); }
 
  private:
   bool hold() {

@@ -56,7 +56,9 @@ python3 - "$d/audit.jsonl" "$port" "$closed" <<'PY' || fail "audit: $(cat "$d/au
 import json, sys
 port, closed = int(sys.argv[2]), int(sys.argv[3])
 net = [json.loads(l) for l in open(sys.argv[1]) if '"type":"net"' in l]
-denied = sorted((e["host"], e["port"]) for e in net if e["decision"] == "denied" and e["protocol"] == "tcp")
+# A second identical refusal within a second is a line with `repeats` (common/audit_coalesce.h).
+denied = sorted((e["host"], e["port"]) for e in net if e["decision"] == "denied" and e["protocol"] == "tcp"
+                for _ in range(e.get("repeats", 1)))
 want = sorted([("192.0.2.1", closed), ("listed.test", closed), ("192.0.2.77", port), ("203.0.113.5", closed),
                ("0.1.2.3", port), ("198.51.100.9", closed), ("2001:db8::7", port)] * 2)
 assert denied == want, denied
