@@ -5,16 +5,17 @@
 # signal and exits keeps its own status; SIGINT never escalates (an interactive shell ignores it).
 . "$(dirname "$0")/../escape/lib.bash"
 require_sandbox
+mkdir "$work/rw"  # the ready flag; --result stays outside the --rw grant
 marker=cage-escalate-$$-$RANDOM
 # start_bg SCRIPT: cage running sh -c SCRIPT (with $0 the marker) in the background, once it has
 # started; SIGINT and SIGQUIT reset (a script's background job starts with them ignored).
 start_bg() {
-  rm -f "$work/ready"
+  rm -f "$work/rw/ready"
   rm -f "$work/result.json"
-  env --default-signal=INT,QUIT "$CAGE" --rw "$work" --result "$work/result.json" -- sh -c "$1" "$marker" \
+  env --default-signal=INT,QUIT "$CAGE" --rw "$work/rw" --result "$work/result.json" -- sh -c "$1" "$marker" \
     >"$work/bg.out" 2>&1 &
   cage_pid=$!
-  for _ in $(seq 100); do [ -e "$work/ready" ] && return; sleep 0.05; done
+  for _ in $(seq 100); do [ -e "$work/rw/ready" ] && return; sleep 0.05; done
   fail "the workload did not start: $(cat "$work/bg.out")"
 }
 ms() { echo $(($(date +%s%N) / 1000000)); }
@@ -28,7 +29,7 @@ wait_cage() {
 }
 left_behind() { pgrep -f "$marker" | grep -vx "$$" || true; }
 at_exit 'pkill -KILL -f "$marker"'
-ignore="trap '' TERM INT HUP; touch $work/ready; sleep 311; :"
+ignore="trap '' TERM INT HUP; touch $work/rw/ready; sleep 311; :"
 
 for pair in TERM:15 HUP:1; do
   sig=${pair%:*} n=${pair#*:}
@@ -49,13 +50,13 @@ t0=$(ms); kill -TERM "$cage_pid"; sleep 0.5; kill -TERM "$cage_pid"; wait_cage 1
 [ -z "$(left_behind)" ] || fail "left behind after the second SIGTERM: $(left_behind)"
 
 # The twin: a workload that handles SIGTERM and exits by itself within the grace keeps its status.
-start_bg "trap 'sleep 1; exit 0' TERM; touch $work/ready; while :; do sleep 0.1; done"
+start_bg "trap 'sleep 1; exit 0' TERM; touch $work/rw/ready; while :; do sleep 0.1; done"
 t0=$(ms); kill -TERM "$cage_pid"; wait_cage 12; t=$(($(ms) - t0))
 [ "$st" -eq 0 ] && [ "$t" -lt 4500 ] && pass "a workload that exits on SIGTERM keeps its status 0 (${t} ms)" ||
   fail "handled SIGTERM: status $st after ${t} ms, want 0 before the grace"
 
 # SIGINT does not escalate: the workload that ignores it is still running past the grace.
-start_bg "trap '' INT; touch $work/ready; sleep 311; :"
+start_bg "trap '' INT; touch $work/rw/ready; sleep 311; :"
 kill -INT "$cage_pid"; sleep 6.5
 if kill -0 "$cage_pid" 2>/dev/null && [ -n "$(left_behind)" ]; then
   pass "SIGINT to cage does not end a workload that ignores it"
