@@ -147,7 +147,13 @@ int main(int argc, char** argv) {
     return cage::selftest::probe_main(cage::backend::arguments(argc, argv));
   if (int status = cage::backend::internal_entry(argc, argv); status >= 0) return status;
   try {
-    return run(cage::backend::arguments(argc, argv));
+    int status = run(cage::backend::arguments(argc, argv));
+#ifndef _WIN32
+    std::cout.flush();
+    std::cerr.flush();
+    status = cage::exit_status::finish(status);
+#endif
+    return status;
   } catch (const std::exception& e) {
     std::cerr << "cage: internal_error: " << e.what() << std::endl;
     return cage::exit_status::kCageError;

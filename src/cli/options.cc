@@ -138,8 +138,10 @@ std::unique_ptr<CLI::App> make_app(PolicyInput& in, Bound& b, const std::string&
   app->set_help_flag("-h,--help", "Print this help and exit");
   app->get_formatter()->column_width(34);
   app->footer(
-      "Exit status: the command's own; 128+N if it died of signal N; 124 on --timeout; 125 cage's own\n"
-      "errors; 126 command not executable; 127 command not found. See cage(1) for the default view.");
+      "Exit status: the command's own; if it died of signal N, cage dies of N too (128+N if N cannot\n"
+      "end a process); 124 on --timeout; 125 cage's own errors; 126 command not executable; 127\n"
+      "command not found. SIGTERM or SIGHUP ends a run that ignores it 5 s later. See cage(1) for the\n"
+      "default view.");
   bind_flags(*app, in, cwd);
   bind_modes(*app, b);
   return app;

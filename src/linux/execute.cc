@@ -291,6 +291,8 @@ struct Supervise {
   bool end_on_report = false;
   bool failed = false, timed_out = false, exited = false, aborted = false, reported = false;
   int init_status = 0, workload_status = -1;
+  int end_for = 0, ended_for = 0;  // the SIGTERM or SIGHUP cage got; set in ended_for once it ends the run
+  int64_t end_for_at = -1;         // when that signal's grace is over (on_termination)
 
   void on_signal() {
     struct signalfd_siginfo si {};
@@ -307,15 +309,29 @@ struct Supervise {
         note_continued(terminal);
         continue;
       }
+      int sig = static_cast<int>(si.ssi_signo);
       // A terminal's signals reached the sandbox's process group already; forward what was sent to
       // cage itself (kill, a supervisor such as timeout(1) or CI).
       if (static_cast<int>(si.ssi_code) <= 0) {
-        int sig = static_cast<int>(si.ssi_signo);
         if (hooks.killed && (sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT))
           hooks.killed("signal", sig);
         ::kill(pid, sig);
       }
+      if (sig == SIGTERM || sig == SIGHUP) on_termination(sig);
     }
+  }
+  // SIGTERM or SIGHUP asks the run to end, as docker stop and systemd do: a workload still running
+  // Deadline::kGraceMs later (it ignores or defers the signal) is ended with the whole sandbox, and
+  // cage ends by that signal (outcome_of, exit_status::finish). A second one during the grace ends
+  // it at once. SIGINT never escalates: an interactive shell inside ignores it and keeps its session.
+  void on_termination(int sig) {
+    if (ended_for != 0) return;
+    if (end_for_at >= 0) {
+      end_for_at = now_ms();
+      return;
+    }
+    end_for = sig;
+    end_for_at = now_ms() + Deadline::kGraceMs;
   }
   void on_error_pipe() {
     ChildFailure f{};
@@ -343,9 +359,12 @@ struct Supervise {
   // poll's wait: the deadline's, shortened to the SIGKILL still due after end_run.
   int poll_ms(const Deadline& timeout) const {
     int ms = timeout.poll_ms(now_ms());
-    if (kill_at < 0) return ms;
-    int64_t left = std::max<int64_t>(0, kill_at - now_ms());
-    return ms < 0 ? static_cast<int>(left) : static_cast<int>(std::min<int64_t>(ms, left));
+    for (int64_t at : {kill_at, end_for_at}) {
+      if (at < 0) continue;
+      int64_t left = std::max<int64_t>(0, at - now_ms());
+      ms = ms < 0 ? static_cast<int>(left) : static_cast<int>(std::min<int64_t>(ms, left));
+    }
+    return ms;
   }
   void on_deadline(Deadline::Step step) {
     if (step == Deadline::Step::terminate) {
@@ -354,6 +373,12 @@ struct Supervise {
       ::kill(pid, SIGTERM);
     } else if (step == Deadline::Step::kill) {
       if (hooks.killed) hooks.killed("timeout", SIGKILL);
+      end_run();
+    }
+    if (end_for_at >= 0 && now_ms() >= end_for_at) {
+      end_for_at = -1;
+      ended_for = end_for;
+      if (hooks.killed) hooks.killed("signal", SIGKILL);
       end_run();
     }
     if (kill_at >= 0 && now_ms() >= kill_at) {
@@ -439,6 +464,16 @@ RunOutcome outcome_of(Supervise& sup, RunOutcome out) {
     out.wait_status = sup.init_status;
     out.exit_status = WIFSIGNALED(sup.init_status) ? exit_status::of_wait(sup.init_status) : exit_status::kCageError;
   }
+  if (WIFSIGNALED(out.wait_status)) out.died_of = WTERMSIG(out.wait_status);
+  // Ended for the SIGTERM or SIGHUP cage got (on_termination), unless it exited by itself meanwhile.
+  if (sup.ended_for != 0 && !(out.have_wait_status && WIFEXITED(out.wait_status))) {
+    // init SIGKILLs every process of the sandbox and exits without a report (end_pid_namespace,
+    // end_descendants): the result records the workload's death by SIGKILL, not init's exit.
+    if (!out.have_wait_status) out.wait_status = SIGKILL;
+    out.died_of = sup.ended_for;
+    out.exit_status = exit_status::kSignalBase + sup.ended_for;
+  }
+  if (out.timed_out || out.aborted) out.died_of = 0;
   if (out.timed_out) out.exit_status = exit_status::kTimedOut;
   if (out.aborted) out.exit_status = exit_status::kCageError;
   return out;

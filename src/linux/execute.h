@@ -19,6 +19,9 @@ struct RunOutcome {
   int wait_status = 0;  // the workload's raw wait status
   bool have_wait_status = false;  // false: init died before reporting (its own status is in wait_status)
   bool aborted = false;           // RunHooks::abort_fd fired: the sandbox was killed (--audit-required)
+  // The signal exit_status stands for (128+N) and cage should die of once its report is done: the
+  // workload's, or the SIGTERM or SIGHUP cage got when it had to end a run that ignored it. 0: none.
+  int died_of = 0;
   cgroup::Stats cgroup;           // counters of the run's cgroups, read before they were removed
   std::vector<std::string> offline_lookups;  // without --net: the names the workload looked up
   std::vector<output_cap::StreamStats> output;  // each capped stream (--max-output): counts and hash

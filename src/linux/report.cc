@@ -389,6 +389,7 @@ int Session::run(const Plan& plan, const policy::Policy& pol, bool json_errors) 
   finish(json_errors);
   if (opts_.audit_required && !facts_.audit_ok) return exit_status::kCageError;
   if (!learned) return exit_status::kCageError;
+  exit_status::set_died_of(out->died_of);
   return out->exit_status;
 }
 

@@ -163,6 +163,10 @@ int Session::run(const policy::Policy& pol, const std::vector<std::pair<std::str
   finish();
   if (facts_.error) return exit_status_of(*facts_.error);
   if (opts_.audit_required && !facts_.audit_ok) return exit_status::kCageError;
+  // Died of signal N: main ends cage by N too (exit_status::finish). No SIGTERM escalation here yet:
+  // the Mac's supervisor only forwards (macos/execute.cc).
+  if (WIFSIGNALED(out->wait_status) && !out->timed_out && !out->aborted)
+    exit_status::set_died_of(WTERMSIG(out->wait_status));
   return out->exit_status;
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fault: signals sent to cage (by kill, a supervisor such as timeout(1), CI): SIGTERM, SIGINT and
-# SIGHUP reach the workload; cage exits with the workload's status, or 128+N if it died of signal N.
+# SIGHUP reach the workload; cage exits with the workload's status, or dies of signal N if it did (see signal_exit.sh).
 . "$(dirname "$0")/../escape/lib.bash"
 require_sandbox
 # start_bg SCRIPT: cage running sh -c SCRIPT in the background, once the workload has started. A
